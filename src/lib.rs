@@ -1,0 +1,3 @@
+//! condense: Unix filters over LLM-agent transcripts.
+
+pub mod transcript;

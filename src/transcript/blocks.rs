@@ -1,0 +1,272 @@
+//! Deserialisation pieces several formats share: content that is either a string or a list,
+//! numbers read leniently, and Anthropic content blocks (used by `anthropic` and `claude-code`).
+//!
+//! Everything deserialises straight from the line into flat structs with borrowed strings; no
+//! `serde_json::Value` tree is built for ordinary lines, which keeps reading fast.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+
+use super::{MediaKind, Part};
+
+/// A JSON field that holds either a string or a list of `T` (`content` in most formats).
+/// `null` reads as an empty list.
+#[derive(Debug)]
+pub enum StrOrSeq<'a, T> {
+    /// The bare-string form.
+    Str(Cow<'a, str>),
+    /// The list form.
+    Seq(Vec<T>),
+}
+
+impl<T> Default for StrOrSeq<'_, T> {
+    fn default() -> Self {
+        StrOrSeq::Seq(Vec::new())
+    }
+}
+
+impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for StrOrSeq<'a, T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct StrOrSeqVisitor<'a, T>(PhantomData<(&'a (), T)>);
+
+        impl<'de: 'a, 'a, T: Deserialize<'de>> Visitor<'de> for StrOrSeqVisitor<'a, T> {
+            type Value = StrOrSeq<'a, T>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or a list")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(StrOrSeq::Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(StrOrSeq::Str(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(StrOrSeq::Str(Cow::Owned(v)))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(StrOrSeq::Seq(Vec::new()))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(StrOrSeq::Seq(Vec::new()))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(StrOrSeq::Seq(items))
+            }
+        }
+
+        deserializer.deserialize_any(StrOrSeqVisitor(PhantomData))
+    }
+}
+
+/// A count read leniently: any non-negative number becomes `Some`, anything else (a string, a
+/// negative or fractional number out of range, an object) becomes `None` instead of failing the
+/// whole line. Usage figures are advisory; a strange one must not make a transcript unreadable.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct LenientU64(pub Option<u64>);
+
+impl<'de> Deserialize<'de> for LenientU64 {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct LenientVisitor;
+
+        impl<'de> Visitor<'de> for LenientVisitor {
+            type Value = LenientU64;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(LenientU64(Some(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(LenientU64(u64::try_from(v).ok()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                let whole = v.is_finite() && v >= 0.0 && v < u64::MAX as f64;
+                Ok(LenientU64(whole.then_some(v as u64)))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(LenientU64(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(LenientU64(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(LenientU64(None))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(LenientU64(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(LenientU64(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(LenientU64(None))
+            }
+        }
+
+        deserializer.deserialize_any(LenientVisitor)
+    }
+}
+
+impl LenientU64 {
+    /// The value, or 0 when absent or unreadable.
+    pub fn or_zero(self) -> u64 {
+        self.0.unwrap_or(0)
+    }
+}
+
+/// An Anthropic Messages API content block, flattened: every field any block type uses.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+pub struct AnthropicBlock<'a> {
+    /// `text`, `thinking`, `tool_use`, `tool_result`, `image`, …
+    #[serde(rename = "type", borrow)]
+    pub kind: Option<Cow<'a, str>>,
+    /// Text of a `text` block.
+    #[serde(borrow)]
+    pub text: Option<Cow<'a, str>>,
+    /// Reasoning of a `thinking` block.
+    #[serde(borrow)]
+    pub thinking: Option<Cow<'a, str>>,
+    /// Tool name of a `tool_use` block.
+    #[serde(borrow)]
+    pub name: Option<Cow<'a, str>>,
+    /// Arguments of a `tool_use` block, as raw JSON.
+    #[serde(borrow)]
+    pub input: Option<&'a RawValue>,
+    /// Content of a `tool_result` block: a string or nested blocks.
+    #[serde(borrow)]
+    pub content: Option<StrOrSeq<'a, AnthropicBlock<'a>>>,
+}
+
+/// Appends the model parts of Anthropic content (a string or blocks) to `parts`.
+pub fn push_anthropic_content<'a>(
+    content: StrOrSeq<'a, AnthropicBlock<'a>>,
+    parts: &mut Vec<Part<'a>>,
+) {
+    match content {
+        StrOrSeq::Str(text) => parts.push(Part::Text(text)),
+        StrOrSeq::Seq(blocks) => {
+            for block in blocks {
+                push_anthropic_block(block, parts);
+            }
+        }
+    }
+}
+
+fn push_anthropic_block<'a>(block: AnthropicBlock<'a>, parts: &mut Vec<Part<'a>>) {
+    let kind = block.kind.unwrap_or(Cow::Borrowed(""));
+    match kind.as_ref() {
+        "text" => parts.push(Part::Text(block.text.unwrap_or_default())),
+        "thinking" => parts.push(Part::Thinking(block.thinking.unwrap_or_default())),
+        // Redacted thinking is an encrypted blob: no readable text reaches a tokenizer.
+        "redacted_thinking" => parts.push(Part::Thinking(Cow::Borrowed(""))),
+        "tool_use" | "server_tool_use" | "mcp_tool_use" => parts.push(Part::ToolCall {
+            name: block.name.unwrap_or_default(),
+            arguments: block
+                .input
+                .map_or(Cow::Borrowed("{}"), |raw| Cow::Borrowed(raw.get())),
+        }),
+        "image" => parts.push(Part::Media(MediaKind::Image)),
+        "document" => parts.push(Part::Media(MediaKind::Document)),
+        _ if kind.ends_with("tool_result") => push_tool_result(block.content, parts),
+        _ => parts.push(Part::Other(kind)),
+    }
+}
+
+/// A tool result becomes one [`Part::ToolResult`] with its text parts joined by newlines,
+/// followed by any media it carried (screenshots returned by a tool).
+fn push_tool_result<'a>(
+    content: Option<StrOrSeq<'a, AnthropicBlock<'a>>>,
+    parts: &mut Vec<Part<'a>>,
+) {
+    match content.unwrap_or_default() {
+        StrOrSeq::Str(text) => parts.push(Part::ToolResult(text)),
+        StrOrSeq::Seq(blocks) => {
+            let mut texts: Vec<Cow<'a, str>> = Vec::new();
+            let mut extras = Vec::new();
+            for block in blocks {
+                match block.kind.as_deref() {
+                    Some("text") => texts.push(block.text.unwrap_or_default()),
+                    _ => push_anthropic_block(block, &mut extras),
+                }
+            }
+            parts.push(Part::ToolResult(join_texts(texts)));
+            parts.extend(extras);
+        }
+    }
+}
+
+/// Joins text pieces with newlines, borrowing when there is only one.
+pub fn join_texts<'a>(mut texts: Vec<Cow<'a, str>>) -> Cow<'a, str> {
+    match texts.len() {
+        0 => Cow::Borrowed(""),
+        1 => texts.pop().unwrap_or_default(),
+        _ => Cow::Owned(
+            texts
+                .iter()
+                .map(AsRef::as_ref)
+                .collect::<Vec<&str>>()
+                .join("\n"),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_reads_string_list_and_null() {
+        let s: StrOrSeq<AnthropicBlock> = serde_json::from_str(r#""hi""#).unwrap();
+        assert!(matches!(s, StrOrSeq::Str(Cow::Borrowed("hi"))));
+        let l: StrOrSeq<AnthropicBlock> =
+            serde_json::from_str(r#"[{"type":"text","text":"a"}]"#).unwrap();
+        assert!(matches!(l, StrOrSeq::Seq(ref v) if v.len() == 1));
+        let n: StrOrSeq<AnthropicBlock> = serde_json::from_str("null").unwrap();
+        assert!(matches!(n, StrOrSeq::Seq(ref v) if v.is_empty()));
+    }
+
+    #[test]
+    fn lenient_numbers_never_fail() {
+        let read = |s: &str| serde_json::from_str::<LenientU64>(s).unwrap().0;
+        assert_eq!(read("42"), Some(42));
+        assert_eq!(read("-1"), None);
+        assert_eq!(read("1.5e300"), None);
+        assert_eq!(read("\"7\""), None);
+        assert_eq!(read("{\"a\":[1]}"), None);
+    }
+
+    #[test]
+    fn tool_result_blocks_join_text_and_keep_media() {
+        let content: StrOrSeq<AnthropicBlock> = serde_json::from_str(
+            r#"[{"type":"tool_use","id":"t","name":"Read","input":{"p":1}},
+                {"type":"tool_result","content":[{"type":"text","text":"a"},{"type":"image","source":{}},{"type":"text","text":"b"}]}]"#,
+        )
+        .unwrap();
+        let mut parts = Vec::new();
+        push_anthropic_content(content, &mut parts);
+        assert_eq!(
+            parts,
+            vec![
+                Part::ToolCall {
+                    name: "Read".into(),
+                    arguments: r#"{"p":1}"#.into()
+                },
+                Part::ToolResult("a\nb".into()),
+                Part::Media(MediaKind::Image),
+            ]
+        );
+    }
+}

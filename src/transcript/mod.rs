@@ -1,0 +1,114 @@
+//! Agent transcript formats behind one trait, and format detection.
+//!
+//! Each agent writes its own JSONL dialect; [`model`] is the common shape they are read into.
+//! A format module knows three things about its dialect: how to recognise it from the first
+//! lines, how to read one line into a [`Record`], and (for the compaction commands) how to write
+//! a compacted transcript back. Detection follows the order in which formats can be confused
+//! with one another: the envelope formats (Codex, Claude Code, pi, Gemini) have fingerprints of
+//! their own; bare chat-message lines are OpenAI style unless they use Anthropic content blocks.
+
+pub mod anthropic;
+pub mod blocks;
+pub mod claude_code;
+pub mod codex;
+pub mod gemini;
+pub mod model;
+pub mod openai;
+pub mod pi;
+
+pub use model::{Entry, MediaKind, Message, Part, PartKind, Record, Role, Usage};
+
+use anyhow::Result;
+use serde_json::Value;
+
+/// How many non-blank lines detection looks at.
+pub const DETECT_LINES: usize = 50;
+
+/// The transcript formats condense reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum FormatId {
+    /// Chat messages one per line (OpenAI style; also kimi-cli `context.jsonl`).
+    Openai,
+    /// Anthropic Messages API messages one per line (content blocks).
+    Anthropic,
+    /// Claude Code session logs (`~/.claude/projects/…/*.jsonl`).
+    ClaudeCode,
+    /// Codex CLI rollout files (current envelope and the legacy bare layout).
+    Codex,
+    /// pi coding-agent sessions.
+    Pi,
+    /// Gemini CLI sessions in the JSONL layout.
+    Gemini,
+}
+
+impl FormatId {
+    /// Every format, in detection order.
+    pub const DETECTION_ORDER: [FormatId; 6] = [
+        FormatId::Codex,
+        FormatId::ClaudeCode,
+        FormatId::Pi,
+        FormatId::Gemini,
+        FormatId::Anthropic,
+        FormatId::Openai,
+    ];
+
+    /// The name used in output and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FormatId::Openai => "openai",
+            FormatId::Anthropic => "anthropic",
+            FormatId::ClaudeCode => "claude-code",
+            FormatId::Codex => "codex",
+            FormatId::Pi => "pi",
+            FormatId::Gemini => "gemini",
+        }
+    }
+
+    /// The implementation of this format.
+    pub fn format(self) -> &'static dyn Format {
+        match self {
+            FormatId::Openai => &openai::Openai,
+            FormatId::Anthropic => &anthropic::Anthropic,
+            FormatId::ClaudeCode => &claude_code::ClaudeCode,
+            FormatId::Codex => &codex::Codex,
+            FormatId::Pi => &pi::Pi,
+            FormatId::Gemini => &gemini::Gemini,
+        }
+    }
+}
+
+/// One agent's transcript dialect.
+pub trait Format: Sync {
+    /// Whether these first lines (parsed, blank lines left out) look like this format.
+    fn detect(&self, head: &[Value]) -> bool;
+
+    /// Reads one line (`line` is its 1-based number, `text` its bytes without terminator) into
+    /// the model. The error says what is wrong without the location, which the caller adds, and
+    /// without quoting the line (it may hold terminal escape codes).
+    fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>>;
+}
+
+/// The first format, in detection order, whose fingerprint matches these lines; `None` when no
+/// line is a JSON object a format recognises.
+pub fn detect(head: &[Value]) -> Option<FormatId> {
+    FormatId::DETECTION_ORDER
+        .into_iter()
+        .find(|id| id.format().detect(head))
+}
+
+/// The string at `key` of a JSON object, if it is one.
+pub(crate) fn str_field<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
+    value.get(key).and_then(Value::as_str)
+}
+
+/// A JSON type's name, for error messages that must not quote the value itself.
+pub(crate) fn json_type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
