@@ -1,3 +1,57 @@
-//! condense: Unix filters over LLM-agent transcripts.
+//! condense: Unix filters that measure and compact LLM-agent transcripts (JSONL).
+//!
+//! Data flows one way: [`input`] turns files or stdin into numbered lines; [`transcript`]
+//! detects the agent format and reads each line into the common model (a record is a message
+//! with parts, or bookkeeping carried through untouched, and always keeps its exact bytes);
+//! the pure core ([`tokens`], [`measure`]) computes; [`output`] writes JSON lines or Markdown.
+//! Each subcommand in [`cmd`] only wires these together.
 
+pub mod cli;
+pub mod cmd;
+pub mod input;
+pub mod measure;
+pub mod output;
+pub mod tokens;
 pub mod transcript;
+
+use std::io::Write;
+
+use anyhow::Result;
+
+use cli::{Cli, Command};
+
+/// How a successful run ended; `main` maps it to the exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Done (exit 0).
+    Success,
+    /// `estimate --check` found compaction due (exit [`EXIT_COMPACTION_DUE`]).
+    CompactionDue,
+}
+
+/// Exit status for a runtime failure: I/O, malformed input.
+pub const EXIT_FAILURE: u8 = 1;
+/// Exit status when `estimate --check` finds compaction due.
+pub const EXIT_COMPACTION_DUE: u8 = 3;
+
+impl Outcome {
+    /// The process exit status for this outcome.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Outcome::Success => 0,
+            Outcome::CompactionDue => EXIT_COMPACTION_DUE,
+        }
+    }
+}
+
+/// Runs one command line, writing results to `out`.
+pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
+    match cli.command {
+        Command::Estimate(args) => cmd::estimate::run(&args, out),
+        Command::Split(_) => cmd::pending::run("split"),
+        Command::Prompt(_) => cmd::pending::run("prompt"),
+        Command::Inject(_) => cmd::pending::run("inject"),
+        Command::Caveman(_) => cmd::pending::run("caveman"),
+        Command::Bare(_) => cmd::pending::run("bare"),
+    }
+}

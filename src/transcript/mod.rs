@@ -15,6 +15,7 @@ pub mod gemini;
 pub mod model;
 pub mod openai;
 pub mod pi;
+pub mod read;
 
 pub use model::{Entry, MediaKind, Message, Part, PartKind, Record, Role, Usage};
 
@@ -99,16 +100,4 @@ pub fn detect(head: &[Value]) -> Option<FormatId> {
 /// The string at `key` of a JSON object, if it is one.
 pub(crate) fn str_field<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
     value.get(key).and_then(Value::as_str)
-}
-
-/// A JSON type's name, for error messages that must not quote the value itself.
-pub(crate) fn json_type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }

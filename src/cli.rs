@@ -1,0 +1,213 @@
+//! The whole command-line surface, in clap derive. The `///` comments are the `--help` text.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::tokens::{bpe, Family, Tokenizer};
+use crate::transcript::FormatId;
+
+/// Measure and compact LLM-agent transcripts (JSONL) with Unix pipelines.
+///
+/// condense reads the session files of Claude Code, Codex, kimi-cli, pi, Gemini CLI and plain
+/// OpenAI- or Anthropic-style message lists, on standard input or from files, and writes JSONL
+/// or Markdown to standard output.
+///
+/// Exit status: 0 success, 1 failure (I/O, malformed input), 2 usage error, 3 compaction is due
+/// (`estimate --check`).
+#[derive(Debug, Parser)]
+#[command(name = "condense", version, max_term_width = 100)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The six commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Count the tokens of transcripts, and tell whether compaction is due.
+    Estimate(EstimateArgs),
+    /// Decide which records a compaction keeps and which it summarises (not built yet).
+    Split(PendingArgs),
+    /// Build the compaction request for an LLM (not built yet).
+    Prompt(PendingArgs),
+    /// Write the compacted transcript with a summary in place of the old records (not built yet).
+    Inject(PendingArgs),
+    /// Summarise a transcript in under 500 tokens with no model at all (not built yet).
+    Caveman(PendingArgs),
+    /// Summarise a transcript in four lines: NOW / NEXT / TEST / CI (not built yet).
+    Bare(PendingArgs),
+}
+
+/// Where transcripts come from and how they are read; shared by every command.
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    /// Transcript files; none, or `-`, reads standard input.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// The transcript format, instead of detecting it from the first lines.
+    #[arg(long, value_name = "FORMAT")]
+    pub from: Option<FormatId>,
+
+    /// Skip malformed lines (and say how many on stderr) instead of failing.
+    #[arg(long)]
+    pub skip_invalid: bool,
+}
+
+/// The arguments of a command that is not built yet.
+#[derive(Debug, Args)]
+pub struct PendingArgs {
+    /// Where transcripts come from.
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// How tokens are counted; shared by the commands that count.
+#[derive(Debug, Args)]
+pub struct TokenizerArgs {
+    /// The estimator.
+    ///
+    /// chars4: characters of text and tool-result parts ÷ 4, floored once over the whole sum
+    /// (kimi-cli). chars3.5: the same ÷ 3.5. kimi-code: ⌈ascii/4⌉ + non-ascii per string,
+    /// plus the role, thinking, tool calls and 2000 per media part. fast: a one-pass
+    /// character-class estimate of text, thinking, tool results and tool calls, weighted for
+    /// --family. o200k, cl100k: exact OpenAI BPE counts of the same parts as fast.
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub tokenizer: Option<TokenizerName>,
+
+    /// The tokenizer family whose weights `fast` uses.
+    #[arg(long, value_enum, default_value = "openai")]
+    pub family: FamilyName,
+
+    /// The transcript language: `es` selects chars3.5 unless --tokenizer is given.
+    #[arg(long, value_enum, default_value = "en")]
+    pub lang: Lang,
+}
+
+impl TokenizerArgs {
+    /// The estimator these flags select.
+    pub fn tokenizer(&self) -> anyhow::Result<Tokenizer> {
+        let name = self.tokenizer.unwrap_or(match self.lang {
+            Lang::En => TokenizerName::Chars4,
+            Lang::Es => TokenizerName::Chars35,
+        });
+        let bpe_only = matches!(name, TokenizerName::O200k | TokenizerName::Cl100k);
+        if bpe_only && !bpe::AVAILABLE {
+            anyhow::bail!("this condense was built without the `bpe` feature, so o200k and cl100k are not available");
+        }
+        Ok(match name {
+            TokenizerName::Chars4 => Tokenizer::Chars4,
+            TokenizerName::Chars35 => Tokenizer::Chars35,
+            TokenizerName::KimiCode => Tokenizer::KimiCode,
+            TokenizerName::Fast => Tokenizer::Fast(match self.family {
+                FamilyName::Openai => Family::Openai,
+                FamilyName::Claude => Family::Claude,
+                FamilyName::Claude47 => Family::Claude47,
+            }),
+            TokenizerName::O200k => Tokenizer::O200k,
+            TokenizerName::Cl100k => Tokenizer::Cl100k,
+        })
+    }
+}
+
+/// The estimators, as named on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TokenizerName {
+    /// Characters ÷ 4 (kimi-cli).
+    Chars4,
+    /// Characters ÷ 3.5 (Spanish).
+    #[value(name = "chars3.5")]
+    Chars35,
+    /// kimi-code's estimator.
+    KimiCode,
+    /// Character classes, weighted per --family.
+    Fast,
+    /// Exact o200k_base BPE.
+    O200k,
+    /// Exact cl100k_base BPE.
+    Cl100k,
+}
+
+/// Tokenizer families the `fast` estimator has weights for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FamilyName {
+    /// o200k-like: OpenAI, also fine for Llama 3, Qwen 3 and Kimi.
+    Openai,
+    /// Claude 3 to Opus 4.6.
+    Claude,
+    /// Claude Opus 4.7.
+    #[value(name = "claude-4.7")]
+    Claude47,
+}
+
+/// Transcript languages with their own character rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Lang {
+    /// English (and most code): chars4.
+    En,
+    /// Spanish: chars3.5.
+    Es,
+}
+
+/// Output formats of reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// One JSON object per line.
+    Json,
+    /// A Markdown table.
+    Markdown,
+}
+
+/// `condense estimate`.
+///
+/// Prints one JSON object per FILE (file, format, tokens, messages, counts by role and by part
+/// kind, bookkeeping records), then a total line when there are several. Several files are
+/// read in parallel and reported in argument order.
+#[derive(Debug, Args)]
+pub struct EstimateArgs {
+    /// Where transcripts come from.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// How tokens are counted.
+    #[command(flatten)]
+    pub tokens: TokenizerArgs,
+
+    /// Report the context size as the agent sees it: the last usage figure the provider
+    /// recorded (kimi-cli `_usage`, Claude Code `usage` by message id, Codex `token_count`, pi
+    /// and Gemini usage) plus the estimate of everything after it.
+    #[arg(long)]
+    pub context: bool,
+
+    /// The model's context window; adds whether compaction is due (kimi-cli's rule, applied to
+    /// the context size).
+    #[arg(long, value_name = "TOKENS")]
+    pub max_context: Option<u64>,
+
+    /// Compaction is due at this share of the window.
+    #[arg(long, default_value_t = 0.85, value_name = "RATIO")]
+    pub trigger_ratio: f64,
+
+    /// Compaction is due when fewer tokens than this remain free.
+    #[arg(long, default_value_t = 50_000, value_name = "TOKENS")]
+    pub reserved: u64,
+
+    /// Answer with the exit status: 3 when compaction is due for any FILE, 0 when not.
+    #[arg(long, requires = "max_context")]
+    pub check: bool,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: ReportFormat,
+
+    /// Print only the number of tokens (the context size with --context or --max-context),
+    /// summed over all files.
+    #[arg(long, conflicts_with = "per_message")]
+    pub total: bool,
+
+    /// Print one line per message: its index, line, role and tokens.
+    #[arg(long)]
+    pub per_message: bool,
+}

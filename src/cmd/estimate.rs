@@ -1,0 +1,376 @@
+//! `condense estimate`: token counts, the context size and the compaction trigger.
+//!
+//! Files are measured in parallel and reported in argument order. Each file is streamed block
+//! by block (constant memory), the lines of a block are read and measured on all cores, and the
+//! measures are folded in line order. Nothing is printed until every file has been measured, so
+//! a bad line anywhere leaves stdout empty.
+
+use std::io::Write;
+
+use anyhow::{Context as _, Result};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::cli::{EstimateArgs, ReportFormat};
+use crate::input::{Blocks, Line, Source};
+use crate::measure::{compaction_due, Measure, RecordMeasure};
+use crate::output::{self, Warnings};
+use crate::tokens::Tokenizer;
+use crate::transcript::read::{detect_format, read_line, BadLine};
+use crate::transcript::{FormatId, PartKind, Role};
+use crate::Outcome;
+
+/// Runs `estimate`.
+pub fn run(args: &EstimateArgs, out: &mut dyn Write) -> Result<Outcome> {
+    let tokenizer = args.tokens.tokenizer()?;
+    let sources = Source::list(&args.input.files);
+    let options = ReadOptions {
+        from: args.input.from,
+        skip_invalid: args.input.skip_invalid,
+        tokenizer,
+        per_message: args.per_message,
+    };
+    let reports: Vec<FileReport> = sources
+        .par_iter()
+        .map(|source| measure_source(source, &options))
+        .collect::<Result<_>>()?;
+
+    let mut warnings = Warnings::default();
+    for report in &reports {
+        report.warn(&mut warnings);
+    }
+    let summaries: Vec<Summary> = reports.iter().map(|r| r.summary(args)).collect();
+    let due = summaries
+        .iter()
+        .any(|s| s.compaction.as_ref().is_some_and(|c| c.due));
+
+    if args.total {
+        let total: u64 = summaries.iter().map(Summary::headline_tokens).sum();
+        writeln!(out, "{total}")?;
+    } else if args.per_message {
+        write_per_message(out, args.format, &reports)?;
+    } else {
+        write_summaries(out, args.format, &summaries)?;
+    }
+    warnings.print();
+    Ok(if args.check && due {
+        Outcome::CompactionDue
+    } else {
+        Outcome::Success
+    })
+}
+
+struct ReadOptions {
+    from: Option<FormatId>,
+    skip_invalid: bool,
+    tokenizer: Tokenizer,
+    per_message: bool,
+}
+
+/// Everything measured in one input.
+struct FileReport {
+    name: String,
+    format: Option<FormatId>,
+    measure: Measure,
+    /// Per-message rows, kept only for --per-message.
+    rows: Vec<MessageRow>,
+    /// Malformed lines skipped under --skip-invalid: how many, and the first one's message.
+    skipped: u64,
+    first_skipped: Option<String>,
+    /// The number of a cut-off last line that was left out.
+    incomplete_line: Option<usize>,
+}
+
+struct MessageRow {
+    index: usize,
+    line: usize,
+    role: Role,
+    sidechain: bool,
+    units: u64,
+}
+
+fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> {
+    let name = source.name();
+    let mut blocks = Blocks::new(source.open()?);
+    let mut report = FileReport {
+        name: name.clone(),
+        format: options.from,
+        measure: Measure::new(options.tokenizer),
+        rows: Vec::new(),
+        skipped: 0,
+        first_skipped: None,
+        incomplete_line: None,
+    };
+    let mut detected = options.from.is_some();
+    while let Some(block) = blocks
+        .next_block()
+        .with_context(|| format!("{name}: cannot read"))?
+    {
+        if !detected {
+            report.format = detect_format(&name, block.lines())?;
+            detected = report.format.is_some();
+        }
+        let Some(format) = report.format else {
+            continue; // only blank lines so far
+        };
+        let lines: Vec<Line> = block.lines().filter(|l| !l.is_blank()).collect();
+        let measured: Vec<_> = lines
+            .par_iter()
+            .map(|line| {
+                read_line(format, line)
+                    .map(|record| RecordMeasure::of(options.tokenizer, &record))
+                    .map_err(|bad| (line.number, bad))
+            })
+            .collect();
+        for result in measured {
+            match result {
+                Ok(record) => report.add(&record, options.per_message),
+                Err((line, BadLine::Incomplete)) => report.incomplete_line = Some(line),
+                Err((line, BadLine::Invalid(error))) if options.skip_invalid => {
+                    report.skipped += 1;
+                    report
+                        .first_skipped
+                        .get_or_insert_with(|| format!("{name}:{line}: {error:#}"));
+                }
+                Err((line, BadLine::Invalid(error))) => {
+                    return Err(error.context(format!("{name}:{line}")));
+                }
+            }
+        }
+    }
+    Ok(report)
+}
+
+impl FileReport {
+    fn add(&mut self, record: &RecordMeasure, per_message: bool) {
+        if let (true, Some(message)) = (per_message, &record.message) {
+            self.rows.push(MessageRow {
+                index: self.rows.len(),
+                line: record.line,
+                role: message.role,
+                sidechain: message.sidechain,
+                units: message.units,
+            });
+        }
+        self.measure.add(record);
+    }
+
+    fn warn(&self, warnings: &mut Warnings) {
+        if let Some(line) = self.incomplete_line {
+            warnings.push(format!(
+                "{}:{line}: the last line is cut off (a session still being written?); not counted",
+                self.name
+            ));
+        }
+        if let Some(first) = &self.first_skipped {
+            warnings.push(format!(
+                "{}: skipped {} malformed line(s); the first: {first}",
+                self.name, self.skipped
+            ));
+        }
+    }
+
+    fn summary(&self, args: &EstimateArgs) -> Summary {
+        let measure = &self.measure;
+        let tokenizer = measure.tokenizer;
+        let tally = |t: &crate::measure::Tally| Counted {
+            count: t.count,
+            tokens: tokenizer.tokens(t.units),
+        };
+        let wants_context = args.context || args.max_context.is_some();
+        let context = measure.context();
+        Summary {
+            file: self.name.clone(),
+            format: self.format.map(FormatId::as_str),
+            tokenizer: tokenizer.name(),
+            tokens: measure.tokens(),
+            messages: measure.messages.count,
+            by_role: Role::ALL
+                .iter()
+                .zip(&measure.by_role)
+                .map(|(role, t)| (role.as_str(), tally(t)))
+                .collect(),
+            by_part: PartKind::ALL
+                .iter()
+                .zip(&measure.by_part)
+                .map(|(kind, t)| (kind.as_str(), tally(t)))
+                .collect(),
+            bookkeeping: measure.bookkeeping,
+            sidechain: tally(&measure.sidechain),
+            skipped_invalid: self.skipped,
+            context: wants_context.then(|| ContextSummary {
+                tokens: context.tokens,
+                source: if context.usage.is_some() {
+                    "usage"
+                } else {
+                    "estimate"
+                },
+                usage: context.usage,
+                pending: context.pending,
+            }),
+            compaction: args.max_context.map(|max_context| Trigger {
+                max_context,
+                trigger_ratio: args.trigger_ratio,
+                reserved: args.reserved,
+                due: compaction_due(context.tokens, max_context, args.trigger_ratio, args.reserved),
+            }),
+        }
+    }
+}
+
+/// The JSON report of one file.
+#[derive(Serialize)]
+struct Summary {
+    file: String,
+    format: Option<&'static str>,
+    tokenizer: &'static str,
+    tokens: u64,
+    messages: u64,
+    by_role: output::OrderedMap<Counted>,
+    by_part: output::OrderedMap<Counted>,
+    bookkeeping: u64,
+    sidechain: Counted,
+    skipped_invalid: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    context: Option<ContextSummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compaction: Option<Trigger>,
+}
+
+impl Summary {
+    /// The figure `--total` adds up: the context size when it was asked for.
+    fn headline_tokens(&self) -> u64 {
+        self.context.as_ref().map_or(self.tokens, |c| c.tokens)
+    }
+}
+
+#[derive(Serialize)]
+struct Counted {
+    count: u64,
+    tokens: u64,
+}
+
+#[derive(Serialize)]
+struct ContextSummary {
+    tokens: u64,
+    /// `usage` when a provider figure was found, `estimate` when the transcript records none.
+    source: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<u64>,
+    pending: u64,
+}
+
+#[derive(Serialize)]
+struct Trigger {
+    max_context: u64,
+    trigger_ratio: f64,
+    reserved: u64,
+    due: bool,
+}
+
+#[derive(Serialize)]
+struct TotalLine {
+    total: bool,
+    files: usize,
+    tokens: u64,
+    messages: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    context_tokens: Option<u64>,
+}
+
+fn write_summaries(out: &mut dyn Write, format: ReportFormat, summaries: &[Summary]) -> Result<()> {
+    match format {
+        ReportFormat::Json => {
+            for summary in summaries {
+                output::write_json_line(out, summary)?;
+            }
+            if summaries.len() > 1 {
+                let has_context = summaries.iter().any(|s| s.context.is_some());
+                output::write_json_line(
+                    out,
+                    &TotalLine {
+                        total: true,
+                        files: summaries.len(),
+                        tokens: summaries.iter().map(|s| s.tokens).sum(),
+                        messages: summaries.iter().map(|s| s.messages).sum(),
+                        context_tokens: has_context
+                            .then(|| summaries.iter().map(Summary::headline_tokens).sum()),
+                    },
+                )?;
+            }
+        }
+        ReportFormat::Markdown => {
+            let mut table = output::Table::new(&[
+                "file", "format", "messages", "tokens", "context", "compaction",
+            ]);
+            for s in summaries {
+                table.row(vec![
+                    s.file.clone(),
+                    s.format.unwrap_or("-").to_owned(),
+                    s.messages.to_string(),
+                    s.tokens.to_string(),
+                    s.context
+                        .as_ref()
+                        .map_or("-".to_owned(), |c| format!("{} ({})", c.tokens, c.source)),
+                    s.compaction.as_ref().map_or("-".to_owned(), |c| {
+                        if c.due { "due" } else { "not due" }.to_owned()
+                    }),
+                ]);
+            }
+            if summaries.len() > 1 {
+                table.row(vec![
+                    "**total**".to_owned(),
+                    String::new(),
+                    summaries.iter().map(|s| s.messages).sum::<u64>().to_string(),
+                    summaries.iter().map(|s| s.tokens).sum::<u64>().to_string(),
+                    String::new(),
+                    String::new(),
+                ]);
+            }
+            table.write(out)?;
+        }
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct MessageLine<'a> {
+    file: &'a str,
+    index: usize,
+    line: usize,
+    role: &'static str,
+    tokens: u64,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    sidechain: bool,
+}
+
+fn write_per_message(out: &mut dyn Write, format: ReportFormat, reports: &[FileReport]) -> Result<()> {
+    let mut table = output::Table::new(&["file", "#", "line", "role", "tokens"]);
+    for report in reports {
+        let tokenizer = report.measure.tokenizer;
+        for row in &report.rows {
+            let line = MessageLine {
+                file: &report.name,
+                index: row.index,
+                line: row.line,
+                role: row.role.as_str(),
+                tokens: tokenizer.tokens(row.units),
+                sidechain: row.sidechain,
+            };
+            match format {
+                ReportFormat::Json => output::write_json_line(out, &line)?,
+                ReportFormat::Markdown => table.row(vec![
+                    line.file.to_owned(),
+                    line.index.to_string(),
+                    line.line.to_string(),
+                    format!("{}{}", line.role, if line.sidechain { " (sidechain)" } else { "" }),
+                    line.tokens.to_string(),
+                ]),
+            }
+        }
+    }
+    if format == ReportFormat::Markdown {
+        table.write(out)?;
+    }
+    Ok(())
+}

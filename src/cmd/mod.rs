@@ -1,0 +1,4 @@
+//! One module per subcommand, each with the same shape: `run(args, out) -> Result<Outcome>`.
+
+pub mod estimate;
+pub mod pending;

@@ -1,0 +1,197 @@
+//! Turning input lines into records: format detection, UTF-8 and JSON checks, and the
+//! located, quote-free error for a bad line.
+//!
+//! Detection looks at the first [`DETECT_LINES`] non-blank lines. Input that is not JSONL at all
+//! (a JSON array, one pretty-printed document) is recognised here and named, because the JSON
+//! error a line parser would give for it ("EOF while parsing") says nothing useful.
+
+use anyhow::{anyhow, bail, Error, Result};
+use serde_json::Value;
+
+use super::{detect, FormatId, Record, DETECT_LINES};
+use crate::input::Line;
+
+/// Why a line could not be read.
+#[derive(Debug)]
+pub enum BadLine {
+    /// The line is malformed; the error says how, without location.
+    Invalid(Error),
+    /// The input's last line is unterminated and its JSON stops early: a session still being
+    /// written. Readers that only measure skip it with a warning.
+    Incomplete,
+}
+
+/// Picks the format of an input from its first lines, or `None` for input with no non-blank
+/// line (an empty transcript). `name` is the input's name, for messages.
+pub fn detect_format<'a>(
+    name: &str,
+    lines: impl IntoIterator<Item = Line<'a>>,
+) -> Result<Option<FormatId>> {
+    let mut head = Vec::new();
+    let mut first = true;
+    let mut lines = lines.into_iter().filter(|line| !line.is_blank()).peekable();
+    while let Some(line) = lines.next() {
+        if head.len() == DETECT_LINES {
+            break;
+        }
+        let more_follow = lines.peek().is_some();
+        if first {
+            first = false;
+            check_is_jsonl(name, &line, more_follow)?;
+        }
+        if let Ok(value) = serde_json::from_slice::<Value>(line.text) {
+            head.push(value);
+        }
+    }
+    if first {
+        return Ok(None);
+    }
+    match detect(&head) {
+        Some(id) => Ok(Some(id)),
+        None => bail!(
+            "{name}: cannot tell which agent wrote this transcript from its first lines; \
+             name the format with --from (openai, anthropic, claude-code, codex, pi, gemini)"
+        ),
+    }
+}
+
+/// Recognises the two common non-JSONL inputs from the first non-blank line.
+fn check_is_jsonl(name: &str, first: &Line, more_follow: bool) -> Result<()> {
+    let text = first.text.trim_ascii_start();
+    if text.starts_with(b"[") {
+        if let Err(e) = serde_json::from_slice::<Value>(first.text) {
+            if e.is_eof() {
+                bail!(
+                    "{name}:{}: not JSONL: the input is one JSON array spread over many lines \
+                     (like `llm logs --json`); turn it into one object per line with jq -c '.[]'",
+                    first.number
+                );
+            }
+        }
+        bail!(
+            "{name}:{}: not JSONL: the line is a JSON array, not one object per line; \
+             turn it into one object per line with jq -c '.[]'",
+            first.number
+        );
+    }
+    if more_follow && text.starts_with(b"{") {
+        if let Err(e) = serde_json::from_slice::<Value>(first.text) {
+            if e.is_eof() {
+                bail!(
+                    "{name}:{}: not JSONL: one JSON object spans many lines, as in a \
+                     pretty-printed JSON document (the legacy Gemini CLI session file is one); \
+                     condense reads one JSON object per line",
+                    first.number
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads one non-blank line of a transcript in format `format`.
+pub fn read_line<'a>(format: FormatId, line: &Line<'a>) -> Result<Record<'a>, BadLine> {
+    let text = std::str::from_utf8(line.text).map_err(|e| {
+        BadLine::Invalid(anyhow!(
+            "invalid UTF-8 at byte {} of the line",
+            e.valid_up_to() + 1
+        ))
+    })?;
+    if let Some(found) = not_an_object(text) {
+        return Err(BadLine::Invalid(anyhow!(
+            "expected a JSON object, found {found}"
+        )));
+    }
+    format.format().read(line.number, text).map_err(|error| {
+        let cut_off = line.is_unterminated()
+            && error
+                .downcast_ref::<serde_json::Error>()
+                .is_some_and(serde_json::Error::is_eof);
+        if cut_off {
+            BadLine::Incomplete
+        } else {
+            BadLine::Invalid(describe(error))
+        }
+    })
+}
+
+/// What a line holds when it does not start a JSON object.
+fn not_an_object(text: &str) -> Option<&'static str> {
+    let first = *text.trim_start().as_bytes().first()?;
+    Some(match first {
+        b'{' => return None,
+        b'[' => "an array",
+        b'"' => "a string",
+        b'-' | b'0'..=b'9' => "a number",
+        b't' | b'f' => "a boolean",
+        b'n' => "null",
+        _ => "text that is not JSON",
+    })
+}
+
+/// Rewords serde_json's errors: "line 1" is meaningless for a single line, the column is not.
+fn describe(error: Error) -> Error {
+    match error.downcast::<serde_json::Error>() {
+        Ok(json) => {
+            let what = json.to_string();
+            let what = what
+                .rsplit_once(" at line ")
+                .map_or(what.as_str(), |(head, _)| head);
+            let kind = if json.is_data() {
+                "unexpected JSON"
+            } else {
+                "invalid JSON"
+            };
+            anyhow!("{kind} at column {}: {what}", json.column())
+        }
+        Err(other) => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::lines;
+
+    fn first_error(input: &[u8]) -> String {
+        detect_format("t.jsonl", lines(input, 1))
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn names_json_arrays_and_pretty_printed_documents() {
+        assert!(first_error(b"[\n  {\"a\": 1}\n]\n").contains("JSON array"));
+        assert!(first_error(b"[{\"a\": 1}]\n").contains("JSON array"));
+        assert!(first_error(b"{\n  \"sessionId\": \"x\"\n}\n").contains("pretty-printed"));
+    }
+
+    #[test]
+    fn empty_input_has_no_format() {
+        assert_eq!(detect_format("t", lines(b"\n  \n", 1)).unwrap(), None);
+    }
+
+    #[test]
+    fn reports_non_objects_and_bad_utf8_without_quoting() {
+        let read = |bytes: &'static [u8]| {
+            let line = lines(bytes, 1).next().unwrap();
+            match read_line(FormatId::Openai, &line) {
+                Err(BadLine::Invalid(e)) => e.to_string(),
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(read(b"[1,2]\n"), "expected a JSON object, found an array");
+        assert_eq!(read(b"42\n"), "expected a JSON object, found a number");
+        assert!(read(b"{\"role\":\"user\",\"content\":\"\xff\"}\n").contains("invalid UTF-8"));
+        assert!(read(b"{\"role\": \n").starts_with("invalid JSON at column"));
+    }
+
+    #[test]
+    fn an_unterminated_cut_off_last_line_is_incomplete() {
+        let line = lines(b"{\"role\":\"user\",\"con", 1).next().unwrap();
+        assert!(matches!(
+            read_line(FormatId::Openai, &line),
+            Err(BadLine::Incomplete)
+        ));
+    }
+}
