@@ -1,19 +1,255 @@
-//! PLACEHOLDER: being written; replaced by the real anthropic reader.
+//! Anthropic Messages API messages, one per line.
+//!
+//! A line is `{"role": "user" | "assistant" | "system", "content": …}` where content is a string
+//! or a list of content blocks (`text`, `thinking`, `redacted_thinking`, `tool_use`,
+//! `tool_result`, `image`, `document`, server-tool blocks …). `system` is a request parameter
+//! in the API, not a message, but emitters sometimes write it as a line, so it is accepted.
+//! Tool results arrive inside user messages, as the API has them; there is no `tool` role.
+//!
+//! Detection needs evidence only Anthropic content has (tool, thinking or sourced image blocks):
+//! plain `role`/`content` text lines are just as valid OpenAI chat, and that reader, which is
+//! detected after this one, handles them identically.
+//!
+//! Errors built from serde messages go through [`json_error`], which drops any quoted value, so
+//! no transcript text ever reaches an error message.
 
-use anyhow::{bail, Result};
+use std::borrow::Cow;
+
+use anyhow::{anyhow, bail, Result};
+use serde::Deserialize;
+use serde_json::error::Category;
 use serde_json::Value;
 
-use super::{Format, Record};
+use super::blocks::{push_anthropic_content, AnthropicBlock, StrOrSeq};
+use super::{str_field, Entry, Format, Message, Record, Role};
 
-/// The anthropic format.
+/// The Anthropic Messages API format.
 pub struct Anthropic;
 
+/// One message line; every other field (`cache_control`, ids, …) is skipped unread.
+#[derive(Deserialize)]
+struct ApiMessage<'a> {
+    #[serde(borrow, default)]
+    role: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: StrOrSeq<'a, AnthropicBlock<'a>>,
+}
+
 impl Format for Anthropic {
-    fn detect(&self, _head: &[Value]) -> bool {
-        false
+    fn detect(&self, head: &[Value]) -> bool {
+        let mut has_blocks = false;
+        for line in head {
+            // Any of these belongs to another format: OpenAI tool calls, or an envelope format
+            // (Claude Code, pi, Codex …) whose lines carry a top-level `type`.
+            let role = str_field(line, "role");
+            if line.get("tool_calls").is_some()
+                || line.get("tool_call_id").is_some()
+                || line.get("type").is_some()
+                || role == Some("tool")
+            {
+                return false;
+            }
+            if matches!(role, Some("user" | "assistant")) {
+                has_blocks = has_blocks || has_anthropic_blocks(line);
+            }
+        }
+        has_blocks
     }
 
-    fn read<'a>(&self, _line: usize, _text: &'a str) -> Result<Record<'a>> {
-        bail!("not written yet")
+    fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
+        let message: ApiMessage<'a> = serde_json::from_str(text).map_err(json_error)?;
+        let Some(role_name) = message.role else {
+            bail!("message has no \"role\"");
+        };
+        let role = match role_name.as_ref() {
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "system" => Role::System,
+            // The value is not quoted: it is transcript text and may hold escape codes.
+            _ => bail!("unknown role (expected user, assistant or system)"),
+        };
+        let mut parts = Vec::new();
+        push_anthropic_content(message.content, &mut parts);
+        Ok(Record::new(
+            line,
+            text.as_bytes(),
+            Entry::Message(Message::new(role, parts)),
+        ))
+    }
+}
+
+/// True when the line's `content` holds a block type that only Anthropic content uses.
+fn has_anthropic_blocks(line: &Value) -> bool {
+    let Some(blocks) = line.get("content").and_then(Value::as_array) else {
+        return false;
+    };
+    blocks.iter().any(|block| match str_field(block, "type") {
+        Some("tool_use" | "tool_result" | "thinking" | "redacted_thinking") => true,
+        // OpenAI images are `image_url` parts; an `image` block with a `source` is Anthropic's.
+        Some("image") => block.get("source").is_some(),
+        _ => false,
+    })
+}
+
+/// A serde_json error as a message that never quotes the input.
+///
+/// serde's data errors quote the offending value (`invalid type: string "…", expected …`), and
+/// that value is transcript text; only the expectation, which comes from this crate's types, and
+/// the column are kept. Syntax errors are fixed phrases and pass through unchanged.
+pub(crate) fn json_error(err: serde_json::Error) -> anyhow::Error {
+    if err.classify() != Category::Data {
+        return err.into();
+    }
+    let text = err.to_string();
+    // The expectation follows the quoted value, so the last ", expected " is ours even when the
+    // value itself contains that phrase.
+    let expected = text
+        .rsplit_once(", expected ")
+        .map(|(_, rest)| rest.rsplit_once(" at line ").map_or(rest, |(head, _)| head));
+    match expected {
+        Some(expected) => anyhow!(
+            "unexpected JSON value at column {} (expected {expected})",
+            err.column()
+        ),
+        None => anyhow!("unexpected JSON value at column {}", err.column()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::{MediaKind, Part};
+
+    fn read(text: &str) -> Record<'_> {
+        Anthropic.read(1, text).unwrap()
+    }
+
+    fn parts<'a>(record: &'a Record<'_>) -> &'a [Part<'a>] {
+        &record.message().unwrap().parts
+    }
+
+    fn head(lines: &[&str]) -> Vec<Value> {
+        lines
+            .iter()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn reads_string_content() {
+        let record = read(r#"{"role":"user","content":"hello"}"#);
+        let message = record.message().unwrap();
+        assert_eq!(message.role, Role::User);
+        assert!(!message.sidechain);
+        assert_eq!(message.parts, vec![Part::Text("hello".into())]);
+        assert!(record.usage.is_none() && !record.compaction);
+        // Plain strings borrow from the line.
+        assert!(matches!(message.parts[0], Part::Text(Cow::Borrowed(_))));
+    }
+
+    #[test]
+    fn reads_assistant_blocks() {
+        let record = read(
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"c2ln"},{"type":"redacted_thinking","data":"eA=="},{"type":"text","text":"Reading."},{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/a"}}]}"#,
+        );
+        assert_eq!(record.message().unwrap().role, Role::Assistant);
+        assert_eq!(
+            parts(&record),
+            [
+                Part::Thinking("hmm".into()),
+                Part::Thinking("".into()),
+                Part::Text("Reading.".into()),
+                Part::ToolCall {
+                    name: "Read".into(),
+                    arguments: r#"{"file_path":"/a"}"#.into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn reads_tool_results_and_images() {
+        let record = read(
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"one"},{"type":"tool_result","tool_use_id":"toolu_2","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"is_error":true},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAA"}}]}"#,
+        );
+        assert_eq!(
+            parts(&record),
+            [
+                Part::ToolResult("one".into()),
+                Part::ToolResult("a\nb".into()),
+                Part::Media(MediaKind::Image),
+            ]
+        );
+    }
+
+    #[test]
+    fn tolerates_system_lines_and_empty_content() {
+        let record = read(r#"{"role":"system","content":"Be brief."}"#);
+        assert_eq!(record.message().unwrap().role, Role::System);
+        assert!(parts(&read(r#"{"role":"assistant"}"#)).is_empty());
+        assert!(parts(&read(r#"{"role":"assistant","content":null}"#)).is_empty());
+    }
+
+    #[test]
+    fn rejects_missing_and_unknown_roles_without_quoting() {
+        let missing = Anthropic.read(1, r#"{"content":"x"}"#).unwrap_err();
+        assert_eq!(missing.to_string(), "message has no \"role\"");
+        let unknown = Anthropic
+            .read(1, r#"{"role":"\u001b[31mcritic","content":"x"}"#)
+            .unwrap_err();
+        assert!(!unknown.to_string().contains("critic"));
+        // OpenAI's tool role is not an Anthropic message.
+        assert!(Anthropic
+            .read(1, r#"{"role":"tool","content":"x"}"#)
+            .is_err());
+    }
+
+    #[test]
+    fn data_errors_do_not_quote_the_value() {
+        let err = Anthropic
+            .read(1, r#"{"role":"user","content":["secret, expected text"]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(!err.contains("secret"), "{err}");
+        assert!(err.contains("expected"), "{err}");
+        assert!(Anthropic.read(1, "{not json").is_err());
+    }
+
+    #[test]
+    fn detects_anthropic_blocks() {
+        assert!(Anthropic.detect(&head(&[
+            r#"{"role":"user","content":"list files"}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"ls","input":{}}]}"#,
+        ])));
+        assert!(Anthropic.detect(&head(&[
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"x","signature":"s"}]}"#
+        ])));
+        assert!(Anthropic.detect(&head(&[
+            r#"{"role":"user","content":[{"type":"image","source":{"type":"url","url":"u"}}]}"#
+        ])));
+    }
+
+    #[test]
+    fn leaves_other_formats_alone() {
+        // Plain text lines: OpenAI chat takes them.
+        assert!(!Anthropic.detect(&head(&[r#"{"role":"user","content":"hi"}"#])));
+        // An image without a source is not Anthropic evidence.
+        assert!(!Anthropic.detect(&head(&[
+            r#"{"role":"user","content":[{"type":"image","image":"x"}]}"#
+        ])));
+        // Block evidence on a system line does not count.
+        assert!(!Anthropic.detect(&head(&[
+            r#"{"role":"system","content":[{"type":"thinking","thinking":"x"}]}"#
+        ])));
+        let blocks = r#"{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"ls","input":{}}]}"#;
+        for other in [
+            r#"{"role":"assistant","content":null,"tool_calls":[]}"#,
+            r#"{"role":"tool","content":"x"}"#,
+            r#"{"role":"user","content":"x","tool_call_id":"c"}"#,
+            r#"{"type":"user","message":{"role":"user","content":"x"}}"#,
+        ] {
+            assert!(!Anthropic.detect(&head(&[blocks, other])), "{other}");
+        }
+        assert!(!Anthropic.detect(&head(&["[1]", "\"s\""])));
     }
 }
