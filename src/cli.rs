@@ -16,7 +16,7 @@ use crate::transcript::FormatId;
 /// Exit status: 0 success, 1 failure (I/O, malformed input), 2 usage error, 3 compaction is due
 /// (`estimate --check`).
 #[derive(Debug, Parser)]
-#[command(name = "condense", version, max_term_width = 100)]
+#[command(name = "condense", version, term_width = 100)]
 pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
@@ -27,6 +27,11 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Count the tokens of transcripts, and tell whether compaction is due.
+    ///
+    /// Prints one JSON object per FILE (file, detected format, tokens, messages, counts by role
+    /// and by part kind, bookkeeping records), then a total line when there are several. Files
+    /// are read in parallel and reported in argument order. Claude Code sidechain (sub-agent)
+    /// messages are counted apart, under "sidechain".
     Estimate(EstimateArgs),
     /// Decide which records a compaction keeps and which it summarises (not built yet).
     Split(PendingArgs),
@@ -160,11 +165,7 @@ pub enum ReportFormat {
     Markdown,
 }
 
-/// `condense estimate`.
-///
-/// Prints one JSON object per FILE (file, format, tokens, messages, counts by role and by part
-/// kind, bookkeeping records), then a total line when there are several. Several files are
-/// read in parallel and reported in argument order.
+/// The arguments of `condense estimate`.
 #[derive(Debug, Args)]
 pub struct EstimateArgs {
     /// Where transcripts come from.

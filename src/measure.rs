@@ -287,7 +287,11 @@ mod tests {
         let mut boundary = usage(0, None);
         boundary.usage = None;
         boundary.compaction = true;
-        let measure = fold(&[usage(90_000, None), boundary, message(Role::User, &"s".repeat(400))]);
+        let measure = fold(&[
+            usage(90_000, None),
+            boundary,
+            message(Role::User, &"s".repeat(400)),
+        ]);
         assert_eq!(measure.context().usage, None);
         assert_eq!(measure.context().tokens, 100);
     }
@@ -304,7 +308,11 @@ mod tests {
             (0, 200_000, 0.85, 50_000, false),
         ];
         for (tokens, max, ratio, reserved, due) in cases {
-            assert_eq!(compaction_due(tokens, max, ratio, reserved), due, "{tokens}");
+            assert_eq!(
+                compaction_due(tokens, max, ratio, reserved),
+                due,
+                "{tokens}"
+            );
         }
     }
 }

@@ -125,6 +125,9 @@ mod tests {
         table.row(vec!["x|y".into(), "1".into()]);
         let mut out = Vec::new();
         table.write(&mut out).unwrap();
-        assert_eq!(String::from_utf8(out).unwrap(), "| a | b |\n|---|---|\n| x\\|y | 1 |\n");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "| a | b |\n|---|---|\n| x\\|y | 1 |\n"
+        );
     }
 }

@@ -212,7 +212,12 @@ impl FileReport {
                 max_context,
                 trigger_ratio: args.trigger_ratio,
                 reserved: args.reserved,
-                due: compaction_due(context.tokens, max_context, args.trigger_ratio, args.reserved),
+                due: compaction_due(
+                    context.tokens,
+                    max_context,
+                    args.trigger_ratio,
+                    args.reserved,
+                ),
             }),
         }
     }
@@ -301,7 +306,12 @@ fn write_summaries(out: &mut dyn Write, format: ReportFormat, summaries: &[Summa
         }
         ReportFormat::Markdown => {
             let mut table = output::Table::new(&[
-                "file", "format", "messages", "tokens", "context", "compaction",
+                "file",
+                "format",
+                "messages",
+                "tokens",
+                "context",
+                "compaction",
             ]);
             for s in summaries {
                 table.row(vec![
@@ -321,7 +331,11 @@ fn write_summaries(out: &mut dyn Write, format: ReportFormat, summaries: &[Summa
                 table.row(vec![
                     "**total**".to_owned(),
                     String::new(),
-                    summaries.iter().map(|s| s.messages).sum::<u64>().to_string(),
+                    summaries
+                        .iter()
+                        .map(|s| s.messages)
+                        .sum::<u64>()
+                        .to_string(),
                     summaries.iter().map(|s| s.tokens).sum::<u64>().to_string(),
                     String::new(),
                     String::new(),
@@ -344,7 +358,11 @@ struct MessageLine<'a> {
     sidechain: bool,
 }
 
-fn write_per_message(out: &mut dyn Write, format: ReportFormat, reports: &[FileReport]) -> Result<()> {
+fn write_per_message(
+    out: &mut dyn Write,
+    format: ReportFormat,
+    reports: &[FileReport],
+) -> Result<()> {
     let mut table = output::Table::new(&["file", "#", "line", "role", "tokens"]);
     for report in reports {
         let tokenizer = report.measure.tokenizer;
@@ -363,7 +381,11 @@ fn write_per_message(out: &mut dyn Write, format: ReportFormat, reports: &[FileR
                     line.file.to_owned(),
                     line.index.to_string(),
                     line.line.to_string(),
-                    format!("{}{}", line.role, if line.sidechain { " (sidechain)" } else { "" }),
+                    format!(
+                        "{}{}",
+                        line.role,
+                        if line.sidechain { " (sidechain)" } else { "" }
+                    ),
                     line.tokens.to_string(),
                 ]),
             }

@@ -43,7 +43,10 @@ mod tests {
     #[test]
     fn counts_match_the_tokenizer_crate() {
         let text = "fn parse_jsonl(line: &str) -> Result<Value> { todo!() }";
-        let direct = tiktoken_rs::o200k_base().unwrap().encode_ordinary(text).len() as u64;
+        let direct = tiktoken_rs::o200k_base()
+            .unwrap()
+            .encode_ordinary(text)
+            .len() as u64;
         assert_eq!(count(Encoding::O200k, text), direct);
         assert!(count(Encoding::Cl100k, "hello world") == 2);
     }

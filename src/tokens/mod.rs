@@ -111,7 +111,10 @@ impl Tokenizer {
     }
 
     /// Tokens of a list of messages, floored or rounded once over the sum.
-    pub fn messages_tokens<'m, 'a: 'm>(self, messages: impl IntoIterator<Item = &'m Message<'a>>) -> u64 {
+    pub fn messages_tokens<'m, 'a: 'm>(
+        self,
+        messages: impl IntoIterator<Item = &'m Message<'a>>,
+    ) -> u64 {
         self.tokens(messages.into_iter().map(|m| self.message_units(m)).sum())
     }
 }
@@ -148,7 +151,10 @@ mod tests {
     #[test]
     fn chars4_floors_once_over_the_sum() {
         // V5: 300 chars over two messages → 75.
-        let v5 = [text(Role::User, &"a".repeat(100)), text(Role::Assistant, &"b".repeat(200))];
+        let v5 = [
+            text(Role::User, &"a".repeat(100)),
+            text(Role::Assistant, &"b".repeat(200)),
+        ];
         assert_eq!(Tokenizer::Chars4.messages_tokens(&v5), 75);
         // Floors once: 3 + 3 chars is 1 token, not 0 + 0.
         let pair = [text(Role::User, "abc"), text(Role::User, "def")];
@@ -198,11 +204,14 @@ mod tests {
                 Part::Text("héllo".into()), // ascii 4 → 1, non-ascii 1 → 1
                 Part::Media(MediaKind::Video),
                 Part::ToolCall {
-                    name: "Shell".into(),            // 5 → 2
+                    name: "Shell".into(),          // 5 → 2
                     arguments: "{\"a\":1}".into(), // 7 → 2
                 },
             ],
         );
-        assert_eq!(Tokenizer::KimiCode.message_units(&message), 3 + 2 + 2000 + 2 + 2);
+        assert_eq!(
+            Tokenizer::KimiCode.message_units(&message),
+            3 + 2 + 2000 + 2 + 2
+        );
     }
 }

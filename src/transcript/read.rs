@@ -74,6 +74,12 @@ fn check_is_jsonl(name: &str, first: &Line, more_follow: bool) -> Result<()> {
             first.number
         );
     }
+    if let Some(found) = std::str::from_utf8(text).ok().and_then(not_an_object) {
+        bail!(
+            "{name}:{}: expected a JSON object, found {found}",
+            first.number
+        );
+    }
     if more_follow && text.starts_with(b"{") {
         if let Err(e) = serde_json::from_slice::<Value>(first.text) {
             if e.is_eof() {

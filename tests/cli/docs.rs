@@ -1,0 +1,76 @@
+//! The documentation stays in step with the program: `--help` output is pinned by golden files
+//! (regenerate with `CONDENSE_BLESS=1 cargo test`), and every long option of a command appears
+//! in its man page and the other way round.
+
+use std::collections::BTreeSet;
+
+use crate::util::{condense, fixture};
+
+fn help(args: &[&str]) -> String {
+    let output = condense().args(args).arg("--help").output().unwrap();
+    assert!(output.status.success());
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn check_golden(name: &str, actual: &str) {
+    let path = fixture(&format!("golden/{name}"));
+    if std::env::var_os("CONDENSE_BLESS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("{} is missing; run with CONDENSE_BLESS=1", path.display()));
+    assert!(
+        expected == actual,
+        "{name} differs from --help; review and rerun with CONDENSE_BLESS=1\n--- expected\n{expected}\n--- actual\n{actual}"
+    );
+}
+
+#[test]
+fn help_texts_match_their_golden_files() {
+    check_golden("help.txt", &help(&[]));
+    check_golden("help-estimate.txt", &help(&["estimate"]));
+}
+
+/// Long options (`--name`) mentioned in a text; roff escapes dashes as `\-`.
+fn long_options(text: &str) -> BTreeSet<String> {
+    let text = text.replace("\\-", "-");
+    let mut options = BTreeSet::new();
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find("--") {
+        let name: String = rest[i + 2..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        if name.len() > 1 && name.chars().next().is_some_and(|c| c.is_ascii_lowercase()) {
+            options.insert(name);
+        }
+        rest = &rest[i + 2..];
+    }
+    options
+}
+
+#[test]
+fn man_pages_document_exactly_the_options_of_help() {
+    for (page, args) in [
+        ("condense.1", vec![]),
+        ("condense-estimate.1", vec!["estimate"]),
+    ] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("man")
+            .join(page);
+        let man = std::fs::read_to_string(&path).unwrap();
+        assert!(man.starts_with(".TH "), "{page} is a roff man page");
+        let in_help = long_options(&help(&args));
+        let in_man = long_options(&man);
+        let missing: Vec<_> = in_help.difference(&in_man).collect();
+        assert!(missing.is_empty(), "{page} lacks {missing:?}");
+        if !args.is_empty() {
+            let stale: Vec<_> = in_man.difference(&in_help).collect();
+            assert!(
+                stale.is_empty(),
+                "{page} documents options --help lacks: {stale:?}"
+            );
+        }
+    }
+}

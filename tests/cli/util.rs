@@ -1,0 +1,81 @@
+//! A hermetic way to run `condense`: cleared environment, fixture paths from the repository.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+
+/// `condense` with an empty environment, so no user setting leaks into a test.
+pub fn condense() -> Command {
+    let mut cmd = Command::cargo_bin("condense").expect("the condense binary is built");
+    cmd.env_clear();
+    cmd
+}
+
+/// A path inside `fixtures/`.
+pub fn fixture(relative: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(relative)
+}
+
+/// Every real transcript in `fixtures/corpus/` that is JSONL, with the format it must be
+/// detected as.
+pub const CORPUS: [(&str, &str); 9] = [
+    (
+        "corpus/claude-code/claude-code-viewer-5c0375b4.jsonl",
+        "claude-code",
+    ),
+    (
+        "corpus/claude-code/claude-code-viewer-fe5e1c67.jsonl",
+        "claude-code",
+    ),
+    (
+        "corpus/claude-code/entireio-cli-a6e4c2a0fbd1.jsonl",
+        "claude-code",
+    ),
+    (
+        "corpus/claude-code/kimi-cli-5b2c427a42e0.jsonl",
+        "claude-code",
+    ),
+    ("corpus/codex/agent-sessions-small.jsonl", "codex"),
+    (
+        "corpus/gemini-cli/agent-sessions-jsonl_v040.jsonl",
+        "gemini",
+    ),
+    (
+        "corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl",
+        "openai",
+    ),
+    (
+        "corpus/openai-chat/kimi-cli-swebench-531d195b_read_1.jsonl",
+        "openai",
+    ),
+    ("corpus/pi/pi-mono-large-session.jsonl", "pi"),
+];
+
+/// Parses each stdout line as JSON.
+pub fn json_lines(stdout: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8(stdout.to_vec())
+        .expect("stdout is UTF-8")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("every stdout line is JSON"))
+        .collect()
+}
+
+/// Runs `condense estimate ARGS` with `stdin` and returns the single JSON report.
+pub fn estimate_stdin(args: &[&str], stdin: &str) -> serde_json::Value {
+    let output = condense()
+        .arg("estimate")
+        .args(args)
+        .write_stdin(stdin.to_owned())
+        .output()
+        .expect("condense runs");
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut lines = json_lines(&output.stdout);
+    assert_eq!(lines.len(), 1);
+    lines.remove(0)
+}
