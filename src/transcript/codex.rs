@@ -1,19 +1,1161 @@
-//! PLACEHOLDER: being written; replaced by the real codex reader.
+//! Codex CLI rollout files (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`), in the current
+//! envelope layout and the legacy bare layout.
+//!
+//! Current layout: every line is `{"timestamp", ["ordinal",] "type", "payload"}`.
+//!
+//! - `response_item` payloads are what the model saw (Responses API items) and become messages:
+//!   `message` (role `user`, `assistant`, or `developer`/`system` → [`Role::System`]),
+//!   `reasoning` (thinking), `function_call` / `custom_tool_call` / `local_shell_call` (tool
+//!   calls), `function_call_output` / `custom_tool_call_output` (tool results).
+//! - Hosted tools are messages too, because their items are replayed to the model and fill its
+//!   context: `web_search_call` and `tool_search_call` are assistant tool calls (named
+//!   `web_search`, `tool_search`), `tool_search_output` a tool result holding the tool list
+//!   found, and `image_generation_call` an assistant image.
+//! - `agent_message` (a multi-agent message from another agent, written as `input_text`) is a
+//!   user message: it is input this agent receives.
+//! - `ghost_snapshot` (undo bookkeeping, never sent to the model), `compaction` /
+//!   `compaction_summary` (an opaque server-side compaction blob) and types this reader does
+//!   not know are bookkeeping named `response_item/<type>`.
+//! - `event_msg` lines are UI and telemetry events; many repeat a `response_item`, so they are
+//!   never messages. They are bookkeeping named `event_msg/<type>`; a `token_count` event with
+//!   `info` carries the context size (`info.last_token_usage.total_tokens`).
+//! - `compacted` is Codex's own compaction marker ([`Record::compaction`]). It is read as the
+//!   user message the model continues from: the texts (and images) of the `replacement_history`
+//!   messages, and the summary in `message` unless that history already holds it. Codex resumes
+//!   from `replacement_history` alone when present, and newer builds put the summary in it as a
+//!   user message, so adding `message` as well would count the summary twice.
+//! - `session_meta`, `turn_context`, `world_state` and every other type are bookkeeping named
+//!   by their type.
+//!
+//! Legacy layout (until about September 2025): the first line is `{"id", "timestamp",
+//! "instructions"}` (bookkeeping `session_meta`), `{"record_type": …}` lines are bookkeeping
+//! (`record_type/<value>`), and every other line is a bare response item, read like a
+//! `response_item` payload.
+//!
+//! Speed: the envelope is read by a hand-written visitor that, once it has seen `type`, reads
+//! `payload` straight into the struct for that type, so a line is scanned once. Only when
+//! `payload` comes before `type` is it kept raw and read afterwards.
+
+use std::borrow::Cow;
+use std::fmt;
 
 use anyhow::{bail, Result};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::{Format, Record};
+use super::anthropic::json_error;
+use super::blocks::{join_texts, LenientU64, StrOrSeq};
+use super::{str_field, Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
 
-/// The codex format.
+/// The Codex CLI rollout format.
 pub struct Codex;
 
 impl Format for Codex {
-    fn detect(&self, _head: &[Value]) -> bool {
-        false
+    fn detect(&self, head: &[Value]) -> bool {
+        let legacy_header = head.first().is_some_and(|first| {
+            first.get("type").is_none()
+                && ["id", "timestamp", "instructions"]
+                    .iter()
+                    .all(|key| first.get(key).is_some())
+        });
+        legacy_header
+            || head.iter().any(|line| {
+                is_session_meta(line) || str_field(line, "record_type") == Some("state")
+            })
     }
 
-    fn read<'a>(&self, _line: usize, _text: &'a str) -> Result<Record<'a>> {
-        bail!("not written yet")
+    fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
+        read_line(line, text).or_else(|error| unknown_item(line, text).ok_or(error))
+    }
+}
+
+/// Reads a line, assuming every response item has the field shapes of the types known here.
+fn read_line(line: usize, text: &str) -> Result<Record<'_>> {
+    let envelope: Envelope<'_> = serde_json::from_str(text).map_err(json_error)?;
+    let raw = text.as_bytes();
+    let Some(kind) = envelope.kind else {
+        if let Some(record_type) = envelope.record_type {
+            let name = Cow::Owned(format!("record_type/{record_type}"));
+            return Ok(Record::new(line, raw, Entry::Bookkeeping(name)));
+        }
+        if envelope.has_id && envelope.has_instructions {
+            return Ok(Record::new(
+                line,
+                raw,
+                Entry::Bookkeeping("session_meta".into()),
+            ));
+        }
+        bail!("line has no \"type\"");
+    };
+    let payload = match (envelope.payload, envelope.raw_payload) {
+        (Some(payload), _) => payload,
+        // `payload` came before `type`: read it now that the type is known.
+        (None, Some(raw_payload)) => PayloadSeed(&kind)
+            .deserialize(&mut serde_json::Deserializer::from_str(raw_payload.get()))
+            .map_err(json_error)?,
+        (None, None) if ENVELOPE_TYPES.contains(&kind.as_ref()) => {
+            bail!("{kind} line has no \"payload\"")
+        }
+        // No payload at all: a bare response item of the legacy layout.
+        (None, None) => Payload::Item(serde_json::from_str(text).map_err(json_error)?),
+    };
+    match payload {
+        Payload::Item(item) => read_item(line, raw, item),
+        Payload::Event(event) => {
+            let mut record = Record::new(line, raw, Entry::Bookkeeping(event_name(&event)));
+            if event.kind.as_deref() == Some("token_count") {
+                record.usage = token_usage(event.info);
+            }
+            Ok(record)
+        }
+        Payload::Compacted(compacted) => {
+            let parts = compacted_parts(compacted);
+            let mut record =
+                Record::new(line, raw, Entry::Message(Message::new(Role::User, parts)));
+            record.compaction = true;
+            Ok(record)
+        }
+        Payload::Other => Ok(Record::new(line, raw, Entry::Bookkeeping(kind))),
+    }
+}
+
+/// Envelope types whose line must carry a payload; the name is safe to print once matched.
+const ENVELOPE_TYPES: [&str; 5] = [
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "turn_context",
+    "compacted",
+];
+
+/// The response item types [`read_item`] reads as messages; any other type is bookkeeping.
+const MESSAGE_ITEMS: [&str; 12] = [
+    "message",
+    "agent_message",
+    "reasoning",
+    "function_call",
+    "custom_tool_call",
+    "local_shell_call",
+    "web_search_call",
+    "tool_search_call",
+    "image_generation_call",
+    "function_call_output",
+    "custom_tool_call_output",
+    "tool_search_output",
+];
+
+/// The bookkeeping record of a line [`read_line`] could not read because it is a response item
+/// of a type not read here, whose fields may have any shape; `None` for every other line, whose
+/// error stands. Only failed lines pay for this second look.
+fn unknown_item(line: usize, text: &str) -> Option<Record<'_>> {
+    #[derive(Deserialize)]
+    struct Loose<'a> {
+        #[serde(rename = "type", borrow, default)]
+        kind: Option<Cow<'a, str>>,
+        #[serde(borrow, default)]
+        payload: Option<&'a RawValue>,
+    }
+    let envelope: Loose<'_> = serde_json::from_str(text).ok()?;
+    let item: Loose<'_> = match envelope.payload {
+        Some(payload) if envelope.kind.as_deref() == Some("response_item") => {
+            serde_json::from_str(payload.get()).ok()?
+        }
+        Some(_) => return None,
+        // A bare legacy item is its own payload.
+        None => envelope,
+    };
+    let kind = item.kind?;
+    if MESSAGE_ITEMS.contains(&kind.as_ref()) {
+        return None;
+    }
+    let name = Cow::Owned(format!("response_item/{kind}"));
+    Some(Record::new(line, text.as_bytes(), Entry::Bookkeeping(name)))
+}
+
+/// A current-layout first line: `session_meta` whose payload names the session and where or by
+/// what it ran.
+fn is_session_meta(line: &Value) -> bool {
+    if str_field(line, "type") != Some("session_meta") {
+        return false;
+    }
+    let Some(payload) = line.get("payload").filter(|payload| payload.is_object()) else {
+        return false;
+    };
+    payload.get("id").is_some()
+        && ["cwd", "originator", "cli_version"]
+            .iter()
+            .any(|key| payload.get(key).is_some())
+}
+
+/// The envelope of one line, plus the few legacy-layout keys.
+#[derive(Default)]
+struct Envelope<'a> {
+    kind: Option<Cow<'a, str>>,
+    /// The payload, read directly when `type` came first.
+    payload: Option<Payload<'a>>,
+    /// The payload as raw JSON, when it came before `type`.
+    raw_payload: Option<&'a RawValue>,
+    record_type: Option<Cow<'a, str>>,
+    has_id: bool,
+    has_instructions: bool,
+}
+
+/// The envelope keys this reader looks at; all others are skipped unread.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum Key {
+    Type,
+    Payload,
+    RecordType,
+    Id,
+    Instructions,
+    #[serde(other)]
+    Other,
+}
+
+/// A string that borrows from the line unless it has escapes. The pi and Gemini readers use it
+/// too.
+#[derive(Deserialize)]
+pub(super) struct Text<'a>(#[serde(borrow)] pub(super) Cow<'a, str>);
+
+/// An optional string that borrows from the line unless it has escapes, for
+/// `#[serde(borrow, deserialize_with = "borrowed_str")]` on an `Option<Cow<str>>` field: serde
+/// borrows a bare `Cow<str>` field but always copies one inside an `Option`. The pi and Gemini
+/// readers use it too.
+pub(super) fn borrowed_str<'de: 'a, 'a, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Cow<'a, str>>, D::Error> {
+    Ok(Option::<Text<'a>>::deserialize(deserializer)?.map(|text| text.0))
+}
+
+impl<'de> Deserialize<'de> for Envelope<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(EnvelopeVisitor)
+    }
+}
+
+struct EnvelopeVisitor;
+
+impl<'de> Visitor<'de> for EnvelopeVisitor {
+    type Value = Envelope<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a Codex rollout line object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut envelope = Envelope::default();
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Type => envelope.kind = Some(map.next_value::<Text<'de>>()?.0),
+                Key::Payload => match &envelope.kind {
+                    Some(kind) => envelope.payload = Some(map.next_value_seed(PayloadSeed(kind))?),
+                    None => envelope.raw_payload = Some(map.next_value()?),
+                },
+                Key::RecordType => envelope.record_type = Some(map.next_value::<Text<'de>>()?.0),
+                Key::Id => {
+                    envelope.has_id = true;
+                    map.next_value::<IgnoredAny>()?;
+                }
+                Key::Instructions => {
+                    envelope.has_instructions = true;
+                    map.next_value::<IgnoredAny>()?;
+                }
+                Key::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(envelope)
+    }
+}
+
+/// A payload, read into the shape its envelope type calls for.
+enum Payload<'a> {
+    Item(Item<'a>),
+    Event(Event<'a>),
+    Compacted(Compacted<'a>),
+    /// Any other envelope type: skipped unread, it is bookkeeping.
+    Other,
+}
+
+/// Reads a payload given its envelope `type`.
+struct PayloadSeed<'k>(&'k str);
+
+impl<'de> DeserializeSeed<'de> for PayloadSeed<'_> {
+    type Value = Payload<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        Ok(match self.0 {
+            "response_item" => Payload::Item(Item::deserialize(deserializer)?),
+            "event_msg" => Payload::Event(Event::deserialize(deserializer)?),
+            "compacted" => Payload::Compacted(Compacted::deserialize(deserializer)?),
+            _ => {
+                IgnoredAny::deserialize(deserializer)?;
+                Payload::Other
+            }
+        })
+    }
+}
+
+/// A response item, flattened: every field the item types read here use. Fields whose shape
+/// differs between types (`arguments`, `input`, `action` …) are kept as raw JSON.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Item<'a> {
+    #[serde(rename = "type", borrow, deserialize_with = "borrowed_str")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    role: Option<Cow<'a, str>>,
+    /// Content of `message` and `agent_message`; full reasoning text of `reasoning`.
+    #[serde(borrow)]
+    content: StrOrSeq<'a, ContentItem<'a>>,
+    /// Reasoning summaries.
+    #[serde(borrow)]
+    summary: StrOrSeq<'a, ContentItem<'a>>,
+    /// Only whether it is there matters: the blob is opaque.
+    encrypted_content: Option<IgnoredAny>,
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    name: Option<Cow<'a, str>>,
+    /// `function_call`: a JSON string holding JSON; `tool_search_call`: an object.
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+    /// `custom_tool_call`: the freeform input, a string.
+    #[serde(borrow)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow)]
+    output: ToolOutput<'a>,
+    /// `local_shell_call` and `web_search_call`.
+    #[serde(borrow)]
+    action: Option<&'a RawValue>,
+    /// `tool_search_output`: the tool definitions found.
+    #[serde(borrow)]
+    tools: Option<&'a RawValue>,
+    /// `image_generation_call`: the image, base64.
+    result: Option<IgnoredAny>,
+}
+
+/// One content item of a message or reasoning item (`input_text`, `output_text`,
+/// `input_image`, `summary_text`, `reasoning_text`, `encrypted_content` …). An image's URL
+/// (often a large data URL) is skipped unread.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ContentItem<'a> {
+    #[serde(rename = "type", borrow, deserialize_with = "borrowed_str")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    text: Option<Cow<'a, str>>,
+}
+
+/// A tool call's output. Codex writes a string, a list of content items, or (seen in newer
+/// files) one content item object; an object without `type` is read through its `content`.
+#[derive(Default)]
+enum ToolOutput<'a> {
+    #[default]
+    Absent,
+    Text(Cow<'a, str>),
+    Items(Vec<ContentItem<'a>>),
+}
+
+/// The object form of a tool output.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct OutputObject<'a> {
+    #[serde(rename = "type", borrow, deserialize_with = "borrowed_str")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    content: StrOrSeq<'a, ContentItem<'a>>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for ToolOutput<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct OutputVisitor;
+
+        impl<'de> Visitor<'de> for OutputVisitor {
+            type Value = ToolOutput<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a tool output (string, list or object)")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(ToolOutput::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(ToolOutput::Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(ToolOutput::Text(Cow::Owned(v)))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(ToolOutput::Absent)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(ToolOutput::Absent)
+            }
+            // A number or boolean output says nothing a model reads as text worth counting.
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(ToolOutput::Absent)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(ToolOutput::Absent)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(ToolOutput::Absent)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(ToolOutput::Absent)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(ToolOutput::Items(items))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                let object = OutputObject::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(match (object.kind, object.content) {
+                    (Some(kind), _) => ToolOutput::Items(vec![ContentItem {
+                        kind: Some(kind),
+                        text: object.text,
+                    }]),
+                    (None, StrOrSeq::Str(text)) => ToolOutput::Text(text),
+                    (None, StrOrSeq::Seq(items)) => ToolOutput::Items(items),
+                })
+            }
+        }
+
+        deserializer.deserialize_any(OutputVisitor)
+    }
+}
+
+/// An `event_msg` payload: only its type, and the token figures of `token_count`. `info` is
+/// kept raw because other events may use the name for something else.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Event<'a> {
+    #[serde(rename = "type", borrow, deserialize_with = "borrowed_str")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    info: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct TokenInfo {
+    last_token_usage: Option<TokenUsage>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct TokenUsage {
+    total_tokens: LenientU64,
+}
+
+/// A `compacted` payload. `replacement_history` is `null` in builds before 0.6x.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Compacted<'a> {
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    message: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    replacement_history: Option<Vec<Item<'a>>>,
+}
+
+/// The record a response item (an envelope payload or a bare legacy line) is read into.
+fn read_item<'a>(line: usize, raw: &'a [u8], item: Item<'a>) -> Result<Record<'a>> {
+    let Some(kind) = item.kind else {
+        bail!("response item has no \"type\"");
+    };
+    let assistant = |parts| Entry::Message(Message::new(Role::Assistant, parts));
+    let entry = match kind.as_ref() {
+        "message" => {
+            let role = match item.role.as_deref() {
+                Some("user") => Role::User,
+                Some("assistant") => Role::Assistant,
+                Some("developer" | "system") => Role::System,
+                // The value is not quoted: it is transcript text and may hold escape codes.
+                Some(_) => {
+                    bail!("message item has an unknown role (expected user, assistant, developer or system)")
+                }
+                None => bail!("message item has no \"role\""),
+            };
+            Entry::Message(Message::new(role, content_parts(item.content)))
+        }
+        "agent_message" => Entry::Message(Message::new(Role::User, content_parts(item.content))),
+        "reasoning" => assistant(reasoning_parts(
+            item.summary,
+            item.content,
+            item.encrypted_content.is_some(),
+        )),
+        "function_call" => assistant(vec![Part::ToolCall {
+            name: item.name.unwrap_or_default(),
+            arguments: json_text(item.arguments),
+        }]),
+        "custom_tool_call" => assistant(vec![Part::ToolCall {
+            name: item.name.unwrap_or_default(),
+            arguments: json_text(item.input),
+        }]),
+        "local_shell_call" => assistant(vec![tool_call("local_shell", item.action)]),
+        "web_search_call" => assistant(vec![tool_call("web_search", item.action)]),
+        "tool_search_call" => assistant(vec![Part::ToolCall {
+            name: Cow::Borrowed("tool_search"),
+            arguments: json_text(item.arguments),
+        }]),
+        "image_generation_call" => assistant(vec![match item.result {
+            Some(_) => Part::Media(MediaKind::Image),
+            None => Part::Other(kind),
+        }]),
+        "function_call_output" | "custom_tool_call_output" => {
+            Entry::Message(Message::new(Role::Tool, output_parts(item.output)))
+        }
+        "tool_search_output" => Entry::Message(Message::new(
+            Role::Tool,
+            vec![Part::ToolResult(
+                item.tools
+                    .map_or(Cow::Borrowed(""), |raw| Cow::Borrowed(raw.get())),
+            )],
+        )),
+        _ => Entry::Bookkeeping(Cow::Owned(format!("response_item/{kind}"))),
+    };
+    Ok(Record::new(line, raw, entry))
+}
+
+/// A tool call whose arguments are a raw JSON object (or `{}` when it is missing).
+fn tool_call<'a>(name: &'static str, arguments: Option<&'a RawValue>) -> Part<'a> {
+    Part::ToolCall {
+        name: Cow::Borrowed(name),
+        arguments: arguments.map_or(Cow::Borrowed("{}"), |raw| Cow::Borrowed(raw.get())),
+    }
+}
+
+/// The parts of message content: text, images, other media; encrypted items hold nothing
+/// readable and are left out.
+fn content_parts<'a>(content: StrOrSeq<'a, ContentItem<'a>>) -> Vec<Part<'a>> {
+    match content {
+        StrOrSeq::Str(text) => vec![Part::Text(text)],
+        StrOrSeq::Seq(items) => items.into_iter().filter_map(content_part).collect(),
+    }
+}
+
+fn content_part(item: ContentItem<'_>) -> Option<Part<'_>> {
+    let Some(kind) = item.kind else {
+        // An untyped item with text is text; an untyped item without it says nothing.
+        return item.text.map(Part::Text);
+    };
+    Some(match kind.as_ref() {
+        "input_text" | "output_text" | "text" => Part::Text(item.text.unwrap_or_default()),
+        "input_image" | "image" => Part::Media(MediaKind::Image),
+        "input_audio" | "audio" => Part::Media(MediaKind::Audio),
+        "input_file" | "file" => Part::Media(MediaKind::Document),
+        "encrypted_content" => return None,
+        _ => Part::Other(kind),
+    })
+}
+
+/// Reasoning: one thinking part per summary and per content text. Reasoning that is only an
+/// encrypted blob becomes one empty thinking part, as redacted thinking does elsewhere.
+fn reasoning_parts<'a>(
+    summary: StrOrSeq<'a, ContentItem<'a>>,
+    content: StrOrSeq<'a, ContentItem<'a>>,
+    encrypted: bool,
+) -> Vec<Part<'a>> {
+    let mut parts = Vec::new();
+    for texts in [summary, content] {
+        match texts {
+            StrOrSeq::Str(text) => parts.push(Part::Thinking(text)),
+            StrOrSeq::Seq(items) => parts.extend(
+                items
+                    .into_iter()
+                    .filter_map(|item| item.text.map(Part::Thinking)),
+            ),
+        }
+    }
+    if parts.is_empty() && encrypted {
+        parts.push(Part::Thinking(Cow::Borrowed("")));
+    }
+    parts
+}
+
+/// A tool output: one tool result with the text items joined by newlines, then any images.
+fn output_parts(output: ToolOutput<'_>) -> Vec<Part<'_>> {
+    match output {
+        ToolOutput::Absent => vec![Part::ToolResult(Cow::Borrowed(""))],
+        ToolOutput::Text(text) => vec![Part::ToolResult(text)],
+        ToolOutput::Items(items) => {
+            let mut texts = Vec::new();
+            let mut extras = Vec::new();
+            for item in items {
+                match content_part(item) {
+                    Some(Part::Text(text)) => texts.push(text),
+                    Some(other) => extras.push(other),
+                    None => {}
+                }
+            }
+            let mut parts = vec![Part::ToolResult(join_texts(texts))];
+            parts.extend(extras);
+            parts
+        }
+    }
+}
+
+/// The text of a JSON value that may be a string (tool-call arguments are a JSON string
+/// holding JSON; a custom tool's input is free text): the string's contents, borrowed when it
+/// has no escapes; any other value as its JSON text; empty when absent or `null`.
+fn json_text(raw: Option<&RawValue>) -> Cow<'_, str> {
+    let Some(json) = raw.map(RawValue::get) else {
+        return Cow::Borrowed("");
+    };
+    if !json.starts_with('"') {
+        return Cow::Borrowed(if json == "null" { "" } else { json });
+    }
+    match serde_json::from_str::<&str>(json) {
+        Ok(text) => Cow::Borrowed(text),
+        // A string with escapes cannot be borrowed and is decoded into a copy. That only fails
+        // on an escape serde_json refuses (a lone surrogate); the JSON text is then the best
+        // account of the value, and a tool call is never worth failing the line over.
+        Err(_) => serde_json::from_str::<String>(json).map_or(Cow::Borrowed(json), Cow::Owned),
+    }
+}
+
+/// `event_msg/<type>`, or `event_msg` for an event without a type.
+fn event_name<'a>(event: &Event<'a>) -> Cow<'a, str> {
+    match &event.kind {
+        Some(kind) => Cow::Owned(format!("event_msg/{kind}")),
+        None => Cow::Borrowed("event_msg"),
+    }
+}
+
+/// The context size a `token_count` event reports: the last call's total tokens. `info` is
+/// `null` before the first call; a total of zero is a placeholder no real call reports (a
+/// context always holds at least the instructions), so it is not a size either.
+fn token_usage(info: Option<&RawValue>) -> Option<Usage> {
+    let info: TokenInfo = serde_json::from_str(info?.get()).ok()?;
+    let context_tokens = info
+        .last_token_usage?
+        .total_tokens
+        .0
+        .filter(|&total| total > 0)?;
+    Some(Usage {
+        context_tokens,
+        response_key: None,
+    })
+}
+
+/// What the model sees after a compaction: the replacement history's message texts and images,
+/// with the summary first unless the history already carries it.
+fn compacted_parts(compacted: Compacted<'_>) -> Vec<Part<'_>> {
+    let mut history = Vec::new();
+    for item in compacted.replacement_history.into_iter().flatten() {
+        // Only messages carry what the model reads as the new context; `compaction` blobs are
+        // opaque and `ghost_snapshot`s are never sent.
+        if matches!(item.kind.as_deref(), Some("message" | "agent_message")) {
+            history.extend(
+                content_parts(item.content)
+                    .into_iter()
+                    .filter(|part| matches!(part, Part::Text(_) | Part::Media(_))),
+            );
+        }
+    }
+    let summary = compacted.message.filter(|message| !message.is_empty());
+    let mut parts = Vec::with_capacity(history.len() + 1);
+    if let Some(summary) = summary {
+        let repeated = history
+            .iter()
+            .any(|part| matches!(part, Part::Text(text) if *text == summary));
+        if !repeated {
+            parts.push(Part::Text(summary));
+        }
+    }
+    parts.extend(history);
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::path::Path;
+
+    use super::*;
+    use crate::transcript::claude_code::ClaudeCode;
+    use crate::transcript::gemini::Gemini;
+    use crate::transcript::pi::Pi;
+    use crate::transcript::DETECT_LINES;
+
+    fn read(text: &str) -> Record<'_> {
+        Codex.read(1, text).unwrap()
+    }
+
+    fn parts<'a>(record: &'a Record<'_>) -> &'a [Part<'a>] {
+        &record.message().unwrap().parts
+    }
+
+    fn role(record: &Record<'_>) -> Role {
+        record.message().unwrap().role
+    }
+
+    fn bookkeeping(record: &Record<'_>) -> String {
+        match &record.entry {
+            Entry::Bookkeeping(name) => name.to_string(),
+            Entry::Message(_) => panic!("a message, not bookkeeping"),
+        }
+    }
+
+    fn item(payload: &str) -> String {
+        format!(r#"{{"timestamp":"t","type":"response_item","payload":{payload}}}"#)
+    }
+
+    fn head(lines: &[&str]) -> Vec<Value> {
+        lines
+            .iter()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn reads_messages_by_role() {
+        let line = item(
+            r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"List the files"},{"type":"input_image","image_url":"data:image/png;base64,AAA"}]}"#,
+        );
+        let record = read(&line);
+        assert_eq!(role(&record), Role::User);
+        assert_eq!(
+            parts(&record),
+            [
+                Part::Text("List the files".into()),
+                Part::Media(MediaKind::Image)
+            ]
+        );
+        assert!(matches!(parts(&record)[0], Part::Text(Cow::Borrowed(_))));
+        let assistant = item(
+            r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]}"#,
+        );
+        assert_eq!(role(&read(&assistant)), Role::Assistant);
+        for system in ["developer", "system"] {
+            let line = item(&format!(
+                r#"{{"type":"message","role":"{system}","content":[{{"type":"input_text","text":"x"}}]}}"#
+            ));
+            assert_eq!(role(&read(&line)), Role::System);
+        }
+    }
+
+    #[test]
+    fn reads_reasoning() {
+        let line = item(
+            r#"{"type":"reasoning","summary":[{"type":"summary_text","text":"plan"}],"content":[{"type":"reasoning_text","text":"deep"}],"encrypted_content":"gAAAA"}"#,
+        );
+        let record = read(&line);
+        assert_eq!(role(&record), Role::Assistant);
+        assert_eq!(
+            parts(&record),
+            [Part::Thinking("plan".into()), Part::Thinking("deep".into())]
+        );
+        let encrypted =
+            item(r#"{"type":"reasoning","summary":[],"content":null,"encrypted_content":"gAAAA"}"#);
+        assert_eq!(parts(&read(&encrypted)), [Part::Thinking("".into())]);
+    }
+
+    #[test]
+    fn reads_tool_calls() {
+        let function = item(
+            r#"{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"c1"}"#,
+        );
+        assert_eq!(
+            parts(&read(&function)),
+            [Part::ToolCall {
+                name: "shell".into(),
+                arguments: r#"{"command":["ls"]}"#.into()
+            }]
+        );
+        let custom = item(
+            r#"{"type":"custom_tool_call","status":"completed","call_id":"c2","name":"apply_patch","input":"*** Begin Patch"}"#,
+        );
+        assert_eq!(
+            parts(&read(&custom)),
+            [Part::ToolCall {
+                name: "apply_patch".into(),
+                arguments: "*** Begin Patch".into()
+            }]
+        );
+        let shell = item(
+            r#"{"type":"local_shell_call","call_id":"c3","status":"completed","action":{"type":"exec","command":["ls"]}}"#,
+        );
+        assert_eq!(
+            parts(&read(&shell)),
+            [Part::ToolCall {
+                name: "local_shell".into(),
+                arguments: r#"{"type":"exec","command":["ls"]}"#.into()
+            }]
+        );
+        // `arguments: null` is seen in real files.
+        let null = item(r#"{"type":"function_call","name":"f","arguments":null,"call_id":"c"}"#);
+        assert_eq!(
+            parts(&read(&null)),
+            [Part::ToolCall {
+                name: "f".into(),
+                arguments: "".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn reads_tool_outputs_in_every_shape() {
+        let string = item(r#"{"type":"function_call_output","call_id":"c","output":"a.txt\n"}"#);
+        let record = read(&string);
+        assert_eq!(role(&record), Role::Tool);
+        assert_eq!(parts(&record), [Part::ToolResult("a.txt\n".into())]);
+        let list = item(
+            r#"{"type":"custom_tool_call_output","call_id":"c","output":[{"type":"input_text","text":"a"},{"type":"input_image","image_url":"data:"},{"type":"input_text","text":"b"}]}"#,
+        );
+        assert_eq!(
+            parts(&read(&list)),
+            [
+                Part::ToolResult("a\nb".into()),
+                Part::Media(MediaKind::Image)
+            ]
+        );
+        let object = item(
+            r#"{"type":"function_call_output","call_id":"c","output":{"type":"input_text","text":"one","detail":null}}"#,
+        );
+        assert_eq!(parts(&read(&object)), [Part::ToolResult("one".into())]);
+        let wrapped = item(
+            r#"{"type":"function_call_output","call_id":"c","output":{"content":"failed","success":false}}"#,
+        );
+        assert_eq!(parts(&read(&wrapped)), [Part::ToolResult("failed".into())]);
+    }
+
+    #[test]
+    fn reads_hosted_tools_and_agent_messages() {
+        let search = item(
+            r#"{"type":"web_search_call","status":"completed","action":{"type":"search","query":"q"}}"#,
+        );
+        assert_eq!(
+            parts(&read(&search)),
+            [Part::ToolCall {
+                name: "web_search".into(),
+                arguments: r#"{"type":"search","query":"q"}"#.into()
+            }]
+        );
+        let tool_search =
+            item(r#"{"type":"tool_search_call","call_id":"c","arguments":{"query":"x"}}"#);
+        assert_eq!(
+            parts(&read(&tool_search)),
+            [Part::ToolCall {
+                name: "tool_search".into(),
+                arguments: r#"{"query":"x"}"#.into()
+            }]
+        );
+        let found = item(r#"{"type":"tool_search_output","call_id":"c","tools":[{"name":"t"}]}"#);
+        let record = read(&found);
+        assert_eq!(role(&record), Role::Tool);
+        assert_eq!(
+            parts(&record),
+            [Part::ToolResult(r#"[{"name":"t"}]"#.into())]
+        );
+        let image = item(r#"{"type":"image_generation_call","status":"done","result":"iVBOR"}"#);
+        assert_eq!(parts(&read(&image)), [Part::Media(MediaKind::Image)]);
+        let agent = item(
+            r#"{"type":"agent_message","author":"a","recipient":"b","content":[{"type":"input_text","text":"hi"},{"type":"encrypted_content","encrypted_content":"x"}]}"#,
+        );
+        let record = read(&agent);
+        assert_eq!(role(&record), Role::User);
+        assert_eq!(parts(&record), [Part::Text("hi".into())]);
+    }
+
+    #[test]
+    fn harness_items_are_bookkeeping() {
+        let cases = [
+            (
+                item(r#"{"type":"ghost_snapshot","ghost_commit":{"id":"g"}}"#),
+                "response_item/ghost_snapshot",
+            ),
+            (
+                item(r#"{"type":"compaction","encrypted_content":"x"}"#),
+                "response_item/compaction",
+            ),
+            (
+                item(r#"{"type":"compaction_summary","encrypted_content":"x"}"#),
+                "response_item/compaction_summary",
+            ),
+            (
+                item(r#"{"type":"brand_new","id":"x"}"#),
+                "response_item/brand_new",
+            ),
+            // Unknown types may shape known field names differently; they stay bookkeeping.
+            (
+                item(r#"{"type":"brand_new","content":{"odd":1},"output":7}"#),
+                "response_item/brand_new",
+            ),
+            (
+                r#"{"type":"brand_new","summary":{"odd":1}}"#.to_owned(),
+                "response_item/brand_new",
+            ),
+            (
+                r#"{"timestamp":"t","type":"session_meta","payload":{"id":"s","cwd":"/"}}"#.to_owned(),
+                "session_meta",
+            ),
+            (
+                r#"{"timestamp":"t","type":"turn_context","payload":{"cwd":"/","model":"m"}}"#.to_owned(),
+                "turn_context",
+            ),
+            (
+                r#"{"timestamp":"t","ordinal":3,"type":"world_state","payload":{"full":true}}"#.to_owned(),
+                "world_state",
+            ),
+            (
+                r#"{"timestamp":"t","type":"event_msg","payload":{"type":"agent_message","message":"hi"}}"#.to_owned(),
+                "event_msg/agent_message",
+            ),
+        ];
+        for (line, name) in cases {
+            let record = read(&line);
+            assert_eq!(bookkeeping(&record), name);
+            assert!(record.usage.is_none() && !record.compaction);
+        }
+    }
+
+    #[test]
+    fn token_count_events_carry_the_context_size() {
+        let record = read(
+            r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"total_tokens":99999},"last_token_usage":{"input_tokens":16341,"output_tokens":81,"total_tokens":16422},"model_context_window":258400},"rate_limits":{}}}"#,
+        );
+        assert_eq!(bookkeeping(&record), "event_msg/token_count");
+        assert_eq!(
+            record.usage,
+            Some(Usage {
+                context_tokens: 16422,
+                response_key: None
+            })
+        );
+        for info in [
+            "null",
+            r#"{"last_token_usage":{"total_tokens":0}}"#,
+            r#"{"last_token_usage":{"total_tokens":"many"}}"#,
+            r#""text""#,
+        ] {
+            let line = format!(
+                r#"{{"timestamp":"t","type":"event_msg","payload":{{"type":"token_count","info":{info}}}}}"#
+            );
+            assert!(read(&line).usage.is_none(), "{info}");
+        }
+        // Another event may use `info` for anything.
+        let other =
+            read(r#"{"timestamp":"t","type":"event_msg","payload":{"type":"x","info":"y"}}"#);
+        assert!(other.usage.is_none());
+    }
+
+    #[test]
+    fn compacted_is_a_compaction_with_the_new_context() {
+        let legacy = read(
+            r#"{"timestamp":"t","type":"compacted","payload":{"message":"Summary text","replacement_history":null}}"#,
+        );
+        assert!(legacy.compaction);
+        assert_eq!(role(&legacy), Role::User);
+        assert_eq!(parts(&legacy), [Part::Text("Summary text".into())]);
+
+        let local = read(
+            r#"{"timestamp":"t","type":"compacted","payload":{"message":"S","replacement_history":[{"type":"message","role":"developer","content":[{"type":"input_text","text":"perms"}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"ask"},{"type":"input_image","image_url":"u"}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"S"}]},{"type":"ghost_snapshot","ghost_commit":{}}]}}"#,
+        );
+        assert!(local.compaction);
+        // The summary is in the history already, so it is not repeated in front.
+        assert_eq!(
+            parts(&local),
+            [
+                Part::Text("perms".into()),
+                Part::Text("ask".into()),
+                Part::Media(MediaKind::Image),
+                Part::Text("S".into()),
+            ]
+        );
+
+        let remote = read(
+            r#"{"timestamp":"t","type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"ask"}]},{"type":"compaction","encrypted_content":"x"}],"window_number":2}}"#,
+        );
+        assert_eq!(parts(&remote), [Part::Text("ask".into())]);
+
+        let other = read(
+            r#"{"timestamp":"t","type":"compacted","payload":{"message":"S","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"ask"}]}]}}"#,
+        );
+        assert_eq!(
+            parts(&other),
+            [Part::Text("S".into()), Part::Text("ask".into())]
+        );
+    }
+
+    #[test]
+    fn payload_before_type_is_read_the_same() {
+        let line = r#"{"payload":{"type":"function_call","name":"f","arguments":"{}"},"type":"response_item","timestamp":"t"}"#;
+        assert_eq!(
+            parts(&read(line)),
+            [Part::ToolCall {
+                name: "f".into(),
+                arguments: "{}".into()
+            }]
+        );
+        let event = r#"{"payload":{"type":"token_count","info":{"last_token_usage":{"total_tokens":5}}},"type":"event_msg"}"#;
+        assert_eq!(read(event).usage.map(|u| u.context_tokens), Some(5));
+    }
+
+    #[test]
+    fn reads_the_legacy_bare_layout() {
+        let header = read(
+            r#"{"id":"5973b6c0","timestamp":"2025-08-01T00:00:00Z","instructions":null,"git":{"branch":"main"}}"#,
+        );
+        assert_eq!(bookkeeping(&header), "session_meta");
+        assert_eq!(
+            bookkeeping(&read(r#"{"record_type":"state"}"#)),
+            "record_type/state"
+        );
+        let message = read(
+            r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>"}]}"#,
+        );
+        assert_eq!(
+            parts(&message),
+            [Part::Text("<environment_context>".into())]
+        );
+        let call =
+            read(r#"{"type":"function_call","name":"shell","arguments":"{}","call_id":"c"}"#);
+        assert_eq!(role(&call), Role::Assistant);
+        assert_eq!(
+            bookkeeping(&read(r#"{"type":"ghost_snapshot","ghost_commit":{}}"#)),
+            "response_item/ghost_snapshot"
+        );
+    }
+
+    #[test]
+    fn errors_do_not_quote_the_line() {
+        let no_type = Codex
+            .read(1, r#"{"timestamp":"t","payload":{"type":"message"}}"#)
+            .unwrap_err();
+        assert_eq!(no_type.to_string(), "line has no \"type\"");
+        assert!(Codex.read(1, r#"{"role":"user"}"#).is_err());
+        let role = Codex
+            .read(
+                1,
+                &item(r#"{"type":"message","role":"\u001b[31mcritic","content":[]}"#),
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(!role.contains("critic"), "{role}");
+        assert!(Codex
+            .read(1, &item(r#"{"type":"message","content":[]}"#))
+            .is_err());
+        let shape = Codex
+            .read(
+                1,
+                &item(r#"{"type":"message","role":"user","content":[{"type":"input_text","text":["secret"]}]}"#),
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(!shape.contains("secret"), "{shape}");
+        assert!(Codex.read(1, &item("[1]")).is_err());
+        assert!(Codex.read(1, "{\"type\":").is_err());
+        // A line cut off mid-write keeps serde_json's end-of-input error, which the caller
+        // recognises on an unterminated last line.
+        let cut = Codex
+            .read(
+                1,
+                r#"{"timestamp":"t","type":"response_item","payload":{"type":"mess"#,
+            )
+            .unwrap_err();
+        assert!(cut
+            .downcast_ref::<serde_json::Error>()
+            .is_some_and(serde_json::Error::is_eof));
+    }
+
+    #[test]
+    fn detection() {
+        assert!(Codex.detect(&head(&[
+            r#"{"timestamp":"t","type":"session_meta","payload":{"id":"s","cwd":"/","originator":"codex_cli_rs"}}"#
+        ])));
+        assert!(Codex.detect(&head(&[
+            r#"{"id":"s","timestamp":"t","instructions":null}"#,
+            r#"{"type":"message","role":"user","content":[]}"#,
+        ])));
+        assert!(Codex.detect(&head(&[
+            r#"{"type":"message","role":"user","content":[]}"#,
+            r#"{"record_type":"state"}"#,
+        ])));
+        // A session_meta without identity, or a legacy header that is not first, is not enough.
+        assert!(!Codex.detect(&head(&[
+            r#"{"timestamp":"t","type":"session_meta","payload":{"cwd":"/"}}"#
+        ])));
+        assert!(!Codex.detect(&head(&[
+            r#"{"role":"user","content":"x"}"#,
+            r#"{"id":"s","timestamp":"t","instructions":null}"#,
+        ])));
+        assert!(!Codex.detect(&head(&[r#"{"role":"user","content":"x"}"#, "1"])));
+    }
+
+    /// Every non-blank line of a corpus file, with its 1-based number.
+    fn corpus(path: &str) -> Vec<(usize, String)> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/corpus")
+            .join(path);
+        fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .enumerate()
+            .filter(|(_, line)| !line.trim().is_empty())
+            .map(|(index, line)| (index + 1, line.to_owned()))
+            .collect()
+    }
+
+    fn corpus_head(lines: &[(usize, String)]) -> Vec<Value> {
+        lines
+            .iter()
+            .filter_map(|(_, line)| serde_json::from_str(line).ok())
+            .take(DETECT_LINES)
+            .collect()
+    }
+
+    #[test]
+    fn reads_the_codex_corpus() {
+        let lines = corpus("codex/agent-sessions-small.jsonl");
+        let head = corpus_head(&lines);
+        assert!(Codex.detect(&head));
+        for other in [&ClaudeCode as &dyn Format, &Pi, &Gemini] {
+            assert!(!other.detect(&head));
+        }
+        let (mut messages, mut compactions, mut usages) = (0, 0, 0);
+        for (number, line) in &lines {
+            let record = Codex
+                .read(*number, line)
+                .unwrap_or_else(|err| panic!("line {number}: {err}"));
+            messages += usize::from(record.message().is_some());
+            compactions += usize::from(record.compaction);
+            usages += usize::from(record.usage.is_some());
+        }
+        // Counted with jq:
+        //   messages (response items of the types read as messages, plus `compacted`):
+        //     jq -c 'select((.type=="response_item" and (.payload.type | IN("message",
+        //       "reasoning","function_call","custom_tool_call","local_shell_call",
+        //       "function_call_output","custom_tool_call_output","web_search_call",
+        //       "tool_search_call","tool_search_output","image_generation_call",
+        //       "agent_message"))) or .type=="compacted")' FILE | wc -l          → 27
+        //   compactions: jq -c 'select(.type=="compacted")' FILE | wc -l         → 6
+        //   usages: jq -c 'select(.type=="event_msg" and .payload.type=="token_count"
+        //     and .payload.info.last_token_usage.total_tokens > 0)' FILE | wc -l → 1
+        assert_eq!((messages, compactions, usages), (27, 6, 1));
+    }
+
+    #[test]
+    fn leaves_other_corpora_alone() {
+        for path in [
+            "claude-code/claude-code-viewer-5c0375b4.jsonl",
+            "claude-code/claude-code-viewer-fe5e1c67.jsonl",
+            "claude-code/entireio-cli-a6e4c2a0fbd1.jsonl",
+            "claude-code/kimi-cli-5b2c427a42e0.jsonl",
+            "openai-chat/kimi-cli-swebench-531d195b.jsonl",
+            "openai-chat/kimi-cli-swebench-531d195b_read_1.jsonl",
+            "pi/pi-mono-large-session.jsonl",
+            "gemini-cli/agent-sessions-jsonl_v040.jsonl",
+        ] {
+            assert!(!Codex.detect(&corpus_head(&corpus(path))), "{path}");
+        }
     }
 }

@@ -1,19 +1,671 @@
-//! PLACEHOLDER: being written; replaced by the real gemini reader.
+//! Gemini CLI sessions in the JSONL layout
+//! (`~/.gemini/tmp/<projectHash>/chats/session-<date>-<id>.jsonl`). The legacy layout, one
+//! pretty-printed JSON document per session, is not JSONL and is not read here.
+//!
+//! Lines:
+//!
+//! - the metadata line `{sessionId, projectHash, startTime, …}` (no `type`): bookkeeping
+//!   `metadata`;
+//! - `{"$set": …}` metadata updates and `{"$rewindTo": <id>}` rewinds: bookkeeping `$set` and
+//!   `$rewindTo`. Gemini CLI applies them when it loads a session; this reader keeps every line
+//!   as written;
+//! - message records `{id, timestamp, type, content, …}`:
+//!   - `user`: content is a string or a list of Gemini API parts: `text` (or a `thought` part:
+//!     thinking), `inlineData` / `fileData` (media, by MIME type; image when it has none),
+//!     `functionCall` (a tool call), `functionResponse` (a tool result: `response.output` when
+//!     it is a string, else the response's JSON);
+//!   - `gemini`: the model's turn: each of `thoughts[]` as thinking (`subject`, a newline,
+//!     `description`), then `content` (an empty string is no part), then for each of
+//!     `toolCalls[]` the call (arguments: the JSON of `args`) followed by its result parts read
+//!     like `functionResponse` parts, joined into one tool result. `tokens.total` is the context
+//!     size after the turn;
+//!   - `info`, `error`, `warning` (UI notices the model never sees) and unknown types:
+//!     bookkeeping `gemini/<type>`.
+//!
+//! Gemini CLI writes no compaction marker: its chat compression exists only in memory.
+//!
+//! Speed: every record shares one flat shape, so one derived struct reads a line in one pass;
+//! `resultDisplay`, `displayContent` and media data are skipped unread.
+
+use std::borrow::Cow;
+use std::fmt;
 
 use anyhow::{bail, Result};
+use serde::de::{
+    self, value::MapAccessDeserializer, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor,
+};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::{Format, Record};
+use super::anthropic::json_error;
+use super::blocks::{join_texts, LenientU64};
+use super::codex::borrowed_str;
+use super::{str_field, Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
 
-/// The gemini format.
+/// The Gemini CLI JSONL session format.
 pub struct Gemini;
 
 impl Format for Gemini {
-    fn detect(&self, _head: &[Value]) -> bool {
-        false
+    fn detect(&self, head: &[Value]) -> bool {
+        head.iter().any(|line| {
+            let metadata = line.get("type").is_none()
+                && line.get("payload").is_none()
+                && ["sessionId", "projectHash", "startTime"]
+                    .iter()
+                    .all(|key| line.get(key).is_some());
+            metadata || str_field(line, "type") == Some("gemini")
+        })
     }
 
-    fn read<'a>(&self, _line: usize, _text: &'a str) -> Result<Record<'a>> {
-        bail!("not written yet")
+    fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
+        let record: Line<'a> = serde_json::from_str(text).map_err(json_error)?;
+        let raw = text.as_bytes();
+        let Some(kind) = record.kind else {
+            let name = if record.set.is_some() {
+                "$set"
+            } else if record.rewind_to.is_some() {
+                "$rewindTo"
+            } else if record.session_id.is_some() {
+                "metadata"
+            } else {
+                bail!("line has no \"type\" and is not a metadata, \"$set\" or \"$rewindTo\" line");
+            };
+            return Ok(Record::new(
+                line,
+                raw,
+                Entry::Bookkeeping(Cow::Borrowed(name)),
+            ));
+        };
+        let (role, parts) = match kind.as_ref() {
+            "user" => (Role::User, content_parts(record.content)),
+            "gemini" => (
+                Role::Assistant,
+                model_parts(record.content, record.thoughts, record.tool_calls),
+            ),
+            _ => {
+                let name = Cow::Owned(format!("gemini/{kind}"));
+                return Ok(Record::new(line, raw, Entry::Bookkeeping(name)));
+            }
+        };
+        let mut message = Record::new(line, raw, Entry::Message(Message::new(role, parts)));
+        if role == Role::Assistant {
+            message.usage = record.tokens.and_then(context_size);
+        }
+        Ok(message)
+    }
+}
+
+/// A line, flattened: every field the record kinds read here use.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Line<'a> {
+    #[serde(rename = "type", borrow, deserialize_with = "borrowed_str")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    content: Parts<'a>,
+    #[serde(borrow)]
+    thoughts: Option<Vec<Thought<'a>>>,
+    #[serde(rename = "toolCalls", borrow)]
+    tool_calls: Option<Vec<ToolCall<'a>>>,
+    /// Read separately and leniently: usage is advisory and must never fail a line.
+    #[serde(borrow)]
+    tokens: Option<&'a RawValue>,
+    #[serde(rename = "sessionId")]
+    session_id: Option<IgnoredAny>,
+    #[serde(rename = "$set")]
+    set: Option<IgnoredAny>,
+    #[serde(rename = "$rewindTo")]
+    rewind_to: Option<IgnoredAny>,
+}
+
+/// A thought summary of a model turn.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Thought<'a> {
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    subject: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    description: Option<Cow<'a, str>>,
+}
+
+/// A tool call of a model turn and its result.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ToolCall<'a> {
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    args: Option<&'a RawValue>,
+    /// The parts sent back to the model; `null` when the call never ran.
+    #[serde(borrow)]
+    result: Parts<'a>,
+}
+
+/// A `PartListUnion`: a string, one part, or a list of parts and strings; `null` is none.
+#[derive(Default)]
+struct Parts<'a>(Vec<GeminiPart<'a>>);
+
+/// A Gemini API part, flattened. A bare string in a part list is a `text` part.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct GeminiPart<'a> {
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    text: Option<Cow<'a, str>>,
+    /// True on a thought part, whose `text` is reasoning.
+    #[serde(borrow)]
+    thought: Option<&'a RawValue>,
+    #[serde(rename = "inlineData", borrow)]
+    inline_data: Option<Blob<'a>>,
+    #[serde(rename = "fileData", borrow)]
+    file_data: Option<Blob<'a>>,
+    #[serde(rename = "functionCall", borrow)]
+    function_call: Option<FunctionCall<'a>>,
+    #[serde(rename = "functionResponse", borrow)]
+    function_response: Option<FunctionResponse<'a>>,
+}
+
+/// Inline or file media; only the MIME type is read, the data is skipped.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Blob<'a> {
+    #[serde(rename = "mimeType", borrow, deserialize_with = "borrowed_str")]
+    mime_type: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct FunctionCall<'a> {
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    args: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct FunctionResponse<'a> {
+    /// Any object; Gemini CLI's tools put their text in `output`.
+    #[serde(borrow)]
+    response: Option<&'a RawValue>,
+}
+
+/// The `output` of a function response, when it is a string.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ResponseOutput<'a> {
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    output: Option<Cow<'a, str>>,
+}
+
+/// The token figures of a model turn.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Tokens {
+    total: LenientU64,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Parts<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(PartsVisitor)
+    }
+}
+
+struct PartsVisitor;
+
+impl<'de> Visitor<'de> for PartsVisitor {
+    type Value = Parts<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string, a part or a list of parts")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Parts(vec![GeminiPart::text(Cow::Borrowed(v))]))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Parts(vec![GeminiPart::text(Cow::Owned(v.to_owned()))]))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Parts(vec![GeminiPart::text(Cow::Owned(v))]))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Parts::default())
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Parts::default())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut parts = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(PartOrText(part)) = seq.next_element()? {
+            parts.push(part);
+        }
+        Ok(Parts(parts))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        Ok(Parts(vec![GeminiPart::deserialize(
+            MapAccessDeserializer::new(map),
+        )?]))
+    }
+}
+
+/// An element of a part list: a part object or a bare string.
+struct PartOrText<'a>(GeminiPart<'a>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for PartOrText<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct PartVisitor;
+
+        impl<'de> Visitor<'de> for PartVisitor {
+            type Value = PartOrText<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a part or a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(PartOrText(GeminiPart::text(Cow::Borrowed(v))))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(PartOrText(GeminiPart::text(Cow::Owned(v.to_owned()))))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(PartOrText(GeminiPart::text(Cow::Owned(v))))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                Ok(PartOrText(GeminiPart::deserialize(
+                    MapAccessDeserializer::new(map),
+                )?))
+            }
+        }
+
+        deserializer.deserialize_any(PartVisitor)
+    }
+}
+
+impl<'a> GeminiPart<'a> {
+    fn text(text: Cow<'a, str>) -> Self {
+        GeminiPart {
+            text: Some(text),
+            ..GeminiPart::default()
+        }
+    }
+
+    /// The model part this is. A part with none of the fields read here (`executableCode`,
+    /// `videoMetadata`, an empty object …) is an unnamed [`Part::Other`].
+    fn into_part(self) -> Part<'a> {
+        if let Some(call) = self.function_call {
+            return Part::ToolCall {
+                name: call.name.unwrap_or_default(),
+                arguments: raw_json(call.args),
+            };
+        }
+        if let Some(response) = self.function_response {
+            return Part::ToolResult(response_text(response.response));
+        }
+        if let Some(blob) = self.inline_data.or(self.file_data) {
+            return Part::Media(media_kind(blob.mime_type.as_deref()));
+        }
+        match self.text {
+            Some(text) if self.thought.is_some_and(|raw| raw.get() == "true") => {
+                Part::Thinking(text)
+            }
+            Some(text) => Part::Text(text),
+            None => Part::Other(Cow::Borrowed("part")),
+        }
+    }
+}
+
+/// The parts of a record's content, one per Gemini part.
+fn content_parts(content: Parts<'_>) -> Vec<Part<'_>> {
+    content.0.into_iter().map(GeminiPart::into_part).collect()
+}
+
+/// A model turn: thoughts, then content, then each tool call followed by its result.
+fn model_parts<'a>(
+    content: Parts<'a>,
+    thoughts: Option<Vec<Thought<'a>>>,
+    tool_calls: Option<Vec<ToolCall<'a>>>,
+) -> Vec<Part<'a>> {
+    let mut parts: Vec<Part<'a>> = thoughts
+        .into_iter()
+        .flatten()
+        .map(|thought| Part::Thinking(thought_text(thought)))
+        .collect();
+    parts.extend(
+        content_parts(content)
+            .into_iter()
+            // A turn that only calls tools stores `"content": ""`, which is no text at all.
+            .filter(|part| !matches!(part, Part::Text(text) if text.is_empty())),
+    );
+    for call in tool_calls.into_iter().flatten() {
+        parts.push(Part::ToolCall {
+            name: call.name.unwrap_or_default(),
+            arguments: raw_json(call.args),
+        });
+        if call.result.0.is_empty() {
+            continue;
+        }
+        let mut texts = Vec::new();
+        let mut extras = Vec::new();
+        for part in call.result.0 {
+            match part.into_part() {
+                Part::ToolResult(text) | Part::Text(text) => texts.push(text),
+                other => extras.push(other),
+            }
+        }
+        parts.push(Part::ToolResult(join_texts(texts)));
+        parts.extend(extras);
+    }
+    parts
+}
+
+/// `subject`, a newline, `description`; either alone when the other is missing or empty.
+fn thought_text(thought: Thought<'_>) -> Cow<'_, str> {
+    let subject = thought.subject.filter(|s| !s.is_empty());
+    let description = thought.description.filter(|d| !d.is_empty());
+    match (subject, description) {
+        (Some(subject), Some(description)) => Cow::Owned(format!("{subject}\n{description}")),
+        (Some(one), None) | (None, Some(one)) => one,
+        (None, None) => Cow::Borrowed(""),
+    }
+}
+
+/// A function response's text: its `output` string, else the whole response as JSON.
+fn response_text(response: Option<&RawValue>) -> Cow<'_, str> {
+    let Some(raw) = response else {
+        return Cow::Borrowed("");
+    };
+    let output = serde_json::from_str::<ResponseOutput<'_>>(raw.get())
+        .ok()
+        .and_then(|response| response.output);
+    output.unwrap_or(Cow::Borrowed(raw.get()))
+}
+
+/// Arguments as JSON text; `{}` when absent.
+fn raw_json(raw: Option<&RawValue>) -> Cow<'_, str> {
+    raw.map_or(Cow::Borrowed("{}"), |raw| Cow::Borrowed(raw.get()))
+}
+
+/// The media kind of a MIME type; an image when unknown, the common case in Gemini CLI.
+fn media_kind(mime_type: Option<&str>) -> MediaKind {
+    let mime_type = mime_type.unwrap_or_default();
+    if mime_type.starts_with("audio/") {
+        MediaKind::Audio
+    } else if mime_type.starts_with("video/") {
+        MediaKind::Video
+    } else if mime_type.starts_with("application/") || mime_type.starts_with("text/") {
+        MediaKind::Document
+    } else {
+        MediaKind::Image
+    }
+}
+
+/// The context size a model turn's `tokens` report: `total`, when it is a positive number.
+fn context_size(raw: &RawValue) -> Option<Usage> {
+    let tokens: Tokens = serde_json::from_str(raw.get()).ok()?;
+    let context_tokens = tokens.total.0.filter(|&total| total > 0)?;
+    Some(Usage {
+        context_tokens,
+        response_key: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::path::Path;
+
+    use super::*;
+    use crate::transcript::claude_code::ClaudeCode;
+    use crate::transcript::codex::Codex;
+    use crate::transcript::pi::Pi;
+    use crate::transcript::DETECT_LINES;
+
+    fn read(text: &str) -> Record<'_> {
+        Gemini.read(1, text).unwrap()
+    }
+
+    fn parts<'a>(record: &'a Record<'_>) -> &'a [Part<'a>] {
+        &record.message().unwrap().parts
+    }
+
+    fn role(record: &Record<'_>) -> Role {
+        record.message().unwrap().role
+    }
+
+    fn bookkeeping(record: &Record<'_>) -> String {
+        match &record.entry {
+            Entry::Bookkeeping(name) => name.to_string(),
+            Entry::Message(_) => panic!("a message, not bookkeeping"),
+        }
+    }
+
+    fn head(lines: &[&str]) -> Vec<Value> {
+        lines
+            .iter()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn reads_user_records() {
+        let record = read(
+            r#"{"id":"u1","timestamp":"t","type":"user","content":[{"text":"Say hello."},{"inlineData":{"mimeType":"image/png","data":"AAA"}},{"fileData":{"mimeType":"application/pdf","fileUri":"f"}},"bare"]}"#,
+        );
+        assert_eq!(role(&record), Role::User);
+        assert_eq!(
+            parts(&record),
+            [
+                Part::Text("Say hello.".into()),
+                Part::Media(MediaKind::Image),
+                Part::Media(MediaKind::Document),
+                Part::Text("bare".into()),
+            ]
+        );
+        assert!(matches!(parts(&record)[0], Part::Text(Cow::Borrowed(_))));
+        let string = read(r#"{"id":"u2","timestamp":"t","type":"user","content":"hi"}"#);
+        assert_eq!(parts(&string), [Part::Text("hi".into())]);
+        let one = read(r#"{"id":"u3","type":"user","content":{"text":"one part"}}"#);
+        assert_eq!(parts(&one), [Part::Text("one part".into())]);
+        let media = read(r#"{"type":"user","content":[{"inlineData":{"data":"AAA"}}]}"#);
+        assert_eq!(parts(&media), [Part::Media(MediaKind::Image)]);
+    }
+
+    #[test]
+    fn reads_function_responses_in_user_content() {
+        let record = read(
+            r#"{"type":"user","content":[{"functionResponse":{"id":"c","name":"ls","response":{"output":"a.txt"}}},{"functionResponse":{"name":"ls","response":{"error":"denied"}}}]}"#,
+        );
+        assert_eq!(
+            parts(&record),
+            [
+                Part::ToolResult("a.txt".into()),
+                Part::ToolResult(r#"{"error":"denied"}"#.into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn reads_model_turns() {
+        let record = read(
+            r#"{"id":"g1","timestamp":"t","type":"gemini","content":"","thoughts":[{"subject":"Listing","description":"I will run ls.","timestamp":"t"}],"tokens":{"input":11855,"output":81,"cached":0,"thoughts":0,"tool":0,"total":11936},"model":"gemini-3-flash-preview","toolCalls":[{"id":"c1","name":"run_shell_command","args":{"command":"ls -F"},"result":[{"functionResponse":{"id":"c1","name":"run_shell_command","response":{"output":"README.md"}}}],"status":"success","resultDisplay":"README.md","displayName":"Shell"},{"id":"c2","name":"read_file","args":{"path":"x"},"result":null,"status":"cancelled"}]}"#,
+        );
+        assert_eq!(role(&record), Role::Assistant);
+        assert_eq!(
+            parts(&record),
+            [
+                Part::Thinking("Listing\nI will run ls.".into()),
+                Part::ToolCall {
+                    name: "run_shell_command".into(),
+                    arguments: r#"{"command":"ls -F"}"#.into()
+                },
+                Part::ToolResult("README.md".into()),
+                Part::ToolCall {
+                    name: "read_file".into(),
+                    arguments: r#"{"path":"x"}"#.into()
+                },
+            ]
+        );
+        assert_eq!(
+            record.usage,
+            Some(Usage {
+                context_tokens: 11936,
+                response_key: None
+            })
+        );
+        let text =
+            read(r#"{"id":"g2","type":"gemini","content":"Hello!","thoughts":[],"tokens":null}"#);
+        assert_eq!(parts(&text), [Part::Text("Hello!".into())]);
+        assert!(text.usage.is_none());
+    }
+
+    #[test]
+    fn tool_results_join_texts_and_keep_media() {
+        let record = read(
+            r#"{"type":"gemini","content":[{"text":"why","thought":true},{"text":"so"}],"toolCalls":[{"name":"shot","args":{},"result":[{"functionResponse":{"name":"shot","response":{"output":"taken"}}},{"inlineData":{"mimeType":"image/png","data":"AA"}},{"text":"note"}]}],"tokens":{"total":"x"}}"#,
+        );
+        assert_eq!(
+            parts(&record),
+            [
+                Part::Thinking("why".into()),
+                Part::Text("so".into()),
+                Part::ToolCall {
+                    name: "shot".into(),
+                    arguments: "{}".into()
+                },
+                Part::ToolResult("taken\nnote".into()),
+                Part::Media(MediaKind::Image),
+            ]
+        );
+        assert!(record.usage.is_none());
+    }
+
+    #[test]
+    fn bookkeeping_lines() {
+        for (line, name) in [
+            (
+                r#"{"sessionId":"s","projectHash":"h","startTime":"t","lastUpdated":"t","kind":"main"}"#,
+                "metadata",
+            ),
+            (r#"{"$set":{"lastUpdated":"t"}}"#, "$set"),
+            (
+                r#"{"$set":{"messages":[{"id":"u","type":"user","content":"x"}]}}"#,
+                "$set",
+            ),
+            (r#"{"$rewindTo":"g-user-1"}"#, "$rewindTo"),
+            (
+                r#"{"id":"i","timestamp":"t","type":"info","content":"Compressed."}"#,
+                "gemini/info",
+            ),
+            (
+                r#"{"id":"e","type":"error","content":"quota"}"#,
+                "gemini/error",
+            ),
+            (
+                r#"{"id":"w","type":"warning","content":"slow"}"#,
+                "gemini/warning",
+            ),
+        ] {
+            let record = read(line);
+            assert_eq!(bookkeeping(&record), name);
+            assert!(record.usage.is_none() && !record.compaction);
+        }
+    }
+
+    #[test]
+    fn errors_do_not_quote_the_line() {
+        let untyped = Gemini.read(1, r#"{"content":"x"}"#).unwrap_err();
+        assert!(untyped.to_string().starts_with("line has no \"type\""));
+        let shape = Gemini
+            .read(1, r#"{"type":"user","content":[{"text":["secret"]}]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(!shape.contains("secret"), "{shape}");
+        assert!(Gemini.read(1, r#"{"type":"user","content":7}"#).is_err());
+        assert!(Gemini.read(1, "{\"type\":").is_err());
+        // A line cut off mid-write keeps serde_json's end-of-input error, which the caller
+        // recognises on an unterminated last line.
+        let cut = Gemini
+            .read(1, r#"{"id":"g","type":"gemini","content":"Hel"#)
+            .unwrap_err();
+        assert!(cut
+            .downcast_ref::<serde_json::Error>()
+            .is_some_and(serde_json::Error::is_eof));
+    }
+
+    #[test]
+    fn detection() {
+        assert!(Gemini.detect(&head(&[
+            r#"{"sessionId":"s","projectHash":"h","startTime":"t"}"#
+        ])));
+        assert!(Gemini.detect(&head(&[
+            r#"{"$set":{"lastUpdated":"t"}}"#,
+            r#"{"id":"g","type":"gemini","content":"hi"}"#,
+        ])));
+        assert!(!Gemini.detect(&head(&[
+            r#"{"sessionId":"s","projectHash":"h","startTime":"t","type":"user"}"#
+        ])));
+        assert!(!Gemini.detect(&head(&[r#"{"id":"u","type":"user","content":"hi"}"#])));
+    }
+
+    /// Every non-blank line of a corpus file, with its 1-based number.
+    fn corpus(path: &str) -> Vec<(usize, String)> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/corpus")
+            .join(path);
+        fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .enumerate()
+            .filter(|(_, line)| !line.trim().is_empty())
+            .map(|(index, line)| (index + 1, line.to_owned()))
+            .collect()
+    }
+
+    fn corpus_head(lines: &[(usize, String)]) -> Vec<Value> {
+        lines
+            .iter()
+            .filter_map(|(_, line)| serde_json::from_str(line).ok())
+            .take(DETECT_LINES)
+            .collect()
+    }
+
+    #[test]
+    fn reads_the_gemini_corpus() {
+        let lines = corpus("gemini-cli/agent-sessions-jsonl_v040.jsonl");
+        let head = corpus_head(&lines);
+        assert!(Gemini.detect(&head));
+        for other in [&Codex as &dyn Format, &ClaudeCode, &Pi] {
+            assert!(!other.detect(&head));
+        }
+        let (mut messages, mut compactions, mut usages) = (0, 0, 0);
+        for (number, line) in &lines {
+            let record = Gemini
+                .read(*number, line)
+                .unwrap_or_else(|err| panic!("line {number}: {err}"));
+            messages += usize::from(record.message().is_some());
+            compactions += usize::from(record.compaction);
+            usages += usize::from(record.usage.is_some());
+        }
+        // Counted with jq:
+        //   messages: jq -c 'select(.type=="user" or .type=="gemini")' FILE | wc -l   → 3
+        //   compactions: none; Gemini CLI writes no marker                            → 0
+        //   usages: jq -c 'select(.type=="gemini" and .tokens.total > 0)' FILE | wc -l → 2
+        assert_eq!((messages, compactions, usages), (3, 0, 2));
+    }
+
+    #[test]
+    fn leaves_other_corpora_alone() {
+        for path in [
+            "claude-code/claude-code-viewer-5c0375b4.jsonl",
+            "claude-code/claude-code-viewer-fe5e1c67.jsonl",
+            "claude-code/entireio-cli-a6e4c2a0fbd1.jsonl",
+            "claude-code/kimi-cli-5b2c427a42e0.jsonl",
+            "openai-chat/kimi-cli-swebench-531d195b.jsonl",
+            "openai-chat/kimi-cli-swebench-531d195b_read_1.jsonl",
+            "codex/agent-sessions-small.jsonl",
+            "pi/pi-mono-large-session.jsonl",
+        ] {
+            assert!(!Gemini.detect(&corpus_head(&corpus(path))), "{path}");
+        }
     }
 }

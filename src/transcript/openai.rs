@@ -201,6 +201,8 @@ mod tests {
     #[test]
     fn rejects_missing_and_unknown_roles() {
         assert!(Openai.read(1, r#"{"content":"x"}"#).is_err());
-        assert!(Openai.read(1, r#"{"role":"critic","content":"x"}"#).is_err());
+        assert!(Openai
+            .read(1, r#"{"role":"critic","content":"x"}"#)
+            .is_err());
     }
 }

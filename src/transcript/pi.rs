@@ -1,19 +1,696 @@
-//! PLACEHOLDER: being written; replaced by the real pi reader.
+//! pi coding-agent sessions (badlogic/pi-mono, `~/.pi/agent/sessions/<cwd>/<ts>_<id>.jsonl`),
+//! session formats v1 to v3.
+//!
+//! Every line is an entry with a top-level `type`:
+//!
+//! - `message` entries hold an agent message in `message`, by `role`:
+//!   - `user`: content a string or `text` / `image` blocks;
+//!   - `assistant`: `text`, `thinking` and `toolCall` blocks (arguments are an object, kept as
+//!     its JSON text), with `usage`, which gives the context size (below);
+//!   - `toolResult`: a [`Role::Tool`] message, its text blocks joined into one tool result,
+//!     followed by any images;
+//!   - `bashExecution` (a `!command` the user ran): pi sends it to the model as a user message,
+//!     so it is a user message with the command as text and the output as a tool result. With
+//!     `excludeFromContext` (`!!command`) the model never sees it, and it is bookkeeping
+//!     (`bashExecution/excluded`);
+//!   - `custom` (v3; `hookMessage` in v2): extension content pi sends as a user message;
+//!   - `branchSummary` / `compactionSummary`: a summary sent as a user message;
+//!   - any other role: bookkeeping `message/<role>`.
+//! - `compaction` is pi's own compaction marker ([`Record::compaction`]): a user message with
+//!   the summary, which is what the model is sent in place of the entries it replaces.
+//! - `branch_summary` is a user message with its summary (pi drops an empty one, and so does
+//!   this reader: it is then bookkeeping).
+//! - `custom_message` (v3) is extension content that pi does send to the model, as a user
+//!   message; unlike `custom`, which is extension state and bookkeeping.
+//! - `session` (the header), `model_change`, `thinking_level_change`, `custom`, `label`,
+//!   `session_info` and unknown types are bookkeeping named by their type.
+//!
+//! The summaries are read without the fixed wording pi wraps them in when it builds a request
+//! (`The conversation history before this point was compacted …`): that text is pi's, not the
+//! transcript's.
+//!
+//! Context size: an assistant message's `usage.totalTokens`, or when absent (v1 files) the sum
+//! of `input`, `output`, `cacheRead` and `cacheWrite`. A size of zero is no size: pi writes an
+//! all-zero usage for a request aborted before the provider answered.
+//!
+//! Speed: a hand-written visitor reads `message` straight into its struct once it has seen
+//! `type`, so a message line is scanned once; only when `type` comes later is it kept raw and
+//! read afterwards.
+
+use std::borrow::Cow;
+use std::fmt;
 
 use anyhow::{bail, Result};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::{Format, Record};
+use super::anthropic::json_error;
+use super::blocks::{join_texts, LenientU64, StrOrSeq};
+use super::codex::{borrowed_str, Text};
+use super::{str_field, Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
 
-/// The pi format.
+/// The pi session format.
 pub struct Pi;
 
 impl Format for Pi {
-    fn detect(&self, _head: &[Value]) -> bool {
-        false
+    fn detect(&self, head: &[Value]) -> bool {
+        head.iter().any(|line| {
+            str_field(line, "type") == Some("session")
+                && line.get("cwd").is_some()
+                && (line.get("provider").is_some() || line.get("version").is_some())
+        })
     }
 
-    fn read<'a>(&self, _line: usize, _text: &'a str) -> Result<Record<'a>> {
-        bail!("not written yet")
+    fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
+        let entry: Line<'a> = serde_json::from_str(text).map_err(json_error)?;
+        let raw = text.as_bytes();
+        let Some(kind) = entry.kind else {
+            bail!("line has no \"type\"");
+        };
+        let bookkeeping = |name| Ok(Record::new(line, raw, Entry::Bookkeeping(name)));
+        match kind.as_ref() {
+            "message" => {
+                let message = match (entry.message, entry.raw_message) {
+                    (Some(message), _) => message,
+                    (None, Some(raw_message)) if raw_message.get().starts_with('{') => {
+                        serde_json::from_str(raw_message.get()).map_err(json_error)?
+                    }
+                    _ => bail!("message line has no \"message\" object"),
+                };
+                read_message(line, raw, message)
+            }
+            "compaction" => {
+                let summary = summary_text(entry.summary)?.unwrap_or_default();
+                let mut record = user_record(line, raw, vec![Part::Text(summary)]);
+                record.compaction = true;
+                Ok(record)
+            }
+            "branch_summary" => match summary_text(entry.summary)?.filter(|s| !s.is_empty()) {
+                Some(summary) => Ok(user_record(line, raw, vec![Part::Text(summary)])),
+                None => bookkeeping(kind),
+            },
+            "custom_message" => {
+                let content = match (entry.content, entry.raw_content) {
+                    (Some(content), _) => content,
+                    (None, Some(raw_content)) => {
+                        serde_json::from_str(raw_content.get()).map_err(json_error)?
+                    }
+                    (None, None) => StrOrSeq::default(),
+                };
+                Ok(user_record(line, raw, content_parts(content)))
+            }
+            _ => bookkeeping(kind),
+        }
+    }
+}
+
+/// The entry fields this reader uses; every other field is skipped unread.
+#[derive(Default)]
+struct Line<'a> {
+    kind: Option<Cow<'a, str>>,
+    /// `message` of a `message` entry, read directly when `type` came first.
+    message: Option<AgentMessage<'a>>,
+    /// `message` as raw JSON, when it came before `type`.
+    raw_message: Option<&'a RawValue>,
+    /// `summary` of `compaction` and `branch_summary`, a string, decoded once the type is known.
+    summary: Option<&'a RawValue>,
+    /// `content` of a `custom_message` entry, read directly when `type` came first.
+    content: Option<StrOrSeq<'a, Block<'a>>>,
+    /// `content` as raw JSON, when it came before `type`.
+    raw_content: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum Key {
+    Type,
+    Message,
+    Summary,
+    Content,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Line<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(LineVisitor)
+    }
+}
+
+struct LineVisitor;
+
+impl<'de> Visitor<'de> for LineVisitor {
+    type Value = Line<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a pi session entry object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut line = Line::default();
+        while let Some(key) = map.next_key::<Key>()? {
+            // A field is read directly only on the entry type that uses it; on other types it
+            // may have any shape and is skipped. Before `type` is known it is kept raw.
+            let kind = line.kind.as_deref();
+            match (key, kind) {
+                (Key::Type, _) => line.kind = Some(map.next_value::<Text<'de>>()?.0),
+                (Key::Message, Some("message")) => line.message = Some(map.next_value()?),
+                (Key::Message, None) => line.raw_message = Some(map.next_value()?),
+                (Key::Summary, Some("compaction" | "branch_summary") | None) => {
+                    line.summary = Some(map.next_value()?)
+                }
+                (Key::Content, Some("custom_message")) => line.content = Some(map.next_value()?),
+                (Key::Content, None) => line.raw_content = Some(map.next_value()?),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(line)
+    }
+}
+
+/// An agent message, flattened: every field the roles read here use.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct AgentMessage<'a> {
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    role: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    content: StrOrSeq<'a, Block<'a>>,
+    /// Read separately and leniently: usage is advisory and must never fail a line.
+    #[serde(borrow)]
+    usage: Option<&'a RawValue>,
+    /// `bashExecution`: the command and its output.
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    command: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    output: Option<Cow<'a, str>>,
+    #[serde(rename = "excludeFromContext", borrow)]
+    exclude_from_context: Option<&'a RawValue>,
+    /// `branchSummary` / `compactionSummary` roles.
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    summary: Option<Cow<'a, str>>,
+}
+
+/// A content block, flattened: `text`, `thinking`, `toolCall`, `image` (whose base64 `data` is
+/// skipped unread) ….
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Block<'a> {
+    #[serde(rename = "type", borrow, deserialize_with = "borrowed_str")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    thinking: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+}
+
+/// The token counts of an assistant message's `usage`.
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct PiUsage {
+    input: LenientU64,
+    output: LenientU64,
+    cache_read: LenientU64,
+    cache_write: LenientU64,
+    total_tokens: LenientU64,
+}
+
+fn user_record<'a>(line: usize, raw: &'a [u8], parts: Vec<Part<'a>>) -> Record<'a> {
+    Record::new(line, raw, Entry::Message(Message::new(Role::User, parts)))
+}
+
+/// The record of a `message` entry.
+fn read_message<'a>(line: usize, raw: &'a [u8], message: AgentMessage<'a>) -> Result<Record<'a>> {
+    let Some(role_name) = message.role else {
+        bail!("message has no \"role\"");
+    };
+    let (role, parts) = match role_name.as_ref() {
+        "user" | "custom" | "hookMessage" => (Role::User, content_parts(message.content)),
+        "assistant" => {
+            let usage = message.usage.and_then(context_size);
+            let parts = content_parts(message.content);
+            let mut record = Record::new(
+                line,
+                raw,
+                Entry::Message(Message::new(Role::Assistant, parts)),
+            );
+            record.usage = usage;
+            return Ok(record);
+        }
+        "toolResult" => (Role::Tool, tool_result_parts(message.content)),
+        "bashExecution" => {
+            if message
+                .exclude_from_context
+                .is_some_and(|raw| raw.get() == "true")
+            {
+                let name = Cow::Borrowed("bashExecution/excluded");
+                return Ok(Record::new(line, raw, Entry::Bookkeeping(name)));
+            }
+            let parts = vec![
+                Part::Text(message.command.unwrap_or_default()),
+                Part::ToolResult(message.output.unwrap_or_default()),
+            ];
+            (Role::User, parts)
+        }
+        "branchSummary" | "compactionSummary" => (
+            Role::User,
+            vec![Part::Text(message.summary.unwrap_or_default())],
+        ),
+        _ => {
+            let name = Cow::Owned(format!("message/{role_name}"));
+            return Ok(Record::new(line, raw, Entry::Bookkeeping(name)));
+        }
+    };
+    Ok(Record::new(
+        line,
+        raw,
+        Entry::Message(Message::new(role, parts)),
+    ))
+}
+
+/// The parts of message content, one per block.
+fn content_parts<'a>(content: StrOrSeq<'a, Block<'a>>) -> Vec<Part<'a>> {
+    match content {
+        StrOrSeq::Str(text) => vec![Part::Text(text)],
+        StrOrSeq::Seq(blocks) => blocks.into_iter().map(block_part).collect(),
+    }
+}
+
+fn block_part(block: Block<'_>) -> Part<'_> {
+    let kind = block.kind.unwrap_or_default();
+    match kind.as_ref() {
+        "text" => Part::Text(block.text.unwrap_or_default()),
+        "thinking" => Part::Thinking(block.thinking.unwrap_or_default()),
+        "toolCall" => Part::ToolCall {
+            name: block.name.unwrap_or_default(),
+            arguments: block
+                .arguments
+                .map_or(Cow::Borrowed("{}"), |raw| Cow::Borrowed(raw.get())),
+        },
+        "image" => Part::Media(MediaKind::Image),
+        _ => Part::Other(kind),
+    }
+}
+
+/// A tool result: its text blocks joined into one tool result, then any images it returned.
+fn tool_result_parts<'a>(content: StrOrSeq<'a, Block<'a>>) -> Vec<Part<'a>> {
+    match content {
+        StrOrSeq::Str(text) => vec![Part::ToolResult(text)],
+        StrOrSeq::Seq(blocks) => {
+            let mut texts = Vec::new();
+            let mut extras = Vec::new();
+            for block in blocks {
+                match block_part(block) {
+                    Part::Text(text) => texts.push(text),
+                    other => extras.push(other),
+                }
+            }
+            let mut parts = vec![Part::ToolResult(join_texts(texts))];
+            parts.extend(extras);
+            parts
+        }
+    }
+}
+
+/// The context size an assistant message's usage reports, if it reports one.
+fn context_size(raw: &RawValue) -> Option<Usage> {
+    let usage: PiUsage = serde_json::from_str(raw.get()).ok()?;
+    let context_tokens = match usage.total_tokens.0.filter(|&total| total > 0) {
+        Some(total) => total,
+        None => [
+            usage.input,
+            usage.output,
+            usage.cache_read,
+            usage.cache_write,
+        ]
+        .iter()
+        .fold(0u64, |sum, count| sum.saturating_add(count.or_zero())),
+    };
+    (context_tokens > 0).then_some(Usage {
+        context_tokens,
+        response_key: None,
+    })
+}
+
+/// A summary field's text; `None` when absent or `null`, an error when it is not a string.
+fn summary_text(raw: Option<&RawValue>) -> Result<Option<Cow<'_, str>>> {
+    let Some(raw) = raw else {
+        return Ok(None);
+    };
+    let text: Option<Text<'_>> = serde_json::from_str(raw.get()).map_err(json_error)?;
+    Ok(text.map(|text| text.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::path::Path;
+
+    use super::*;
+    use crate::transcript::claude_code::ClaudeCode;
+    use crate::transcript::codex::Codex;
+    use crate::transcript::gemini::Gemini;
+    use crate::transcript::DETECT_LINES;
+
+    fn read(text: &str) -> Record<'_> {
+        Pi.read(1, text).unwrap()
+    }
+
+    fn parts<'a>(record: &'a Record<'_>) -> &'a [Part<'a>] {
+        &record.message().unwrap().parts
+    }
+
+    fn role(record: &Record<'_>) -> Role {
+        record.message().unwrap().role
+    }
+
+    fn bookkeeping(record: &Record<'_>) -> String {
+        match &record.entry {
+            Entry::Bookkeeping(name) => name.to_string(),
+            Entry::Message(_) => panic!("a message, not bookkeeping"),
+        }
+    }
+
+    fn head(lines: &[&str]) -> Vec<Value> {
+        lines
+            .iter()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn reads_user_messages() {
+        let record = read(
+            r#"{"type":"message","timestamp":"t","message":{"role":"user","content":[{"type":"text","text":"hi"},{"type":"image","data":"AAA","mimeType":"image/png"}],"timestamp":1}}"#,
+        );
+        assert_eq!(role(&record), Role::User);
+        assert_eq!(
+            parts(&record),
+            [Part::Text("hi".into()), Part::Media(MediaKind::Image)]
+        );
+        assert!(matches!(parts(&record)[0], Part::Text(Cow::Borrowed(_))));
+        let plain = read(r#"{"type":"message","message":{"role":"user","content":"plain"}}"#);
+        assert_eq!(parts(&plain), [Part::Text("plain".into())]);
+    }
+
+    #[test]
+    fn reads_assistant_blocks_and_usage() {
+        let record = read(
+            r#"{"type":"message","timestamp":"t","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","thinkingSignature":"sig"},{"type":"text","text":"Reading."},{"type":"toolCall","id":"t1","name":"read","arguments":{"path":"a.ts"},"partialJson":"{\"pa"}],"api":"anthropic-messages","provider":"anthropic","model":"m","usage":{"input":3,"output":191,"cacheRead":10,"cacheWrite":1684,"cost":{"total":0.01}},"stopReason":"toolUse","timestamp":2}}"#,
+        );
+        assert_eq!(role(&record), Role::Assistant);
+        assert_eq!(
+            parts(&record),
+            [
+                Part::Thinking("hmm".into()),
+                Part::Text("Reading.".into()),
+                Part::ToolCall {
+                    name: "read".into(),
+                    arguments: r#"{"path":"a.ts"}"#.into()
+                },
+            ]
+        );
+        assert_eq!(
+            record.usage,
+            Some(Usage {
+                context_tokens: 1888,
+                response_key: None
+            })
+        );
+    }
+
+    #[test]
+    fn usage_edge_cases() {
+        let usage = |usage: &str| {
+            let line = format!(
+                r#"{{"type":"message","message":{{"role":"assistant","content":[],"usage":{usage}}}}}"#
+            );
+            Pi.read(1, &line).unwrap().usage.map(|u| u.context_tokens)
+        };
+        // totalTokens wins when present.
+        assert_eq!(
+            usage(r#"{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":50}"#),
+            Some(50)
+        );
+        assert_eq!(
+            usage(r#"{"input":1,"output":2,"cacheRead":3,"cacheWrite":4}"#),
+            Some(10)
+        );
+        // An aborted request's all-zero usage, and unreadable usage, report nothing.
+        assert_eq!(
+            usage(r#"{"input":0,"output":0,"cacheRead":0,"cacheWrite":0}"#),
+            None
+        );
+        assert_eq!(usage(r#""lots""#), None);
+        assert_eq!(usage("null"), None);
+        // Only assistant messages carry a context size.
+        let user = read(
+            r#"{"type":"message","message":{"role":"user","content":"x","usage":{"totalTokens":5}}}"#,
+        );
+        assert!(user.usage.is_none());
+    }
+
+    #[test]
+    fn reads_tool_results() {
+        let record = read(
+            r#"{"type":"message","message":{"role":"toolResult","toolCallId":"t1","toolName":"read","content":[{"type":"text","text":"a"},{"type":"image","data":"AAA","mimeType":"image/png"},{"type":"text","text":"b"}],"details":{"diff":"x"},"isError":false}}"#,
+        );
+        assert_eq!(role(&record), Role::Tool);
+        assert_eq!(
+            parts(&record),
+            [
+                Part::ToolResult("a\nb".into()),
+                Part::Media(MediaKind::Image)
+            ]
+        );
+    }
+
+    #[test]
+    fn reads_bash_executions() {
+        let record = read(
+            r#"{"type":"message","message":{"role":"bashExecution","command":"ls","output":"a.txt\n","exitCode":0,"cancelled":false,"truncated":false,"timestamp":1}}"#,
+        );
+        assert_eq!(role(&record), Role::User);
+        assert_eq!(
+            parts(&record),
+            [Part::Text("ls".into()), Part::ToolResult("a.txt\n".into())]
+        );
+        let excluded = read(
+            r#"{"type":"message","message":{"role":"bashExecution","command":"ls","output":"x","excludeFromContext":true}}"#,
+        );
+        assert_eq!(bookkeeping(&excluded), "bashExecution/excluded");
+    }
+
+    #[test]
+    fn reads_other_message_roles() {
+        let custom = read(
+            r#"{"type":"message","message":{"role":"custom","customType":"x","content":"note","display":true}}"#,
+        );
+        assert_eq!(role(&custom), Role::User);
+        assert_eq!(parts(&custom), [Part::Text("note".into())]);
+        let summary = read(
+            r#"{"type":"message","message":{"role":"branchSummary","summary":"went left","fromId":"a"}}"#,
+        );
+        assert_eq!(parts(&summary), [Part::Text("went left".into())]);
+        let future = read(r#"{"type":"message","message":{"role":"critic","content":"x"}}"#);
+        assert_eq!(bookkeeping(&future), "message/critic");
+    }
+
+    #[test]
+    fn compaction_and_summaries() {
+        let v1 = read(
+            r#"{"type":"compaction","timestamp":"t","summary":"Goal\nShip it","firstKeptEntryIndex":293,"tokensBefore":175004}"#,
+        );
+        assert!(v1.compaction);
+        assert_eq!(role(&v1), Role::User);
+        assert_eq!(parts(&v1), [Part::Text("Goal\nShip it".into())]);
+        let v3 = read(
+            r#"{"type":"compaction","id":"c","parentId":"p","timestamp":"t","summary":"S","firstKeptEntryId":"k","tokensBefore":9,"details":{"files":[]}}"#,
+        );
+        assert!(v3.compaction);
+        let branch = read(
+            r#"{"type":"branch_summary","id":"b","parentId":"p","timestamp":"t","fromId":"f","summary":"tried X"}"#,
+        );
+        assert!(!branch.compaction);
+        assert_eq!(parts(&branch), [Part::Text("tried X".into())]);
+        let empty = read(r#"{"type":"branch_summary","fromId":"f","summary":""}"#);
+        assert_eq!(bookkeeping(&empty), "branch_summary");
+    }
+
+    #[test]
+    fn custom_messages_reach_the_model_and_custom_entries_do_not() {
+        let message = read(
+            r#"{"type":"custom_message","id":"c","customType":"ext","content":[{"type":"text","text":"injected"}],"display":false}"#,
+        );
+        assert_eq!(role(&message), Role::User);
+        assert_eq!(parts(&message), [Part::Text("injected".into())]);
+        let state = read(
+            r#"{"type":"custom","customType":"ext","data":{"message":"not a message","content":7}}"#,
+        );
+        assert_eq!(bookkeeping(&state), "custom");
+    }
+
+    #[test]
+    fn bookkeeping_entries() {
+        for (line, name) in [
+            (
+                r#"{"type":"session","id":"s","timestamp":"t","cwd":"/","provider":"anthropic","modelId":"m","thinkingLevel":"off"}"#,
+                "session",
+            ),
+            (
+                r#"{"type":"model_change","timestamp":"t","provider":"p","modelId":"m"}"#,
+                "model_change",
+            ),
+            (
+                r#"{"type":"thinking_level_change","thinkingLevel":"low"}"#,
+                "thinking_level_change",
+            ),
+            (r#"{"type":"label","targetId":"x","label":"l"}"#, "label"),
+            (r#"{"type":"session_info","name":"n"}"#, "session_info"),
+            (
+                r#"{"type":"brand_new","summary":7,"message":[]}"#,
+                "brand_new",
+            ),
+        ] {
+            let record = read(line);
+            assert_eq!(bookkeeping(&record), name);
+            assert!(record.usage.is_none() && !record.compaction);
+        }
+    }
+
+    #[test]
+    fn fields_before_type_are_read_the_same() {
+        let record = read(
+            r#"{"message":{"role":"user","content":"late"},"timestamp":"t","type":"message"}"#,
+        );
+        assert_eq!(parts(&record), [Part::Text("late".into())]);
+        let compaction = read(r#"{"summary":"S","type":"compaction"}"#);
+        assert!(compaction.compaction);
+        assert_eq!(parts(&compaction), [Part::Text("S".into())]);
+        let custom = read(r#"{"content":"c","type":"custom_message"}"#);
+        assert_eq!(parts(&custom), [Part::Text("c".into())]);
+        // A field another entry type shapes differently is skipped once the type is known.
+        let state = read(r#"{"content":7,"message":"x","type":"custom"}"#);
+        assert_eq!(bookkeeping(&state), "custom");
+    }
+
+    #[test]
+    fn errors_do_not_quote_the_line() {
+        let no_type = Pi.read(1, r#"{"message":{"role":"user"}}"#).unwrap_err();
+        assert_eq!(no_type.to_string(), "line has no \"type\"");
+        let no_message = Pi.read(1, r#"{"type":"message"}"#).unwrap_err();
+        assert_eq!(
+            no_message.to_string(),
+            "message line has no \"message\" object"
+        );
+        assert!(Pi
+            .read(1, r#"{"type":"message","message":{"content":"x"}}"#)
+            .is_err());
+        let shape = Pi
+            .read(
+                1,
+                r#"{"type":"message","message":{"role":"user","content":[{"type":"text","text":["secret"]}]}}"#,
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(!shape.contains("secret"), "{shape}");
+        assert!(Pi
+            .read(1, r#"{"type":"message","message":"secret"}"#)
+            .is_err());
+        assert!(Pi.read(1, "{\"type\":").is_err());
+        // A line cut off mid-write keeps serde_json's end-of-input error, which the caller
+        // recognises on an unterminated last line.
+        let cut = Pi
+            .read(1, r#"{"type":"message","message":{"role":"us"#)
+            .unwrap_err();
+        assert!(cut
+            .downcast_ref::<serde_json::Error>()
+            .is_some_and(serde_json::Error::is_eof));
+    }
+
+    #[test]
+    fn detection() {
+        assert!(Pi.detect(&head(&[
+            r#"{"type":"session","id":"s","timestamp":"t","cwd":"/","provider":"anthropic","modelId":"m"}"#
+        ])));
+        assert!(Pi.detect(&head(&[
+            r#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}"#
+        ])));
+        assert!(!Pi.detect(&head(&[r#"{"type":"session","id":"s","cwd":"/"}"#])));
+        assert!(!Pi.detect(&head(&[
+            r#"{"type":"message","message":{"role":"user","content":"x"}}"#
+        ])));
+    }
+
+    /// Every non-blank line of a corpus file, with its 1-based number.
+    fn corpus(path: &str) -> Vec<(usize, String)> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/corpus")
+            .join(path);
+        fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .enumerate()
+            .filter(|(_, line)| !line.trim().is_empty())
+            .map(|(index, line)| (index + 1, line.to_owned()))
+            .collect()
+    }
+
+    fn corpus_head(lines: &[(usize, String)]) -> Vec<Value> {
+        lines
+            .iter()
+            .filter_map(|(_, line)| serde_json::from_str(line).ok())
+            .take(DETECT_LINES)
+            .collect()
+    }
+
+    #[test]
+    fn reads_the_pi_corpus() {
+        let lines = corpus("pi/pi-mono-large-session.jsonl");
+        let head = corpus_head(&lines);
+        assert!(Pi.detect(&head));
+        for other in [&Codex as &dyn Format, &ClaudeCode, &Gemini] {
+            assert!(!other.detect(&head));
+        }
+        let (mut messages, mut compactions, mut usages) = (0, 0, 0);
+        for (number, line) in &lines {
+            let record = Pi
+                .read(*number, line)
+                .unwrap_or_else(|err| panic!("line {number}: {err}"));
+            messages += usize::from(record.message().is_some());
+            compactions += usize::from(record.compaction);
+            usages += usize::from(record.usage.is_some());
+        }
+        // Counted with jq:
+        //   messages: jq -c 'select(.type=="message")' FILE | wc -l                   → 914
+        //   compactions: jq -c 'select(.type=="compaction")' FILE | wc -l             → 0
+        //   usages: jq -c 'select(.type=="message" and .message.role=="assistant")
+        //     | .message.usage | select((.totalTokens // (.input + .output + .cacheRead
+        //     + .cacheWrite)) > 0)' FILE | wc -l                                      → 439
+        assert_eq!((messages, compactions, usages), (914, 0, 439));
+    }
+
+    #[test]
+    fn leaves_other_corpora_alone() {
+        for path in [
+            "claude-code/claude-code-viewer-5c0375b4.jsonl",
+            "claude-code/claude-code-viewer-fe5e1c67.jsonl",
+            "claude-code/entireio-cli-a6e4c2a0fbd1.jsonl",
+            "claude-code/kimi-cli-5b2c427a42e0.jsonl",
+            "openai-chat/kimi-cli-swebench-531d195b.jsonl",
+            "openai-chat/kimi-cli-swebench-531d195b_read_1.jsonl",
+            "codex/agent-sessions-small.jsonl",
+            "gemini-cli/agent-sessions-jsonl_v040.jsonl",
+        ] {
+            assert!(!Pi.detect(&corpus_head(&corpus(path))), "{path}");
+        }
     }
 }
