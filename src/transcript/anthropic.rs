@@ -9,18 +9,14 @@
 //! Detection needs evidence only Anthropic content has (tool, thinking or sourced image blocks):
 //! plain `role`/`content` text lines are just as valid OpenAI chat, and that reader, which is
 //! detected after this one, handles them identically.
-//!
-//! Errors built from serde messages go through [`json_error`], which drops any quoted value, so
-//! no transcript text ever reaches an error message.
 
 use std::borrow::Cow;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Result};
 use serde::Deserialize;
-use serde_json::error::Category;
 use serde_json::Value;
 
-use super::blocks::{push_anthropic_content, AnthropicBlock, StrOrSeq};
+use super::blocks::{borrowed_str, push_anthropic_content, AnthropicBlock, StrOrSeq};
 use super::{str_field, Entry, Format, Message, Record, Role};
 
 /// The Anthropic Messages API format.
@@ -29,7 +25,7 @@ pub struct Anthropic;
 /// One message line; every other field (`cache_control`, ids, …) is skipped unread.
 #[derive(Deserialize)]
 struct ApiMessage<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "borrowed_str")]
     role: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     content: StrOrSeq<'a, AnthropicBlock<'a>>,
@@ -57,7 +53,7 @@ impl Format for Anthropic {
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
-        let message: ApiMessage<'a> = serde_json::from_str(text).map_err(json_error)?;
+        let message: ApiMessage<'a> = serde_json::from_str(text)?;
         let Some(role_name) = message.role else {
             bail!("message has no \"role\"");
         };
@@ -89,30 +85,6 @@ fn has_anthropic_blocks(line: &Value) -> bool {
         Some("image") => block.get("source").is_some(),
         _ => false,
     })
-}
-
-/// A serde_json error as a message that never quotes the input.
-///
-/// serde's data errors quote the offending value (`invalid type: string "…", expected …`), and
-/// that value is transcript text; only the expectation, which comes from this crate's types, and
-/// the column are kept. Syntax errors are fixed phrases and pass through unchanged.
-pub(crate) fn json_error(err: serde_json::Error) -> anyhow::Error {
-    if err.classify() != Category::Data {
-        return err.into();
-    }
-    let text = err.to_string();
-    // The expectation follows the quoted value, so the last ", expected " is ours even when the
-    // value itself contains that phrase.
-    let expected = text
-        .rsplit_once(", expected ")
-        .map(|(_, rest)| rest.rsplit_once(" at line ").map_or(rest, |(head, _)| head));
-    match expected {
-        Some(expected) => anyhow!(
-            "unexpected JSON value at column {} (expected {expected})",
-            err.column()
-        ),
-        None => anyhow!("unexpected JSON value at column {}", err.column()),
-    }
 }
 
 #[cfg(test)]
@@ -206,10 +178,14 @@ mod tests {
 
     #[test]
     fn data_errors_do_not_quote_the_value() {
-        let err = Anthropic
-            .read(1, r#"{"role":"user","content":["secret, expected text"]}"#)
-            .unwrap_err()
-            .to_string();
+        // Errors are worded (and values dropped) where every line is read: read::read_line.
+        let bytes = br#"{"role":"user","content":["secret, expected text"]}"#;
+        let line = crate::input::lines(bytes, 1).next().unwrap();
+        let err = match crate::transcript::read::read_line(super::super::FormatId::Anthropic, &line)
+        {
+            Err(crate::transcript::read::BadLine::Invalid(e)) => e.to_string(),
+            other => panic!("{other:?}"),
+        };
         assert!(!err.contains("secret"), "{err}");
         assert!(err.contains("expected"), "{err}");
         assert!(Anthropic.read(1, "{not json").is_err());

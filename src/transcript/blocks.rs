@@ -67,6 +67,19 @@ impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for StrOrSeq<'a, T> {
     }
 }
 
+/// A string that borrows from the line unless it has escapes.
+#[derive(serde::Deserialize)]
+pub struct Text<'a>(#[serde(borrow)] pub Cow<'a, str>);
+
+/// An optional string that borrows from the line unless it has escapes, for
+/// `#[serde(borrow, deserialize_with = "borrowed_str")]` on an `Option<Cow<str>>` field: serde
+/// borrows a bare `Cow<str>` field but always copies one inside an `Option`.
+pub fn borrowed_str<'de: 'a, 'a, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Cow<'a, str>>, D::Error> {
+    Ok(Option::<Text<'a>>::deserialize(deserializer)?.map(|text| text.0))
+}
+
 /// A count read leniently: any non-negative number becomes `Some`, anything else (a string, a
 /// negative or fractional number out of range, an object) becomes `None` instead of failing the
 /// whole line. Usage figures are advisory; a strange one must not make a transcript unreadable.
@@ -131,16 +144,16 @@ impl LenientU64 {
 #[serde(default)]
 pub struct AnthropicBlock<'a> {
     /// `text`, `thinking`, `tool_use`, `tool_result`, `image`, …
-    #[serde(rename = "type", borrow)]
+    #[serde(rename = "type", borrow, deserialize_with = "borrowed_str")]
     pub kind: Option<Cow<'a, str>>,
     /// Text of a `text` block.
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "borrowed_str")]
     pub text: Option<Cow<'a, str>>,
     /// Reasoning of a `thinking` block.
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "borrowed_str")]
     pub thinking: Option<Cow<'a, str>>,
     /// Tool name of a `tool_use` block.
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "borrowed_str")]
     pub name: Option<Cow<'a, str>>,
     /// Arguments of a `tool_use` block, as raw JSON.
     #[serde(borrow)]

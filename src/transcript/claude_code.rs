@@ -41,7 +41,6 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::anthropic::json_error;
 use super::blocks::{push_anthropic_content, AnthropicBlock, LenientU64, StrOrSeq};
 use super::{str_field, Entry, Format, Message, Record, Role, Usage};
 
@@ -108,7 +107,7 @@ impl Format for ClaudeCode {
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
-        let event: Line<'a> = serde_json::from_str(text).map_err(json_error)?;
+        let event: Line<'a> = serde_json::from_str(text)?;
         let Some(kind) = raw_str(event.kind) else {
             bail!("line has no \"type\"");
         };
@@ -131,8 +130,7 @@ impl Format for ClaudeCode {
         let Some(raw_message) = event.message.filter(|raw| raw.get().starts_with('{')) else {
             bail!("{} line has no \"message\" object", role.as_str());
         };
-        let message: ApiMessage<'a> =
-            serde_json::from_str(raw_message.get()).map_err(json_error)?;
+        let message: ApiMessage<'a> = serde_json::from_str(raw_message.get())?;
         let usage = match role {
             Role::Assistant => response_usage(&message, raw_str(event.request_id)),
             _ => None,
@@ -410,7 +408,13 @@ mod tests {
         assert!(error(r#"{"type":"user"}"#).contains("no \"message\" object"));
         assert!(error(r#"{"type":"assistant","message":null}"#).contains("\"message\""));
         assert!(error(r#"{"type":"user","message":"hello"}"#).contains("\"message\""));
-        let quoted = error(r#"{"type":"user","message":{"content":["\u001b]0;secret"]}}"#);
+        let bytes = br#"{"type":"user","message":{"content":["\u001b]0;secret"]}}"#;
+        let line = crate::input::lines(bytes, 1).next().unwrap();
+        let quoted =
+            match crate::transcript::read::read_line(super::super::FormatId::ClaudeCode, &line) {
+                Err(crate::transcript::read::BadLine::Invalid(e)) => e.to_string(),
+                other => panic!("{other:?}"),
+            };
         assert!(!quoted.contains("secret"), "{quoted}");
         assert!(ClaudeCode.read(1, "[]").is_err());
         assert!(ClaudeCode.read(1, "{\"type\":").is_err());

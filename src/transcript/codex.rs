@@ -45,8 +45,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::anthropic::json_error;
-use super::blocks::{join_texts, LenientU64, StrOrSeq};
+use super::blocks::{borrowed_str, join_texts, LenientU64, StrOrSeq, Text};
 use super::{str_field, Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
 
 /// The Codex CLI rollout format.
@@ -73,7 +72,7 @@ impl Format for Codex {
 
 /// Reads a line, assuming every response item has the field shapes of the types known here.
 fn read_line(line: usize, text: &str) -> Result<Record<'_>> {
-    let envelope: Envelope<'_> = serde_json::from_str(text).map_err(json_error)?;
+    let envelope: Envelope<'_> = serde_json::from_str(text)?;
     let raw = text.as_bytes();
     let Some(kind) = envelope.kind else {
         if let Some(record_type) = envelope.record_type {
@@ -93,13 +92,12 @@ fn read_line(line: usize, text: &str) -> Result<Record<'_>> {
         (Some(payload), _) => payload,
         // `payload` came before `type`: read it now that the type is known.
         (None, Some(raw_payload)) => PayloadSeed(&kind)
-            .deserialize(&mut serde_json::Deserializer::from_str(raw_payload.get()))
-            .map_err(json_error)?,
+            .deserialize(&mut serde_json::Deserializer::from_str(raw_payload.get()))?,
         (None, None) if ENVELOPE_TYPES.contains(&kind.as_ref()) => {
             bail!("{kind} line has no \"payload\"")
         }
         // No payload at all: a bare response item of the legacy layout.
-        (None, None) => Payload::Item(serde_json::from_str(text).map_err(json_error)?),
+        (None, None) => Payload::Item(serde_json::from_str(text)?),
     };
     match payload {
         Payload::Item(item) => read_item(line, raw, item),
@@ -213,21 +211,6 @@ enum Key {
     Instructions,
     #[serde(other)]
     Other,
-}
-
-/// A string that borrows from the line unless it has escapes. The pi and Gemini readers use it
-/// too.
-#[derive(Deserialize)]
-pub(super) struct Text<'a>(#[serde(borrow)] pub(super) Cow<'a, str>);
-
-/// An optional string that borrows from the line unless it has escapes, for
-/// `#[serde(borrow, deserialize_with = "borrowed_str")]` on an `Option<Cow<str>>` field: serde
-/// borrows a bare `Cow<str>` field but always copies one inside an `Option`. The pi and Gemini
-/// readers use it too.
-pub(super) fn borrowed_str<'de: 'a, 'a, D: Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Option<Cow<'a, str>>, D::Error> {
-    Ok(Option::<Text<'a>>::deserialize(deserializer)?.map(|text| text.0))
 }
 
 impl<'de> Deserialize<'de> for Envelope<'de> {

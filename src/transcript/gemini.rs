@@ -38,9 +38,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::anthropic::json_error;
+use super::blocks::borrowed_str;
 use super::blocks::{join_texts, LenientU64};
-use super::codex::borrowed_str;
 use super::{str_field, Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
 
 /// The Gemini CLI JSONL session format.
@@ -59,7 +58,7 @@ impl Format for Gemini {
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
-        let record: Line<'a> = serde_json::from_str(text).map_err(json_error)?;
+        let record: Line<'a> = serde_json::from_str(text)?;
         let raw = text.as_bytes();
         let Some(kind) = record.kind else {
             let name = if record.set.is_some() {

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::blocks::{LenientU64, StrOrSeq};
+use super::blocks::{borrowed_str, LenientU64, StrOrSeq};
 use super::{Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
 
 /// The OpenAI chat format.
@@ -23,7 +23,7 @@ pub struct Openai;
 
 #[derive(Deserialize)]
 struct ChatLine<'a> {
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "borrowed_str")]
     role: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     content: StrOrSeq<'a, ChatPart<'a>>,
@@ -32,7 +32,7 @@ struct ChatLine<'a> {
     #[serde(borrow, default)]
     function_call: Option<FunctionCall<'a>>,
     /// Thinking text as DeepSeek- and Kimi-compatible APIs return it.
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "borrowed_str")]
     reasoning_content: Option<Cow<'a, str>>,
     /// The context size on a kimi-cli `_usage` record.
     #[serde(default)]
@@ -42,14 +42,14 @@ struct ChatLine<'a> {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct ChatPart<'a> {
-    #[serde(rename = "type", borrow)]
+    #[serde(rename = "type", borrow, deserialize_with = "borrowed_str")]
     kind: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "borrowed_str")]
     text: Option<Cow<'a, str>>,
     /// kimi-cli's thinking part: `{"type":"think","think":…}`.
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "borrowed_str")]
     think: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "borrowed_str")]
     refusal: Option<Cow<'a, str>>,
 }
 

@@ -46,9 +46,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::anthropic::json_error;
+use super::blocks::{borrowed_str, Text};
 use super::blocks::{join_texts, LenientU64, StrOrSeq};
-use super::codex::{borrowed_str, Text};
 use super::{str_field, Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
 
 /// The pi session format.
@@ -64,7 +63,7 @@ impl Format for Pi {
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
-        let entry: Line<'a> = serde_json::from_str(text).map_err(json_error)?;
+        let entry: Line<'a> = serde_json::from_str(text)?;
         let raw = text.as_bytes();
         let Some(kind) = entry.kind else {
             bail!("line has no \"type\"");
@@ -75,7 +74,7 @@ impl Format for Pi {
                 let message = match (entry.message, entry.raw_message) {
                     (Some(message), _) => message,
                     (None, Some(raw_message)) if raw_message.get().starts_with('{') => {
-                        serde_json::from_str(raw_message.get()).map_err(json_error)?
+                        serde_json::from_str(raw_message.get())?
                     }
                     _ => bail!("message line has no \"message\" object"),
                 };
@@ -94,9 +93,7 @@ impl Format for Pi {
             "custom_message" => {
                 let content = match (entry.content, entry.raw_content) {
                     (Some(content), _) => content,
-                    (None, Some(raw_content)) => {
-                        serde_json::from_str(raw_content.get()).map_err(json_error)?
-                    }
+                    (None, Some(raw_content)) => serde_json::from_str(raw_content.get())?,
                     (None, None) => StrOrSeq::default(),
                 };
                 Ok(user_record(line, raw, content_parts(content)))
@@ -345,7 +342,7 @@ fn summary_text(raw: Option<&RawValue>) -> Result<Option<Cow<'_, str>>> {
     let Some(raw) = raw else {
         return Ok(None);
     };
-    let text: Option<Text<'_>> = serde_json::from_str(raw.get()).map_err(json_error)?;
+    let text: Option<Text<'_>> = serde_json::from_str(raw.get())?;
     Ok(text.map(|text| text.0))
 }
 

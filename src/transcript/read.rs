@@ -135,22 +135,28 @@ fn not_an_object(text: &str) -> Option<&'static str> {
     })
 }
 
-/// Rewords serde_json's errors: "line 1" is meaningless for a single line, the column is not.
+/// Rewords serde_json's errors: "line 1" is meaningless for a single line, the column is not,
+/// and a type error's quoted value is transcript text, which must not reach the terminal.
 fn describe(error: Error) -> Error {
-    match error.downcast::<serde_json::Error>() {
-        Ok(json) => {
-            let what = json.to_string();
-            let what = what
-                .rsplit_once(" at line ")
-                .map_or(what.as_str(), |(head, _)| head);
-            let kind = if json.is_data() {
-                "unexpected JSON"
-            } else {
-                "invalid JSON"
-            };
-            anyhow!("{kind} at column {}: {what}", json.column())
+    let json = match error.downcast::<serde_json::Error>() {
+        Ok(json) => json,
+        Err(other) => return other,
+    };
+    let column = json.column();
+    let text = json.to_string();
+    let text = text
+        .rsplit_once(" at line ")
+        .map_or(text.as_str(), |(head, _)| head);
+    if !json.is_data() {
+        return anyhow!("invalid JSON at column {column}: {text}");
+    }
+    // serde puts the value before ", expected …"; keep only the expectation, which is ours.
+    match text.rsplit_once(", expected ") {
+        Some((_, expected)) => {
+            anyhow!("unexpected JSON value at column {column} (expected {expected})")
         }
-        Err(other) => other,
+        None if text.starts_with("missing field") => anyhow!("{text}"),
+        None => anyhow!("unexpected JSON value at column {column}"),
     }
 }
 
