@@ -10,6 +10,7 @@
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::sync_channel;
 
 use anyhow::{Context, Result};
 use memchr::{memchr, memchr_iter, memrchr};
@@ -139,31 +140,29 @@ impl<'a> Iterator for Lines<'a> {
     }
 }
 
-/// Reads a source block by block, each block holding only complete lines.
-pub struct Blocks<R> {
-    reader: R,
-    buffer: Vec<u8>,
-    /// Bytes at the start of `buffer` carried over from the previous read (an unfinished line).
-    carried: usize,
-    next_line: usize,
-    done: bool,
-}
-
-/// A block of complete lines.
-pub struct Block<'a> {
+/// A block of complete lines, owning its bytes so it can move between threads.
+pub struct Block {
     /// The bytes of the lines.
-    pub bytes: &'a [u8],
+    pub bytes: Vec<u8>,
     /// The number of the first line.
     pub first_line: usize,
-    /// True when this is the last block of the input.
-    pub last: bool,
 }
 
-impl<'a> Block<'a> {
+impl Block {
     /// The block's lines.
-    pub fn lines(&self) -> Lines<'a> {
-        lines(self.bytes, self.first_line)
+    pub fn lines(&self) -> Lines<'_> {
+        lines(&self.bytes, self.first_line)
     }
+}
+
+/// Reads a source block by block, each block holding only complete lines (a block grows past
+/// [`BLOCK_SIZE`] only to finish one very long line).
+pub struct Blocks<R> {
+    reader: R,
+    /// The start of an unfinished line, carried into the next block.
+    carry: Vec<u8>,
+    next_line: usize,
+    done: bool,
 }
 
 impl<R: Read> Blocks<R> {
@@ -171,68 +170,85 @@ impl<R: Read> Blocks<R> {
     pub fn new(reader: R) -> Self {
         Blocks {
             reader,
-            buffer: Vec::new(),
-            carried: 0,
+            carry: Vec::new(),
             next_line: 1,
             done: false,
         }
     }
 
-    /// The next block, or `None` at the end of input.
-    pub fn next_block(&mut self) -> io::Result<Option<Block<'_>>> {
+    /// The next block, read into `buffer` (a spare one to reuse, or a new `Vec`), or `None` at
+    /// the end of input.
+    pub fn next_block(&mut self, mut buffer: Vec<u8>) -> io::Result<Option<Block>> {
         if self.done {
             return Ok(None);
         }
-        // Drop the bytes handed out last time; keep the unfinished line.
-        let handed_out = self.buffer.len() - self.carried;
-        self.buffer.drain(..handed_out);
+        buffer.clear();
+        buffer.append(&mut self.carry);
         loop {
-            let filled = self.buffer.len();
-            let want = BLOCK_SIZE.max(filled);
-            self.buffer.resize(filled + want, 0);
-            let read = read_full(&mut self.reader, &mut self.buffer[filled..])?;
-            self.buffer.truncate(filled + read);
+            let searched = buffer.len();
+            // `take` + `read_to_end` fills spare capacity without zeroing it first.
+            let read = (&mut self.reader)
+                .take(BLOCK_SIZE as u64)
+                .read_to_end(&mut buffer)?;
             if read == 0 {
                 self.done = true;
-                self.carried = 0;
-                if self.buffer.is_empty() {
+                if buffer.is_empty() {
                     return Ok(None);
                 }
-                return Ok(Some(self.hand_out(self.buffer.len(), true)));
+                return Ok(Some(self.hand_out(buffer)));
             }
             // Search only the new bytes: the carried ones hold no newline.
-            if let Some(i) = memrchr(b'\n', &self.buffer[filled..]) {
-                let end = filled + i + 1;
-                self.carried = self.buffer.len() - end;
-                return Ok(Some(self.hand_out(end, false)));
+            if let Some(i) = memrchr(b'\n', &buffer[searched..]) {
+                self.carry.extend_from_slice(&buffer[searched + i + 1..]);
+                buffer.truncate(searched + i + 1);
+                return Ok(Some(self.hand_out(buffer)));
             }
         }
     }
 
-    fn hand_out(&mut self, end: usize, last: bool) -> Block<'_> {
-        let bytes = &self.buffer[..end];
+    fn hand_out(&mut self, bytes: Vec<u8>) -> Block {
         let first_line = self.next_line;
-        self.next_line += memchr_iter(b'\n', bytes).count();
-        Block {
-            bytes,
-            first_line,
-            last,
-        }
+        self.next_line += memchr_iter(b'\n', &bytes).count();
+        Block { bytes, first_line }
     }
 }
 
-/// Fills `buf` as far as the reader allows, so blocks are large even from a pipe.
-fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match reader.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+/// Reads `reader` (named `name` in errors) block by block on a thread of its own and hands each
+/// block to `consume` in order, so reading the next block overlaps working on this one. Spent
+/// buffers come back for reuse, which keeps memory at a few blocks however long the input is.
+pub fn for_each_block<R, F>(name: &str, reader: R, mut consume: F) -> Result<()>
+where
+    R: Read + Send,
+    F: FnMut(&Block) -> Result<()>,
+{
+    const IN_FLIGHT: usize = 2;
+    let (full_tx, full_rx) = sync_channel::<io::Result<Block>>(IN_FLIGHT);
+    let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(IN_FLIGHT + 1);
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let mut blocks = Blocks::new(reader);
+            loop {
+                let spare = spare_rx.try_recv().unwrap_or_default();
+                let next = blocks.next_block(spare).transpose();
+                let stop = !matches!(next, Some(Ok(_)));
+                // A closed channel means the consumer stopped early (an error): stop reading.
+                if let Some(next) = next {
+                    if full_tx.send(next).is_err() {
+                        break;
+                    }
+                }
+                if stop {
+                    break;
+                }
+            }
+        });
+        for block in full_rx {
+            let block = block.with_context(|| format!("{name}: cannot read"))?;
+            consume(&block)?;
+            let _ = spare_tx.try_send(block.bytes);
         }
-    }
-    Ok(filled)
+        Ok(())
+    })
 }
 
 #[cfg(test)]
@@ -273,18 +289,34 @@ mod tests {
             }
         }
         let input = b"one\ntwo\n\nthree";
-        let mut blocks = Blocks::new(Trickle(input));
         let mut seen = Vec::new();
         let mut rebuilt = Vec::new();
-        while let Some(block) = blocks.next_block().unwrap() {
+        for_each_block("t", Trickle(input), |block| {
             for line in block.lines() {
                 seen.push((line.number, line.text.to_vec()));
                 rebuilt.extend_from_slice(line.full);
             }
-        }
+            Ok(())
+        })
+        .unwrap();
         assert_eq!(rebuilt, input);
         assert_eq!(seen.last().unwrap(), &(4, b"three".to_vec()));
         assert_eq!(seen.len(), 4);
+    }
+
+    #[test]
+    fn a_line_longer_than_a_block_stays_whole() {
+        let long = vec![b'x'; BLOCK_SIZE * 2 + 5];
+        let mut input = b"a\n".to_vec();
+        input.extend_from_slice(&long);
+        input.extend_from_slice(b"\nb\n");
+        let mut lengths = Vec::new();
+        for_each_block("t", &input[..], |block| {
+            lengths.extend(block.lines().map(|l| (l.number, l.text.len())));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(lengths, vec![(1, 1), (2, long.len()), (3, 1)]);
     }
 
     #[test]

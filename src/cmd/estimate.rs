@@ -7,12 +7,12 @@
 
 use std::io::Write;
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::cli::{EstimateArgs, ReportFormat};
-use crate::input::{Blocks, Line, Source};
+use crate::input::{for_each_block, Line, Source};
 use crate::measure::{compaction_due, Measure, RecordMeasure};
 use crate::output::{self, Warnings};
 use crate::tokens::Tokenizer;
@@ -91,7 +91,6 @@ struct MessageRow {
 
 fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> {
     let name = source.name();
-    let mut blocks = Blocks::new(source.open()?);
     let mut report = FileReport {
         name: name.clone(),
         format: options.from,
@@ -102,16 +101,13 @@ fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> 
         incomplete_line: None,
     };
     let mut detected = options.from.is_some();
-    while let Some(block) = blocks
-        .next_block()
-        .with_context(|| format!("{name}: cannot read"))?
-    {
+    for_each_block(&name, source.open()?, |block| {
         if !detected {
             report.format = detect_format(&name, block.lines())?;
             detected = report.format.is_some();
         }
         let Some(format) = report.format else {
-            continue; // only blank lines so far
+            return Ok(()); // only blank lines so far
         };
         let lines: Vec<Line> = block.lines().filter(|l| !l.is_blank()).collect();
         let measured: Vec<_> = lines
@@ -137,7 +133,8 @@ fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> 
                 }
             }
         }
-    }
+        Ok(())
+    })?;
     Ok(report)
 }
 
