@@ -12,6 +12,7 @@ pub mod blocks;
 pub mod claude_code;
 pub mod codex;
 pub mod gemini;
+pub mod load;
 pub mod model;
 pub mod openai;
 pub mod pi;

@@ -1,0 +1,133 @@
+//! A whole transcript in memory, for the commands that need all of it at once (planning,
+//! prompting, injecting, extracting). `estimate` streams instead.
+//!
+//! A [`Transcript`] borrows the input's bytes and keeps every line, blank ones included, so
+//! that any stretch of it can be written back exactly as it was read.
+
+use anyhow::Result;
+
+use super::read::{detect_format, read_line, BadLine};
+use super::{FormatId, Record};
+use crate::input::{lines, Line};
+
+/// How to read a transcript.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoadOptions {
+    /// The format, instead of detecting it.
+    pub from: Option<FormatId>,
+    /// Skip malformed lines instead of failing.
+    pub skip_invalid: bool,
+}
+
+/// A transcript read into memory.
+#[derive(Debug)]
+pub struct Transcript<'a> {
+    /// The input's name, for messages.
+    pub name: String,
+    /// Its format; `None` for an input with no non-blank line.
+    pub format: Option<FormatId>,
+    /// Every line of the input, in order.
+    pub lines: Vec<Line<'a>>,
+    /// The records, one per non-blank line that could be read, in order.
+    pub records: Vec<Record<'a>>,
+    /// For each record, the index of its line in `lines`.
+    pub record_lines: Vec<usize>,
+    /// Malformed lines skipped under `skip_invalid`, with their error (already located).
+    pub skipped: Vec<String>,
+    /// The index in `lines` of a cut-off last line (a session still being written).
+    pub incomplete: Option<usize>,
+}
+
+impl<'a> Transcript<'a> {
+    /// Reads `bytes` (named `name` in messages). A malformed line fails with its location
+    /// unless `options.skip_invalid` is set.
+    pub fn parse(name: &str, bytes: &'a [u8], options: LoadOptions) -> Result<Self> {
+        let all: Vec<Line<'a>> = lines(bytes, 1).collect();
+        let format = match options.from {
+            Some(format) => Some(format),
+            None => detect_format(name, all.iter().copied())?,
+        };
+        let mut transcript = Transcript {
+            name: name.to_owned(),
+            format,
+            lines: Vec::with_capacity(all.len()),
+            records: Vec::new(),
+            record_lines: Vec::new(),
+            skipped: Vec::new(),
+            incomplete: None,
+        };
+        for line in all {
+            let index = transcript.lines.len();
+            transcript.lines.push(line);
+            let Some(format) = format else { continue };
+            if line.is_blank() {
+                continue;
+            }
+            match read_line(format, &line) {
+                Ok(record) => {
+                    transcript.records.push(record);
+                    transcript.record_lines.push(index);
+                }
+                Err(BadLine::Incomplete) => transcript.incomplete = Some(index),
+                Err(BadLine::Invalid(error)) => {
+                    let located = error.context(format!("{name}:{}", line.number));
+                    if !options.skip_invalid {
+                        return Err(located);
+                    }
+                    transcript.skipped.push(format!("{located:#}"));
+                }
+            }
+        }
+        Ok(transcript)
+    }
+
+    /// The exact bytes of the input lines from `first` up to (not including) `end`, blank
+    /// lines and terminators included.
+    pub fn line_bytes(&self, first: usize, end: usize) -> impl Iterator<Item = &'a [u8]> + '_ {
+        self.lines[first..end].iter().map(|line| line.full)
+    }
+
+    /// The full bytes (with terminator) of record `index`'s line.
+    pub fn record_full(&self, index: usize) -> &'a [u8] {
+        self.lines[self.record_lines[index]].full
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_every_line_and_indexes_records() {
+        let bytes = b"{\"role\":\"user\",\"content\":\"a\"}\n\n{\"role\":\"assistant\",\"content\":\"b\"}\n";
+        let transcript = Transcript::parse("t", bytes, LoadOptions::default()).unwrap();
+        assert_eq!(transcript.format, Some(FormatId::Openai));
+        assert_eq!(transcript.lines.len(), 3);
+        assert_eq!(transcript.records.len(), 2);
+        assert_eq!(transcript.record_lines, vec![0, 2]);
+        let all: Vec<u8> = transcript.line_bytes(0, 3).flatten().copied().collect();
+        assert_eq!(all, bytes);
+    }
+
+    #[test]
+    fn a_bad_line_fails_with_its_location_unless_skipped() {
+        let bytes = b"{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\n{\"role\":\"user\",\"content\":\"c\"}\n";
+        let error = Transcript::parse("t.jsonl", bytes, LoadOptions::default()).unwrap_err();
+        assert!(format!("{error:#}").starts_with("t.jsonl:2: invalid JSON"));
+        let options = LoadOptions {
+            skip_invalid: true,
+            ..LoadOptions::default()
+        };
+        let transcript = Transcript::parse("t.jsonl", bytes, options).unwrap();
+        assert_eq!(transcript.records.len(), 2);
+        assert_eq!(transcript.skipped.len(), 1);
+    }
+
+    #[test]
+    fn notes_a_cut_off_last_line() {
+        let bytes = b"{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"us";
+        let transcript = Transcript::parse("t", bytes, LoadOptions::default()).unwrap();
+        assert_eq!(transcript.incomplete, Some(1));
+        assert_eq!(transcript.records.len(), 1);
+    }
+}
