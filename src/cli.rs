@@ -33,10 +33,19 @@ pub enum Command {
     /// are read in parallel and reported in argument order. Claude Code sidechain (sub-agent)
     /// messages are counted apart, under "sidechain".
     Estimate(EstimateArgs),
-    /// Decide which records a compaction keeps and which it summarises (not built yet).
-    Split(PendingArgs),
-    /// Build the compaction request for an LLM (not built yet).
-    Prompt(PendingArgs),
+    /// Decide which records a compaction keeps and which it summarises.
+    ///
+    /// Prints the plan as one JSON object: the regions (lead, head, compact, tail) as record and
+    /// line ranges with their tokens, whether it is a no-op and why, and a fingerprint of the
+    /// records before the tail. `--emit REGION` prints that region's original lines instead,
+    /// byte for byte.
+    Split(SplitArgs),
+    /// Build the compaction request for an LLM.
+    ///
+    /// Prints the request's user message: every compacted message as `## Message N`, its role
+    /// and its text, then the prompt body. `--system` prints the system prompt instead. When the
+    /// plan compacts nothing, prints nothing and exits with status 4.
+    Prompt(PromptArgs),
     /// Write the compacted transcript with a summary in place of the old records (not built yet).
     Inject(PendingArgs),
     /// Summarise a transcript in under 500 tokens with no model at all (not built yet).
@@ -59,6 +68,151 @@ pub struct InputArgs {
     /// Skip malformed lines (and say how many on stderr) instead of failing.
     #[arg(long)]
     pub skip_invalid: bool,
+}
+
+/// Which records a compaction keeps; shared by `split`, `prompt` and `inject` so the three
+/// always agree.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Keep the last N user/assistant messages and everything after the first of them
+    /// (kimi-cli's rule; the default mode).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 2,
+        allow_negative_numbers = true
+    )]
+    pub preserve: i64,
+
+    /// Keep the session's first request within this many tokens and compact the middle
+    /// (ACF's head/tail mode; the tail budget defaults to 1000).
+    #[arg(long, value_name = "TOKENS", conflicts_with_all = ["keep_user_tokens", "upto"])]
+    pub head_tokens: Option<u64>,
+
+    /// Keep the most recent output within this many tokens (ACF's head/tail mode; the head
+    /// budget defaults to 500).
+    #[arg(long, value_name = "TOKENS", conflicts_with_all = ["keep_user_tokens", "upto"])]
+    pub tail_tokens: Option<u64>,
+
+    /// Compact everything and keep real user messages within this many tokens beside the
+    /// summary, the oldest and the newest, with an elision marker between (kimi-code's rule;
+    /// it uses 20000).
+    #[arg(long, value_name = "TOKENS", conflicts_with = "upto")]
+    pub keep_user_tokens: Option<u64>,
+
+    /// With --keep-user-tokens: the part of the budget given to the oldest user messages.
+    #[arg(
+        long,
+        value_name = "TOKENS",
+        default_value_t = 2000,
+        requires = "keep_user_tokens"
+    )]
+    pub user_head_tokens: u64,
+
+    /// Compact exactly the records before this one: a record index (0-based) or a record id
+    /// (Claude Code uuid, pi id, …). Nothing else is preserved but what follows it.
+    #[arg(long, value_name = "INDEX|ID")]
+    pub upto: Option<String>,
+
+    /// How tokens are counted.
+    #[command(flatten)]
+    pub tokens: TokenizerArgs,
+}
+
+/// The regions a plan names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Region {
+    /// Leading bookkeeping and system records.
+    Lead,
+    /// The first request kept verbatim (head/tail mode).
+    Head,
+    /// The records summarised away.
+    Compact,
+    /// The records kept after the summary.
+    Tail,
+}
+
+/// The arguments of `condense split`.
+#[derive(Debug, Args)]
+pub struct SplitArgs {
+    /// Where the transcript comes from.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Which records to keep.
+    #[command(flatten)]
+    pub plan: PlanArgs,
+
+    /// Print this region's original lines, byte for byte, instead of the plan.
+    #[arg(long, value_enum, value_name = "REGION")]
+    pub emit: Option<Region>,
+}
+
+/// Prompt styles: the body that follows the compacted messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Style {
+    /// Six priorities, four rules and six XML-tagged sections (kimi-cli's structure).
+    Structured,
+    /// First-person working notes with exact commands, outcomes and the next action.
+    Handoff,
+    /// ACF's SDLC tags: current_focus, stack, tests, ci, architecture, conventions,
+    /// completed_phases.
+    Sdlc,
+    /// Under 500 tokens: paths, counts, labels, commands, symbols.
+    Caveman,
+    /// The goal in the user's words, decisions and reasons, hard constraints, state, questions.
+    Checkpoint,
+}
+
+/// Output forms of the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RequestFormat {
+    /// The user message as one text, for LLM CLIs that read stdin.
+    Text,
+    /// The two request messages, system then user, one JSON object per line.
+    Jsonl,
+    /// A complete chat-completions request body with no tools, ready for `curl -d @-`.
+    Openai,
+}
+
+/// The arguments of `condense prompt`.
+#[derive(Debug, Args)]
+pub struct PromptArgs {
+    /// Where the transcript comes from.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Which records to keep.
+    #[command(flatten)]
+    pub plan: PlanArgs,
+
+    /// Print the compactor's system prompt and nothing else.
+    #[arg(long, conflicts_with_all = ["style", "prompt_file", "instructions", "plan_file"])]
+    pub system: bool,
+
+    /// The prompt body that follows the compacted messages.
+    #[arg(long, value_enum, default_value = "structured")]
+    pub style: Style,
+
+    /// Use this file's text as the prompt body instead of a style.
+    #[arg(long, value_name = "FILE", conflicts_with = "style")]
+    pub prompt_file: Option<PathBuf>,
+
+    /// A focus for the summary, appended after the body under the custom-instruction marker.
+    #[arg(long, value_name = "TEXT")]
+    pub instructions: Option<String>,
+
+    /// Output form.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: RequestFormat,
+
+    /// The model named in `--format openai` request bodies.
+    #[arg(long, value_name = "NAME", default_value = "gpt-4o-mini")]
+    pub model: String,
+
+    /// Also write the plan (the JSON `split` prints) to this file, for `inject --plan`.
+    #[arg(long = "plan", value_name = "FILE")]
+    pub plan_file: Option<PathBuf>,
 }
 
 /// The arguments of a command that is not built yet.

@@ -11,6 +11,10 @@ pub mod cmd;
 pub mod input;
 pub mod measure;
 pub mod output;
+pub mod plan;
+pub mod prompts;
+pub mod request;
+pub mod summary;
 pub mod tokens;
 pub mod transcript;
 
@@ -27,12 +31,16 @@ pub enum Outcome {
     Success,
     /// `estimate --check` found compaction due (exit [`EXIT_COMPACTION_DUE`]).
     CompactionDue,
+    /// `prompt` found nothing to compact (exit [`EXIT_NOTHING_TO_COMPACT`]).
+    NothingToCompact,
 }
 
 /// Exit status for a runtime failure: I/O, malformed input.
 pub const EXIT_FAILURE: u8 = 1;
 /// Exit status when `estimate --check` finds compaction due.
 pub const EXIT_COMPACTION_DUE: u8 = 3;
+/// Exit status when `prompt` finds nothing to compact (the plan is a no-op).
+pub const EXIT_NOTHING_TO_COMPACT: u8 = 4;
 
 impl Outcome {
     /// The process exit status for this outcome.
@@ -40,6 +48,7 @@ impl Outcome {
         match self {
             Outcome::Success => 0,
             Outcome::CompactionDue => EXIT_COMPACTION_DUE,
+            Outcome::NothingToCompact => EXIT_NOTHING_TO_COMPACT,
         }
     }
 }
@@ -48,8 +57,8 @@ impl Outcome {
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
     match cli.command {
         Command::Estimate(args) => cmd::estimate::run(&args, out),
-        Command::Split(_) => cmd::pending::run("split"),
-        Command::Prompt(_) => cmd::pending::run("prompt"),
+        Command::Split(args) => cmd::split::run(&args, out),
+        Command::Prompt(args) => cmd::prompt::run(&args, out),
         Command::Inject(_) => cmd::pending::run("inject"),
         Command::Caveman(_) => cmd::pending::run("caveman"),
         Command::Bare(_) => cmd::pending::run("bare"),

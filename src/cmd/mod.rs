@@ -2,3 +2,6 @@
 
 pub mod estimate;
 pub mod pending;
+pub mod prompt;
+pub mod shared;
+pub mod split;

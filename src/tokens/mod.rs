@@ -70,16 +70,22 @@ impl Tokenizer {
     /// Units of one part (0 for the parts this estimator does not count).
     pub fn part_units(self, part: &Part) -> u64 {
         match (self, part) {
-            (Tokenizer::Chars4 | Tokenizer::Chars35, Part::Text(t) | Part::ToolResult(t)) => {
-                code_points(t)
-            }
+            (
+                Tokenizer::Chars4 | Tokenizer::Chars35,
+                Part::Text(t) | Part::ToolResult { text: t, .. },
+            ) => code_points(t),
             (Tokenizer::Chars4 | Tokenizer::Chars35, _) => 0,
             (Tokenizer::KimiCode, Part::Media(_)) => KIMI_CODE_MEDIA_TOKENS,
             (_, Part::Media(_) | Part::Other(_)) => 0,
-            (_, Part::Text(t) | Part::Thinking(t) | Part::ToolResult(t)) => self.text_units(t),
-            (_, Part::ToolCall { name, arguments }) => {
-                self.text_units(name) + self.text_units(arguments)
+            (_, Part::Text(t) | Part::Thinking(t) | Part::ToolResult { text: t, .. }) => {
+                self.text_units(t)
             }
+            (
+                _,
+                Part::ToolCall {
+                    name, arguments, ..
+                },
+            ) => self.text_units(name) + self.text_units(arguments),
         }
     }
 
@@ -173,6 +179,7 @@ mod tests {
                 Part::Thinking("internal reasoning ".repeat(100).into()),
                 Part::Media(MediaKind::Image),
                 Part::ToolCall {
+                    id: Some("call_1".into()),
                     name: "Shell".into(),
                     arguments: "{}".into(),
                 },
@@ -204,6 +211,7 @@ mod tests {
                 Part::Text("héllo".into()), // ascii 4 → 1, non-ascii 1 → 1
                 Part::Media(MediaKind::Video),
                 Part::ToolCall {
+                    id: None,
                     name: "Shell".into(),          // 5 → 2
                     arguments: "{\"a\":1}".into(), // 7 → 2
                 },

@@ -4,7 +4,8 @@
 //! or a list of content blocks (`text`, `thinking`, `redacted_thinking`, `tool_use`,
 //! `tool_result`, `image`, `document`, server-tool blocks …). `system` is a request parameter
 //! in the API, not a message, but emitters sometimes write it as a line, so it is accepted.
-//! Tool results arrive inside user messages, as the API has them; there is no `tool` role.
+//! Tool results arrive inside user messages, as the API has them; there is no `tool` role. Each
+//! names the call it answers: a `tool_result`'s `tool_use_id` is the `id` of a `tool_use`.
 //!
 //! Detection needs evidence only Anthropic content has (tool, thinking or sourced image blocks):
 //! plain `role`/`content` text lines are just as valid OpenAI chat, and that reader, which is
@@ -132,11 +133,23 @@ mod tests {
                 Part::Thinking("".into()),
                 Part::Text("Reading.".into()),
                 Part::ToolCall {
+                    id: Some("toolu_1".into()),
                     name: "Read".into(),
                     arguments: r#"{"file_path":"/a"}"#.into()
                 },
             ]
         );
+        assert_eq!(
+            record.message().unwrap().call_ids().collect::<Vec<_>>(),
+            ["toolu_1"]
+        );
+        assert!(matches!(
+            parts(&record)[3],
+            Part::ToolCall {
+                id: Some(Cow::Borrowed(_)),
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -147,10 +160,39 @@ mod tests {
         assert_eq!(
             parts(&record),
             [
-                Part::ToolResult("one".into()),
-                Part::ToolResult("a\nb".into()),
+                Part::ToolResult {
+                    call_id: Some("toolu_1".into()),
+                    text: "one".into()
+                },
+                Part::ToolResult {
+                    call_id: Some("toolu_2".into()),
+                    text: "a\nb".into()
+                },
                 Part::Media(MediaKind::Image),
             ]
+        );
+        let message = record.message().unwrap();
+        assert_eq!(message.call_id, None);
+        assert_eq!(
+            message.answered_ids().collect::<Vec<_>>(),
+            ["toolu_1", "toolu_2"]
+        );
+    }
+
+    #[test]
+    fn server_tool_blocks_link_too() {
+        let record = read(
+            r#"{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}},{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[{"type":"text","text":"found"}]},{"type":"tool_result","content":"no id"}]}"#,
+        );
+        let message = record.message().unwrap();
+        assert_eq!(message.call_ids().collect::<Vec<_>>(), ["srvtoolu_1"]);
+        assert_eq!(message.answered_ids().collect::<Vec<_>>(), ["srvtoolu_1"]);
+        assert_eq!(
+            parts(&record)[2],
+            Part::ToolResult {
+                call_id: None,
+                text: "no id".into()
+            }
         );
     }
 

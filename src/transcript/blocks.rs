@@ -152,12 +152,18 @@ pub struct AnthropicBlock<'a> {
     /// Reasoning of a `thinking` block.
     #[serde(borrow, deserialize_with = "borrowed_str")]
     pub thinking: Option<Cow<'a, str>>,
+    /// Id of a `tool_use` block (and of the server and MCP tool-use blocks).
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    pub id: Option<Cow<'a, str>>,
     /// Tool name of a `tool_use` block.
     #[serde(borrow, deserialize_with = "borrowed_str")]
     pub name: Option<Cow<'a, str>>,
     /// Arguments of a `tool_use` block, as raw JSON.
     #[serde(borrow)]
     pub input: Option<&'a RawValue>,
+    /// The `tool_use` id a `tool_result` block (or another `…tool_result` block) answers.
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    pub tool_use_id: Option<Cow<'a, str>>,
     /// Content of a `tool_result` block: a string or nested blocks.
     #[serde(borrow)]
     pub content: Option<StrOrSeq<'a, AnthropicBlock<'a>>>,
@@ -186,6 +192,7 @@ fn push_anthropic_block<'a>(block: AnthropicBlock<'a>, parts: &mut Vec<Part<'a>>
         // Redacted thinking is an encrypted blob: no readable text reaches a tokenizer.
         "redacted_thinking" => parts.push(Part::Thinking(Cow::Borrowed(""))),
         "tool_use" | "server_tool_use" | "mcp_tool_use" => parts.push(Part::ToolCall {
+            id: block.id,
             name: block.name.unwrap_or_default(),
             arguments: block
                 .input
@@ -193,19 +200,23 @@ fn push_anthropic_block<'a>(block: AnthropicBlock<'a>, parts: &mut Vec<Part<'a>>
         }),
         "image" => parts.push(Part::Media(MediaKind::Image)),
         "document" => parts.push(Part::Media(MediaKind::Document)),
-        _ if kind.ends_with("tool_result") => push_tool_result(block.content, parts),
+        _ if kind.ends_with("tool_result") => {
+            push_tool_result(block.tool_use_id, block.content, parts)
+        }
         _ => parts.push(Part::Other(kind)),
     }
 }
 
-/// A tool result becomes one [`Part::ToolResult`] with its text parts joined by newlines,
-/// followed by any media it carried (screenshots returned by a tool).
+/// A tool result becomes one [`Part::ToolResult`] answering `call_id` (its `tool_use_id`), with
+/// its text parts joined by newlines, followed by any media it carried (screenshots returned by
+/// a tool).
 fn push_tool_result<'a>(
+    call_id: Option<Cow<'a, str>>,
     content: Option<StrOrSeq<'a, AnthropicBlock<'a>>>,
     parts: &mut Vec<Part<'a>>,
 ) {
     match content.unwrap_or_default() {
-        StrOrSeq::Str(text) => parts.push(Part::ToolResult(text)),
+        StrOrSeq::Str(text) => parts.push(Part::ToolResult { call_id, text }),
         StrOrSeq::Seq(blocks) => {
             let mut texts: Vec<Cow<'a, str>> = Vec::new();
             let mut extras = Vec::new();
@@ -215,7 +226,10 @@ fn push_tool_result<'a>(
                     _ => push_anthropic_block(block, &mut extras),
                 }
             }
-            parts.push(Part::ToolResult(join_texts(texts)));
+            parts.push(Part::ToolResult {
+                call_id,
+                text: join_texts(texts),
+            });
             parts.extend(extras);
         }
     }
@@ -265,7 +279,7 @@ mod tests {
     fn tool_result_blocks_join_text_and_keep_media() {
         let content: StrOrSeq<AnthropicBlock> = serde_json::from_str(
             r#"[{"type":"tool_use","id":"t","name":"Read","input":{"p":1}},
-                {"type":"tool_result","content":[{"type":"text","text":"a"},{"type":"image","source":{}},{"type":"text","text":"b"}]}]"#,
+                {"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"a"},{"type":"image","source":{}},{"type":"text","text":"b"}]}]"#,
         )
         .unwrap();
         let mut parts = Vec::new();
@@ -274,10 +288,14 @@ mod tests {
             parts,
             vec![
                 Part::ToolCall {
+                    id: Some("t".into()),
                     name: "Read".into(),
                     arguments: r#"{"p":1}"#.into()
                 },
-                Part::ToolResult("a\nb".into()),
+                Part::ToolResult {
+                    call_id: Some("t".into()),
+                    text: "a\nb".into()
+                },
                 Part::Media(MediaKind::Image),
             ]
         );

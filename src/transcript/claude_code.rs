@@ -141,9 +141,8 @@ impl Format for ClaudeCode {
             line,
             text.as_bytes(),
             Entry::Message(Message {
-                role,
-                parts,
                 sidechain: event.is_sidechain.is_some_and(|raw| raw.get() == "true"),
+                ..Message::new(role, parts)
             }),
         );
         record.usage = usage;
@@ -200,6 +199,7 @@ mod tests {
 
     use super::*;
     use crate::transcript::anthropic::Anthropic;
+    use crate::transcript::model::testing;
     use crate::transcript::{MediaKind, Part, DETECT_LINES};
 
     fn read(text: &str) -> Record<'_> {
@@ -242,6 +242,7 @@ mod tests {
                 Part::Thinking("look first".into()),
                 Part::Text("Reading.".into()),
                 Part::ToolCall {
+                    id: Some("toolu_1".into()),
                     name: "Read".into(),
                     arguments: r#"{"file_path":"/a","limit":25}"#.into()
                 },
@@ -303,11 +304,25 @@ mod tests {
         assert_eq!(
             parts(&record),
             [
-                Part::ToolResult("   1\tfn main() {}".into()),
-                Part::ToolResult("a".into()),
+                Part::ToolResult {
+                    call_id: Some("toolu_1".into()),
+                    text: "   1\tfn main() {}".into()
+                },
+                Part::ToolResult {
+                    call_id: Some("toolu_2".into()),
+                    text: "a".into()
+                },
                 Part::Media(MediaKind::Image),
             ]
         );
+        assert!(matches!(
+            parts(&record)[0],
+            Part::ToolResult {
+                call_id: Some(Cow::Borrowed(_)),
+                ..
+            }
+        ));
+        assert_eq!(record.message().unwrap().call_id, None);
     }
 
     #[test]
@@ -490,18 +505,28 @@ mod tests {
 
     #[test]
     fn reads_the_claude_code_corpus() {
-        // (messages, compaction markers, sidechain messages, usage records) per file, counted
-        // with jq, e.g. for messages:
+        // (messages, compaction markers, sidechain messages, usage records, tool results,
+        // orphaned tool results) per file, counted with jq:
         //   jq -c 'select(.type=="user" or .type=="assistant")' FILE | wc -l
         //   jq -c 'select(.type=="system" and .subtype=="compact_boundary")' FILE | wc -l
         //   jq -c 'select((.type=="user" or .type=="assistant") and .isSidechain==true)' FILE | wc -l
         //   jq -c 'select(.type=="assistant" and .message.usage != null
         //          and .message.model != "<synthetic>")' FILE | wc -l
+        //   tool results and orphans (a tool_use_id no earlier tool_use id has), in one go:
+        //   jq -n 'reduce (inputs | select(.type=="user" or .type=="assistant")
+        //          | .message.content | arrays | .[]) as $b ({seen: {}, results: 0, orphans: 0};
+        //          if ($b.type | tostring | test("tool_use$")) then .seen[$b.id] = true
+        //          elif ($b.type | tostring | test("tool_result$")) then .results += 1
+        //            | (if .seen[$b.tool_use_id] then . else .orphans += 1 end)
+        //          else . end) | [.results, .orphans]' FILE
         let expected = [
-            ("claude-code-viewer-5c0375b4.jsonl", (53, 0, 22, 28)),
-            ("claude-code-viewer-fe5e1c67.jsonl", (437, 0, 405, 262)),
-            ("entireio-cli-a6e4c2a0fbd1.jsonl", (48, 1, 0, 31)),
-            ("kimi-cli-5b2c427a42e0.jsonl", (165, 0, 0, 103)),
+            ("claude-code-viewer-5c0375b4.jsonl", (53, 0, 22, 28, 21, 0)),
+            (
+                "claude-code-viewer-fe5e1c67.jsonl",
+                (437, 0, 405, 262, 167, 0),
+            ),
+            ("entireio-cli-a6e4c2a0fbd1.jsonl", (48, 1, 0, 31, 10, 0)),
+            ("kimi-cli-5b2c427a42e0.jsonl", (165, 0, 0, 103, 55, 0)),
         ];
         let files = corpus("claude-code");
         assert_eq!(files.len(), expected.len());
@@ -511,6 +536,7 @@ mod tests {
             assert!(ClaudeCode.detect(&head), "{name}: not detected");
             assert!(!Anthropic.detect(&head), "{name}: taken for anthropic");
             let (mut messages, mut compactions, mut sidechains, mut usages) = (0, 0, 0, 0);
+            let mut records = Vec::new();
             for (number, line) in lines {
                 let record = ClaudeCode
                     .read(*number, line)
@@ -522,9 +548,18 @@ mod tests {
                 }
                 compactions += usize::from(record.compaction);
                 usages += usize::from(record.usage.is_some());
+                records.push(record);
             }
+            let links = testing::links(records.iter().filter_map(Record::message));
             assert_eq!(
-                (messages, compactions, sidechains, usages),
+                (
+                    messages,
+                    compactions,
+                    sidechains,
+                    usages,
+                    links.results,
+                    links.orphans
+                ),
                 counts,
                 "{name}"
             );

@@ -6,11 +6,15 @@
 //! - `response_item` payloads are what the model saw (Responses API items) and become messages:
 //!   `message` (role `user`, `assistant`, or `developer`/`system` → [`Role::System`]),
 //!   `reasoning` (thinking), `function_call` / `custom_tool_call` / `local_shell_call` (tool
-//!   calls), `function_call_output` / `custom_tool_call_output` (tool results).
+//!   calls), `function_call_output` / `custom_tool_call_output` (tool results). A call's id is
+//!   its `call_id` (a `local_shell_call` without one falls back to its `id`, as Codex does); an
+//!   output's `call_id` names the call it answers and goes on its [`Part::ToolResult`], not on
+//!   the message.
 //! - Hosted tools are messages too, because their items are replayed to the model and fill its
 //!   context: `web_search_call` and `tool_search_call` are assistant tool calls (named
-//!   `web_search`, `tool_search`), `tool_search_output` a tool result holding the tool list
-//!   found, and `image_generation_call` an assistant image.
+//!   `web_search`, `tool_search`; only the latter has a `call_id`), `tool_search_output` a tool
+//!   result holding the tool list found (answering its `call_id`), and `image_generation_call`
+//!   an assistant image.
 //! - `agent_message` (a multi-agent message from another agent, written as `input_text`) is a
 //!   user message: it is input this agent receives.
 //! - `ghost_snapshot` (undo bookkeeping, never sent to the model), `compaction` /
@@ -100,7 +104,7 @@ fn read_line(line: usize, text: &str) -> Result<Record<'_>> {
         (None, None) => Payload::Item(serde_json::from_str(text)?),
     };
     match payload {
-        Payload::Item(item) => read_item(line, raw, item),
+        Payload::Item(item) => read_item(line, raw, *item),
         Payload::Event(event) => {
             let mut record = Record::new(line, raw, Entry::Bookkeeping(event_name(&event)));
             if event.kind.as_deref() == Some("token_count") {
@@ -257,7 +261,8 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
 
 /// A payload, read into the shape its envelope type calls for.
 enum Payload<'a> {
-    Item(Item<'a>),
+    /// Boxed: an item is several times the size of the other payloads.
+    Item(Box<Item<'a>>),
     Event(Event<'a>),
     Compacted(Compacted<'a>),
     /// Any other envelope type: skipped unread, it is bookkeeping.
@@ -272,7 +277,7 @@ impl<'de> DeserializeSeed<'de> for PayloadSeed<'_> {
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         Ok(match self.0 {
-            "response_item" => Payload::Item(Item::deserialize(deserializer)?),
+            "response_item" => Payload::Item(Box::new(Item::deserialize(deserializer)?)),
             "event_msg" => Payload::Event(Event::deserialize(deserializer)?),
             "compacted" => Payload::Compacted(Compacted::deserialize(deserializer)?),
             _ => {
@@ -302,6 +307,12 @@ struct Item<'a> {
     encrypted_content: Option<IgnoredAny>,
     #[serde(borrow, deserialize_with = "borrowed_str")]
     name: Option<Cow<'a, str>>,
+    /// The id tying a call to its output: on tool calls and on their outputs.
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    call_id: Option<Cow<'a, str>>,
+    /// The item's own id; only a `local_shell_call` without `call_id` uses it, as its call id.
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    id: Option<Cow<'a, str>>,
     /// `function_call`: a JSON string holding JSON; `tool_search_call`: an object.
     #[serde(borrow)]
     arguments: Option<&'a RawValue>,
@@ -476,16 +487,24 @@ fn read_item<'a>(line: usize, raw: &'a [u8], item: Item<'a>) -> Result<Record<'a
             item.encrypted_content.is_some(),
         )),
         "function_call" => assistant(vec![Part::ToolCall {
+            id: item.call_id,
             name: item.name.unwrap_or_default(),
             arguments: json_text(item.arguments),
         }]),
         "custom_tool_call" => assistant(vec![Part::ToolCall {
+            id: item.call_id,
             name: item.name.unwrap_or_default(),
             arguments: json_text(item.input),
         }]),
-        "local_shell_call" => assistant(vec![tool_call("local_shell", item.action)]),
-        "web_search_call" => assistant(vec![tool_call("web_search", item.action)]),
+        "local_shell_call" => assistant(vec![tool_call(
+            item.call_id.or(item.id),
+            "local_shell",
+            item.action,
+        )]),
+        // A web search has no output item, and no `call_id`.
+        "web_search_call" => assistant(vec![tool_call(None, "web_search", item.action)]),
         "tool_search_call" => assistant(vec![Part::ToolCall {
+            id: item.call_id,
             name: Cow::Borrowed("tool_search"),
             arguments: json_text(item.arguments),
         }]),
@@ -493,15 +512,18 @@ fn read_item<'a>(line: usize, raw: &'a [u8], item: Item<'a>) -> Result<Record<'a
             Some(_) => Part::Media(MediaKind::Image),
             None => Part::Other(kind),
         }]),
-        "function_call_output" | "custom_tool_call_output" => {
-            Entry::Message(Message::new(Role::Tool, output_parts(item.output)))
-        }
+        "function_call_output" | "custom_tool_call_output" => Entry::Message(Message::new(
+            Role::Tool,
+            output_parts(item.call_id, item.output),
+        )),
         "tool_search_output" => Entry::Message(Message::new(
             Role::Tool,
-            vec![Part::ToolResult(
-                item.tools
+            vec![Part::ToolResult {
+                call_id: item.call_id,
+                text: item
+                    .tools
                     .map_or(Cow::Borrowed(""), |raw| Cow::Borrowed(raw.get())),
-            )],
+            }],
         )),
         _ => Entry::Bookkeeping(Cow::Owned(format!("response_item/{kind}"))),
     };
@@ -509,8 +531,13 @@ fn read_item<'a>(line: usize, raw: &'a [u8], item: Item<'a>) -> Result<Record<'a
 }
 
 /// A tool call whose arguments are a raw JSON object (or `{}` when it is missing).
-fn tool_call<'a>(name: &'static str, arguments: Option<&'a RawValue>) -> Part<'a> {
+fn tool_call<'a>(
+    id: Option<Cow<'a, str>>,
+    name: &'static str,
+    arguments: Option<&'a RawValue>,
+) -> Part<'a> {
     Part::ToolCall {
+        id,
         name: Cow::Borrowed(name),
         arguments: arguments.map_or(Cow::Borrowed("{}"), |raw| Cow::Borrowed(raw.get())),
     }
@@ -564,14 +591,15 @@ fn reasoning_parts<'a>(
     parts
 }
 
-/// A tool output: one tool result with the text items joined by newlines, then any images.
-fn output_parts(output: ToolOutput<'_>) -> Vec<Part<'_>> {
-    match output {
-        ToolOutput::Absent => vec![Part::ToolResult(Cow::Borrowed(""))],
-        ToolOutput::Text(text) => vec![Part::ToolResult(text)],
+/// A tool output: one tool result answering `call_id`, with the text items joined by newlines,
+/// then any images.
+fn output_parts<'a>(call_id: Option<Cow<'a, str>>, output: ToolOutput<'a>) -> Vec<Part<'a>> {
+    let mut extras = Vec::new();
+    let text = match output {
+        ToolOutput::Absent => Cow::Borrowed(""),
+        ToolOutput::Text(text) => text,
         ToolOutput::Items(items) => {
             let mut texts = Vec::new();
-            let mut extras = Vec::new();
             for item in items {
                 match content_part(item) {
                     Some(Part::Text(text)) => texts.push(text),
@@ -579,11 +607,13 @@ fn output_parts(output: ToolOutput<'_>) -> Vec<Part<'_>> {
                     None => {}
                 }
             }
-            let mut parts = vec![Part::ToolResult(join_texts(texts))];
-            parts.extend(extras);
-            parts
+            join_texts(texts)
         }
-    }
+    };
+    let mut parts = Vec::with_capacity(1 + extras.len());
+    parts.push(Part::ToolResult { call_id, text });
+    parts.extend(extras);
+    parts
 }
 
 /// The text of a JSON value that may be a string (tool-call arguments are a JSON string
@@ -666,6 +696,7 @@ mod tests {
     use super::*;
     use crate::transcript::claude_code::ClaudeCode;
     use crate::transcript::gemini::Gemini;
+    use crate::transcript::model::testing;
     use crate::transcript::pi::Pi;
     use crate::transcript::DETECT_LINES;
 
@@ -750,6 +781,7 @@ mod tests {
         assert_eq!(
             parts(&read(&function)),
             [Part::ToolCall {
+                id: Some("c1".into()),
                 name: "shell".into(),
                 arguments: r#"{"command":["ls"]}"#.into()
             }]
@@ -760,6 +792,7 @@ mod tests {
         assert_eq!(
             parts(&read(&custom)),
             [Part::ToolCall {
+                id: Some("c2".into()),
                 name: "apply_patch".into(),
                 arguments: "*** Begin Patch".into()
             }]
@@ -770,19 +803,47 @@ mod tests {
         assert_eq!(
             parts(&read(&shell)),
             [Part::ToolCall {
+                id: Some("c3".into()),
                 name: "local_shell".into(),
                 arguments: r#"{"type":"exec","command":["ls"]}"#.into()
             }]
+        );
+        // A local shell call without `call_id` is known by its `id`, as Codex does.
+        let by_id = item(
+            r#"{"type":"local_shell_call","id":"ls_1","call_id":null,"status":"completed","action":{"type":"exec","command":["ls"]}}"#,
+        );
+        assert_eq!(
+            read(&by_id)
+                .message()
+                .unwrap()
+                .call_ids()
+                .collect::<Vec<_>>(),
+            ["ls_1"]
         );
         // `arguments: null` is seen in real files.
         let null = item(r#"{"type":"function_call","name":"f","arguments":null,"call_id":"c"}"#);
         assert_eq!(
             parts(&read(&null)),
             [Part::ToolCall {
+                id: Some("c".into()),
                 name: "f".into(),
                 arguments: "".into()
             }]
         );
+        // Other items' own ids are not call ids, and the call id borrows from the line.
+        let with_id = item(r#"{"type":"function_call","id":"fc_1","name":"f","call_id":"c"}"#);
+        let record = read(&with_id);
+        assert_eq!(
+            record.message().unwrap().call_ids().collect::<Vec<_>>(),
+            ["c"]
+        );
+        assert!(matches!(
+            parts(&record)[0],
+            Part::ToolCall {
+                id: Some(Cow::Borrowed(_)),
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -790,25 +851,58 @@ mod tests {
         let string = item(r#"{"type":"function_call_output","call_id":"c","output":"a.txt\n"}"#);
         let record = read(&string);
         assert_eq!(role(&record), Role::Tool);
-        assert_eq!(parts(&record), [Part::ToolResult("a.txt\n".into())]);
+        assert_eq!(
+            parts(&record),
+            [Part::ToolResult {
+                call_id: Some("c".into()),
+                text: "a.txt\n".into()
+            }]
+        );
+        // The id is on the result part; the message itself is not keyed.
+        let message = record.message().unwrap();
+        assert_eq!(message.call_id, None);
+        assert_eq!(message.answered_ids().collect::<Vec<_>>(), ["c"]);
         let list = item(
             r#"{"type":"custom_tool_call_output","call_id":"c","output":[{"type":"input_text","text":"a"},{"type":"input_image","image_url":"data:"},{"type":"input_text","text":"b"}]}"#,
         );
         assert_eq!(
             parts(&read(&list)),
             [
-                Part::ToolResult("a\nb".into()),
+                Part::ToolResult {
+                    call_id: Some("c".into()),
+                    text: "a\nb".into()
+                },
                 Part::Media(MediaKind::Image)
             ]
         );
         let object = item(
             r#"{"type":"function_call_output","call_id":"c","output":{"type":"input_text","text":"one","detail":null}}"#,
         );
-        assert_eq!(parts(&read(&object)), [Part::ToolResult("one".into())]);
+        assert_eq!(
+            parts(&read(&object)),
+            [Part::ToolResult {
+                call_id: Some("c".into()),
+                text: "one".into()
+            }]
+        );
         let wrapped = item(
             r#"{"type":"function_call_output","call_id":"c","output":{"content":"failed","success":false}}"#,
         );
-        assert_eq!(parts(&read(&wrapped)), [Part::ToolResult("failed".into())]);
+        assert_eq!(
+            parts(&read(&wrapped)),
+            [Part::ToolResult {
+                call_id: Some("c".into()),
+                text: "failed".into()
+            }]
+        );
+        let absent = item(r#"{"type":"function_call_output","output":null}"#);
+        assert_eq!(
+            parts(&read(&absent)),
+            [Part::ToolResult {
+                call_id: None,
+                text: "".into()
+            }]
+        );
     }
 
     #[test]
@@ -819,6 +913,7 @@ mod tests {
         assert_eq!(
             parts(&read(&search)),
             [Part::ToolCall {
+                id: None,
                 name: "web_search".into(),
                 arguments: r#"{"type":"search","query":"q"}"#.into()
             }]
@@ -828,6 +923,7 @@ mod tests {
         assert_eq!(
             parts(&read(&tool_search)),
             [Part::ToolCall {
+                id: Some("c".into()),
                 name: "tool_search".into(),
                 arguments: r#"{"query":"x"}"#.into()
             }]
@@ -837,7 +933,10 @@ mod tests {
         assert_eq!(role(&record), Role::Tool);
         assert_eq!(
             parts(&record),
-            [Part::ToolResult(r#"[{"name":"t"}]"#.into())]
+            [Part::ToolResult {
+                call_id: Some("c".into()),
+                text: r#"[{"name":"t"}]"#.into()
+            }]
         );
         let image = item(r#"{"type":"image_generation_call","status":"done","result":"iVBOR"}"#);
         assert_eq!(parts(&read(&image)), [Part::Media(MediaKind::Image)]);
@@ -975,6 +1074,7 @@ mod tests {
         assert_eq!(
             parts(&read(line)),
             [Part::ToolCall {
+                id: None,
                 name: "f".into(),
                 arguments: "{}".into()
             }]
@@ -1105,6 +1205,7 @@ mod tests {
             assert!(!other.detect(&head));
         }
         let (mut messages, mut compactions, mut usages) = (0, 0, 0);
+        let mut records = Vec::new();
         for (number, line) in &lines {
             let record = Codex
                 .read(*number, line)
@@ -1112,6 +1213,7 @@ mod tests {
             messages += usize::from(record.message().is_some());
             compactions += usize::from(record.compaction);
             usages += usize::from(record.usage.is_some());
+            records.push(record);
         }
         // Counted with jq:
         //   messages (response items of the types read as messages, plus `compacted`):
@@ -1124,6 +1226,20 @@ mod tests {
         //   usages: jq -c 'select(.type=="event_msg" and .payload.type=="token_count"
         //     and .payload.info.last_token_usage.total_tokens > 0)' FILE | wc -l → 1
         assert_eq!((messages, compactions, usages), (27, 6, 1));
+        // Tool results, and those whose call_id no earlier call's has:
+        //   jq -n 'reduce (inputs | select(.type=="response_item") | .payload) as $i
+        //     ({seen: {}, results: 0, orphans: 0};
+        //     if ($i.type | IN("function_call","custom_tool_call","local_shell_call",
+        //       "tool_search_call")) then .seen[$i.call_id // $i.id] = true
+        //     elif ($i.type | IN("function_call_output","custom_tool_call_output",
+        //       "tool_search_output")) then .results += 1
+        //       | (if .seen[$i.call_id] then . else .orphans += 1 end)
+        //     else . end) | [.results, .orphans]' FILE                           → [6, 1]
+        // The orphan is line 28, a custom_tool_call_output whose call_id the fixture's author
+        // replaced by "[trimmed for fixture]" before any call with that id; the later trimmed
+        // outputs "match" trimmed calls only because every trimmed id is the same text.
+        let links = testing::links(records.iter().filter_map(Record::message));
+        assert_eq!((links.results, links.orphans), (6, 1));
     }
 
     #[test]

@@ -12,13 +12,14 @@
 //! - message records `{id, timestamp, type, content, …}`:
 //!   - `user`: content is a string or a list of Gemini API parts: `text` (or a `thought` part:
 //!     thinking), `inlineData` / `fileData` (media, by MIME type; image when it has none),
-//!     `functionCall` (a tool call), `functionResponse` (a tool result: `response.output` when
-//!     it is a string, else the response's JSON);
+//!     `functionCall` (a tool call, with its `id`), `functionResponse` (a tool result answering
+//!     its `id`: `response.output` when it is a string, else the response's JSON);
 //!   - `gemini`: the model's turn: each of `thoughts[]` as thinking (`subject`, a newline,
 //!     `description`), then `content` (an empty string is no part), then for each of
-//!     `toolCalls[]` the call (arguments: the JSON of `args`) followed by its result parts read
-//!     like `functionResponse` parts, joined into one tool result. `tokens.total` is the context
-//!     size after the turn;
+//!     `toolCalls[]` the call (its `id`; arguments: the JSON of `args`) followed by its result
+//!     parts read like `functionResponse` parts, joined into one tool result that answers the
+//!     first `functionResponse` id, or the call's `id` when no response has one.
+//!     `tokens.total` is the context size after the turn;
 //!   - `info`, `error`, `warning` (UI notices the model never sees) and unknown types:
 //!     bookkeeping `gemini/<type>`.
 //!
@@ -133,6 +134,8 @@ struct Thought<'a> {
 #[serde(default)]
 struct ToolCall<'a> {
     #[serde(borrow, deserialize_with = "borrowed_str")]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "borrowed_str")]
     name: Option<Cow<'a, str>>,
     #[serde(borrow)]
     args: Option<&'a RawValue>,
@@ -176,6 +179,8 @@ struct Blob<'a> {
 #[serde(default)]
 struct FunctionCall<'a> {
     #[serde(borrow, deserialize_with = "borrowed_str")]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "borrowed_str")]
     name: Option<Cow<'a, str>>,
     #[serde(borrow)]
     args: Option<&'a RawValue>,
@@ -184,6 +189,9 @@ struct FunctionCall<'a> {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct FunctionResponse<'a> {
+    /// The id of the call this answers.
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    id: Option<Cow<'a, str>>,
     /// Any object; Gemini CLI's tools put their text in `output`.
     #[serde(borrow)]
     response: Option<&'a RawValue>,
@@ -293,12 +301,16 @@ impl<'a> GeminiPart<'a> {
     fn into_part(self) -> Part<'a> {
         if let Some(call) = self.function_call {
             return Part::ToolCall {
+                id: call.id,
                 name: call.name.unwrap_or_default(),
                 arguments: raw_json(call.args),
             };
         }
         if let Some(response) = self.function_response {
-            return Part::ToolResult(response_text(response.response));
+            return Part::ToolResult {
+                call_id: response.id,
+                text: response_text(response.response),
+            };
         }
         if let Some(blob) = self.inline_data.or(self.file_data) {
             return Part::Media(media_kind(blob.mime_type.as_deref()));
@@ -337,21 +349,30 @@ fn model_parts<'a>(
     );
     for call in tool_calls.into_iter().flatten() {
         parts.push(Part::ToolCall {
+            id: call.id.clone(),
             name: call.name.unwrap_or_default(),
             arguments: raw_json(call.args),
         });
         if call.result.0.is_empty() {
             continue;
         }
+        let mut response_id = None;
         let mut texts = Vec::new();
         let mut extras = Vec::new();
         for part in call.result.0 {
             match part.into_part() {
-                Part::ToolResult(text) | Part::Text(text) => texts.push(text),
+                Part::ToolResult { call_id, text } => {
+                    response_id = response_id.or(call_id);
+                    texts.push(text);
+                }
+                Part::Text(text) => texts.push(text),
                 other => extras.push(other),
             }
         }
-        parts.push(Part::ToolResult(join_texts(texts)));
+        parts.push(Part::ToolResult {
+            call_id: response_id.or(call.id),
+            text: join_texts(texts),
+        });
         parts.extend(extras);
     }
     parts
@@ -416,6 +437,7 @@ mod tests {
     use super::*;
     use crate::transcript::claude_code::ClaudeCode;
     use crate::transcript::codex::Codex;
+    use crate::transcript::model::testing;
     use crate::transcript::pi::Pi;
     use crate::transcript::DETECT_LINES;
 
@@ -477,8 +499,14 @@ mod tests {
         assert_eq!(
             parts(&record),
             [
-                Part::ToolResult("a.txt".into()),
-                Part::ToolResult(r#"{"error":"denied"}"#.into()),
+                Part::ToolResult {
+                    call_id: Some("c".into()),
+                    text: "a.txt".into()
+                },
+                Part::ToolResult {
+                    call_id: None,
+                    text: r#"{"error":"denied"}"#.into()
+                },
             ]
         );
     }
@@ -494,16 +522,31 @@ mod tests {
             [
                 Part::Thinking("Listing\nI will run ls.".into()),
                 Part::ToolCall {
+                    id: Some("c1".into()),
                     name: "run_shell_command".into(),
                     arguments: r#"{"command":"ls -F"}"#.into()
                 },
-                Part::ToolResult("README.md".into()),
+                Part::ToolResult {
+                    call_id: Some("c1".into()),
+                    text: "README.md".into()
+                },
                 Part::ToolCall {
+                    id: Some("c2".into()),
                     name: "read_file".into(),
                     arguments: r#"{"path":"x"}"#.into()
                 },
             ]
         );
+        let message = record.message().unwrap();
+        assert_eq!(message.call_ids().collect::<Vec<_>>(), ["c1", "c2"]);
+        assert_eq!(message.answered_ids().collect::<Vec<_>>(), ["c1"]);
+        assert!(matches!(
+            parts(&record)[1],
+            Part::ToolCall {
+                id: Some(Cow::Borrowed(_)),
+                ..
+            }
+        ));
         assert_eq!(
             record.usage,
             Some(Usage {
@@ -528,14 +571,39 @@ mod tests {
                 Part::Thinking("why".into()),
                 Part::Text("so".into()),
                 Part::ToolCall {
+                    id: None,
                     name: "shot".into(),
                     arguments: "{}".into()
                 },
-                Part::ToolResult("taken\nnote".into()),
+                Part::ToolResult {
+                    call_id: None,
+                    text: "taken\nnote".into()
+                },
                 Part::Media(MediaKind::Image),
             ]
         );
         assert!(record.usage.is_none());
+        // A result without a response id answers its call's id; a response id wins.
+        let ids = |line: &str| {
+            read(line)
+                .message()
+                .unwrap()
+                .answered_ids()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            ids(
+                r#"{"type":"gemini","content":"","toolCalls":[{"id":"c9","name":"shot","args":{},"result":[{"text":"plain"}]}]}"#
+            ),
+            ["c9"]
+        );
+        assert_eq!(
+            ids(
+                r#"{"type":"gemini","content":"","toolCalls":[{"id":"c9","name":"shot","args":{},"result":[{"text":"plain"},{"functionResponse":{"id":"r9","response":{}}}]}]}"#
+            ),
+            ["r9"]
+        );
     }
 
     #[test]
@@ -637,6 +705,7 @@ mod tests {
             assert!(!other.detect(&head));
         }
         let (mut messages, mut compactions, mut usages) = (0, 0, 0);
+        let mut records = Vec::new();
         for (number, line) in &lines {
             let record = Gemini
                 .read(*number, line)
@@ -644,12 +713,27 @@ mod tests {
             messages += usize::from(record.message().is_some());
             compactions += usize::from(record.compaction);
             usages += usize::from(record.usage.is_some());
+            records.push(record);
         }
         // Counted with jq:
         //   messages: jq -c 'select(.type=="user" or .type=="gemini")' FILE | wc -l   → 3
         //   compactions: none; Gemini CLI writes no marker                            → 0
         //   usages: jq -c 'select(.type=="gemini" and .tokens.total > 0)' FILE | wc -l → 2
         assert_eq!((messages, compactions, usages), (3, 0, 2));
+        // Tool results (each toolCalls[] entry with a result, and each functionResponse part
+        // of a user record), and those whose id no earlier call's id has:
+        //   jq -n 'reduce inputs as $l ({seen: {}, results: 0, orphans: 0};
+        //     if $l.type=="gemini" then reduce ($l.toolCalls // [] | .[]) as $c (.;
+        //       (if $c.id then .seen[$c.id] = true else . end)
+        //       | if ($c.result // [] | length) > 0 then .results += 1
+        //         | (if .seen[[$c.result[]?.functionResponse?.id // empty][0] // $c.id // ""]
+        //           then . else .orphans += 1 end) else . end)
+        //     elif $l.type=="user" then reduce ($l.content | arrays | .[] | objects
+        //       | select(.functionResponse)) as $r (.; .results += 1
+        //       | (if .seen[$r.functionResponse.id // ""] then . else .orphans += 1 end))
+        //     else . end) | [.results, .orphans]' FILE                          → [1, 0]
+        let links = testing::links(records.iter().filter_map(Record::message));
+        assert_eq!((links.results, links.orphans), (1, 0));
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 pub mod anthropic;
 pub mod blocks;
+pub mod classify;
 pub mod claude_code;
 pub mod codex;
 pub mod gemini;

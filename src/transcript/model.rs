@@ -6,6 +6,9 @@
 //! message. Every record keeps the exact bytes of its line, so a record no command changes can be
 //! written back byte-identical.
 //!
+//! Tool calls and tool results keep the ids the format links them by, so a call can be paired
+//! with its result: see [`Message::call_ids`] and [`Message::answered_ids`].
+//!
 //! Strings borrow from the input line where JSON escaping allows it (`Cow`), which keeps reading
 //! a large file allocation-light.
 
@@ -70,15 +73,33 @@ pub enum Part<'a> {
     Text(Cow<'a, str>),
     /// Reasoning text (thinking blocks, reasoning summaries). Empty when the provider encrypted it.
     Thinking(Cow<'a, str>),
-    /// A tool call: the tool's name and its arguments as JSON text.
+    /// A tool call: its id, the tool's name and its arguments as JSON text.
     ToolCall {
+        /// The call's id as the format stores it, which its result refers to: OpenAI / kimi-cli
+        /// `tool_calls[].id`, Anthropic / Claude Code `tool_use.id`, Codex `call_id` (for
+        /// `local_shell_call`, `id` when it has no `call_id`, as Codex itself does), pi
+        /// `toolCall.id`, Gemini `toolCalls[].id` (or `functionCall.id` in a part list).
+        /// `None` when the call has none (e.g. OpenAI's legacy `function_call`, Codex
+        /// `web_search_call`).
+        id: Option<Cow<'a, str>>,
         /// The tool's name.
         name: Cow<'a, str>,
         /// The arguments, as the JSON text the format stores (or an object serialised compactly).
         arguments: Cow<'a, str>,
     },
-    /// The text a tool returned.
-    ToolResult(Cow<'a, str>),
+    /// What a tool returned: its text, and the id of the call it answers when the format stores
+    /// that id on the result itself.
+    ToolResult {
+        /// The [`Part::ToolCall::id`] of the call this answers: Anthropic / Claude Code
+        /// `tool_use_id`, Codex `call_id` of `function_call_output`, `custom_tool_call_output`
+        /// and `tool_search_output`, Gemini `functionResponse.id` (for a result stored inside a
+        /// model turn's `toolCalls[]`, that call's `id` when the response has none). `None` in
+        /// formats that key the whole message instead (see [`Message::call_id`]) and for results
+        /// no call produced (pi `bashExecution`).
+        call_id: Option<Cow<'a, str>>,
+        /// The text the tool returned.
+        text: Cow<'a, str>,
+    },
     /// An image, audio, video or document part.
     Media(MediaKind),
     /// A part type the model does not know; named for reports.
@@ -133,7 +154,7 @@ impl Part<'_> {
             Part::Text(_) => PartKind::Text,
             Part::Thinking(_) => PartKind::Thinking,
             Part::ToolCall { .. } => PartKind::ToolCall,
-            Part::ToolResult(_) => PartKind::ToolResult,
+            Part::ToolResult { .. } => PartKind::ToolResult,
             Part::Media(_) => PartKind::Media,
             Part::Other(_) => PartKind::Other,
         }
@@ -150,16 +171,48 @@ pub struct Message<'a> {
     /// True for a sub-agent's message stored in the parent's file (Claude Code `isSidechain`).
     /// Sidechain messages never reach the main agent's context.
     pub sidechain: bool,
+    /// For a tool-role message, the [`Part::ToolCall::id`] of the call it answers, in formats
+    /// that key the whole message: OpenAI / kimi-cli `tool_call_id`, pi `toolCallId`. Formats
+    /// that key each result (Anthropic, Claude Code, Codex, Gemini) leave this `None` and set
+    /// [`Part::ToolResult::call_id`] instead, so an id is never stored twice.
+    pub call_id: Option<Cow<'a, str>>,
 }
 
 impl<'a> Message<'a> {
-    /// A main-chain message with these parts.
+    /// A main-chain message with these parts, answering no call.
     pub fn new(role: Role, parts: Vec<Part<'a>>) -> Self {
         Message {
             role,
             parts,
             sidechain: false,
+            call_id: None,
         }
+    }
+
+    /// This message, answering the call with this id (its [`Message::call_id`]).
+    pub fn answering(mut self, call_id: Option<Cow<'a, str>>) -> Self {
+        self.call_id = call_id;
+        self
+    }
+
+    /// The ids of the tool calls this message makes, in order; calls without an id are
+    /// left out.
+    pub fn call_ids(&self) -> impl Iterator<Item = &str> + use<'_, 'a> {
+        self.parts.iter().filter_map(|part| match part {
+            Part::ToolCall { id, .. } => id.as_deref(),
+            _ => None,
+        })
+    }
+
+    /// The ids of the tool calls this message answers: its own [`Message::call_id`], then the
+    /// [`Part::ToolResult::call_id`] of each of its tool results, in order; results without an
+    /// id are left out.
+    pub fn answered_ids(&self) -> impl Iterator<Item = &str> + use<'_, 'a> {
+        let results = self.parts.iter().filter_map(|part| match part {
+            Part::ToolResult { call_id, .. } => call_id.as_deref(),
+            _ => None,
+        });
+        self.call_id.as_deref().into_iter().chain(results)
     }
 }
 
@@ -219,5 +272,152 @@ impl<'a> Record<'a> {
             Entry::Message(message) => Some(message),
             Entry::Bookkeeping(_) => None,
         }
+    }
+}
+
+/// Checks the corpus tests of every format share.
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::collections::HashSet;
+
+    use super::{Message, Part, Role};
+
+    /// Tool results of a transcript and how many of them are orphaned.
+    #[derive(Debug, Default, PartialEq, Eq)]
+    pub struct Links {
+        /// Tool results: each message with a [`Message::call_id`], and each
+        /// [`Part::ToolResult`] of a message without one; a tool-role message with neither
+        /// counts as one result without an id.
+        pub results: usize,
+        /// Those whose id no earlier tool call of the transcript has, or that have no id.
+        pub orphans: usize,
+    }
+
+    /// Counts the tool results of these messages (in transcript order) and which answer no
+    /// call made before them. Parts are taken in order, so a call and its result in one
+    /// message (Gemini) link.
+    pub fn links<'m, 'a: 'm>(messages: impl IntoIterator<Item = &'m Message<'a>>) -> Links {
+        let mut calls: HashSet<&str> = HashSet::new();
+        let mut links = Links::default();
+        let mut result = |calls: &HashSet<&str>, id: Option<&str>| {
+            links.results += 1;
+            links.orphans += usize::from(!id.is_some_and(|id| calls.contains(id)));
+        };
+        for message in messages {
+            let keyed = message.call_id.is_some();
+            if keyed {
+                result(&calls, message.call_id.as_deref());
+            }
+            let mut parts_results = 0;
+            for part in &message.parts {
+                match part {
+                    Part::ToolCall { id: Some(id), .. } => {
+                        calls.insert(id);
+                    }
+                    Part::ToolResult { call_id, .. } if !keyed => {
+                        parts_results += 1;
+                        result(&calls, call_id.as_deref());
+                    }
+                    _ => {}
+                }
+            }
+            if !keyed && parts_results == 0 && message.role == Role::Tool {
+                result(&calls, None);
+            }
+        }
+        links
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(id: Option<&'static str>) -> Part<'static> {
+        Part::ToolCall {
+            id: id.map(Cow::Borrowed),
+            name: "Shell".into(),
+            arguments: "{}".into(),
+        }
+    }
+
+    fn result(call_id: Option<&'static str>) -> Part<'static> {
+        Part::ToolResult {
+            call_id: call_id.map(Cow::Borrowed),
+            text: "ok".into(),
+        }
+    }
+
+    #[test]
+    fn new_answers_nothing_and_answering_sets_the_call() {
+        let message = Message::new(Role::Tool, vec![Part::Text("ok".into())]);
+        assert_eq!(message.call_id, None);
+        assert!(!message.sidechain);
+        let answer = message.answering(Some("call_1".into()));
+        assert_eq!(answer.call_id.as_deref(), Some("call_1"));
+        assert_eq!(answer.answering(None).call_id, None);
+    }
+
+    #[test]
+    fn call_ids_are_the_calls_made_in_order() {
+        let message = Message::new(
+            Role::Assistant,
+            vec![
+                Part::Text("Running.".into()),
+                call(Some("a")),
+                call(None),
+                result(Some("x")),
+                call(Some("b")),
+            ],
+        )
+        .answering(Some("y".into()));
+        assert_eq!(message.call_ids().collect::<Vec<_>>(), ["a", "b"]);
+        let text = Message::new(Role::User, vec![Part::Text("hi".into())]);
+        assert_eq!(text.call_ids().count(), 0);
+    }
+
+    #[test]
+    fn answered_ids_are_the_message_id_then_each_result_id() {
+        let keyed =
+            Message::new(Role::Tool, vec![Part::Text("ok".into())]).answering(Some("m".into()));
+        assert_eq!(keyed.answered_ids().collect::<Vec<_>>(), ["m"]);
+        let parts = Message::new(
+            Role::User,
+            vec![
+                result(Some("a")),
+                Part::Media(MediaKind::Image),
+                result(None),
+                call(Some("c")),
+                result(Some("b")),
+            ],
+        );
+        assert_eq!(parts.answered_ids().collect::<Vec<_>>(), ["a", "b"]);
+        let both = Message::new(Role::Tool, vec![result(Some("p"))]).answering(Some("m".into()));
+        assert_eq!(both.answered_ids().collect::<Vec<_>>(), ["m", "p"]);
+        let none = Message::new(Role::Tool, vec![result(None)]);
+        assert_eq!(none.answered_ids().count(), 0);
+    }
+
+    #[test]
+    fn links_count_results_and_orphans() {
+        let messages = [
+            Message::new(Role::Assistant, vec![call(Some("a")), result(Some("a"))]),
+            Message::new(Role::Tool, vec![Part::Text("ok".into())]).answering(Some("a".into())),
+            // Answers a call made only later, and a call never made.
+            Message::new(Role::User, vec![result(Some("b")), result(Some("z"))]),
+            Message::new(Role::Assistant, vec![call(Some("b"))]),
+            // Keyed at the message level: its parts are not results of their own.
+            Message::new(Role::Tool, vec![result(None)]).answering(Some("b".into())),
+            // No id at all.
+            Message::new(Role::Tool, vec![Part::Text("?".into())]),
+            Message::new(Role::User, vec![result(None)]),
+        ];
+        assert_eq!(
+            testing::links(&messages),
+            testing::Links {
+                results: 7,
+                orphans: 4
+            }
+        );
     }
 }

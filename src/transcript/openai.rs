@@ -1,7 +1,8 @@
 //! OpenAI-style chat messages, one per line; this includes kimi-cli's `context.jsonl`.
 //!
 //! A line is `{"role": …, "content": …}` where content is a string, `null` or a list of typed
-//! parts, with optional `tool_calls` (arguments as a JSON string) and `tool_call_id`. kimi-cli
+//! parts, with optional `tool_calls` (each with its `id`, arguments as a JSON string) and, on a
+//! tool message, `tool_call_id`: the call it answers, kept as [`Message::call_id`]. kimi-cli
 //! adds pseudo-roles starting with `_`: `_system_prompt`, `_checkpoint` and `_usage` (the
 //! provider's context size after a step). They are bookkeeping; `_usage` feeds `--context`.
 //!
@@ -31,6 +32,9 @@ struct ChatLine<'a> {
     tool_calls: Option<Vec<ToolCall<'a>>>,
     #[serde(borrow, default)]
     function_call: Option<FunctionCall<'a>>,
+    /// On a tool message: the id of the call it answers.
+    #[serde(borrow, default, deserialize_with = "borrowed_str")]
+    tool_call_id: Option<Cow<'a, str>>,
     /// Thinking text as DeepSeek- and Kimi-compatible APIs return it.
     #[serde(borrow, default, deserialize_with = "borrowed_str")]
     reasoning_content: Option<Cow<'a, str>>,
@@ -55,6 +59,8 @@ struct ChatPart<'a> {
 
 #[derive(Deserialize)]
 struct ToolCall<'a> {
+    #[serde(borrow, default, deserialize_with = "borrowed_str")]
+    id: Option<Cow<'a, str>>,
     #[serde(borrow)]
     function: Option<FunctionCall<'a>>,
 }
@@ -108,20 +114,24 @@ impl Format for Openai {
             StrOrSeq::Seq(items) => parts.extend(items.into_iter().map(chat_part)),
         }
         let calls = chat.tool_calls.unwrap_or_default();
+        // The legacy `function_call` has no id.
         let functions = calls
             .into_iter()
-            .filter_map(|call| call.function)
-            .chain(chat.function_call);
-        for function in functions {
+            .filter_map(|call| Some((call.id, call.function?)))
+            .chain(chat.function_call.map(|function| (None, function)));
+        for (id, function) in functions {
             parts.push(Part::ToolCall {
+                id,
                 name: function.name,
                 arguments: arguments_text(function.arguments)?,
             });
         }
+        // Only a tool message answers a call.
+        let call_id = chat.tool_call_id.filter(|_| role == Role::Tool);
         Ok(Record::new(
             line,
             text.as_bytes(),
-            Entry::Message(Message::new(role, parts)),
+            Entry::Message(Message::new(role, parts).answering(call_id)),
         ))
     }
 }
@@ -152,7 +162,12 @@ fn arguments_text<'a>(raw: Option<&'a RawValue>) -> Result<Cow<'a, str>> {
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+    use std::path::Path;
+
     use super::*;
+    use crate::transcript::model::testing;
+    use crate::transcript::{detect, FormatId, DETECT_LINES};
 
     fn read(text: &str) -> Record<'_> {
         Openai.read(1, text).unwrap()
@@ -180,11 +195,49 @@ mod tests {
                 Part::Thinking("hmm".into()),
                 Part::Text("Let me look.".into()),
                 Part::ToolCall {
+                    id: Some("call_1".into()),
                     name: "Shell".into(),
                     arguments: r#"{"command": "ls"}"#.into()
                 },
             ]
         );
+        assert_eq!(message.call_id, None);
+        assert!(matches!(
+            message.parts[2],
+            Part::ToolCall {
+                id: Some(Cow::Borrowed(_)),
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn tool_messages_answer_their_call() {
+        let record = read(
+            r#"{"role":"tool","content":[{"type":"text","text":"a.txt"}],"tool_call_id":"Shell:0"}"#,
+        );
+        let message = record.message().unwrap();
+        assert_eq!(message.role, Role::Tool);
+        assert_eq!(message.parts, vec![Part::Text("a.txt".into())]);
+        assert_eq!(message.call_id, Some(Cow::Borrowed("Shell:0")));
+        assert!(matches!(message.call_id, Some(Cow::Borrowed(_))));
+        assert_eq!(message.answered_ids().collect::<Vec<_>>(), ["Shell:0"]);
+        // Legacy function calls and results carry no ids; an id on another role is ignored.
+        let legacy = read(
+            r#"{"role":"assistant","content":null,"function_call":{"name":"f","arguments":"{}"}}"#,
+        );
+        assert_eq!(
+            legacy.message().unwrap().parts,
+            vec![Part::ToolCall {
+                id: None,
+                name: "f".into(),
+                arguments: "{}".into()
+            }]
+        );
+        let function = read(r#"{"role":"function","name":"f","content":"out"}"#);
+        assert_eq!(function.message().unwrap().call_id, None);
+        let user = read(r#"{"role":"user","content":"x","tool_call_id":"c"}"#);
+        assert_eq!(user.message().unwrap().call_id, None);
     }
 
     #[test]
@@ -196,6 +249,68 @@ mod tests {
         assert_eq!(parts[1], Part::Media(MediaKind::Image));
         let empty = read(r#"{"role":"assistant","content":null}"#);
         assert!(empty.message().unwrap().parts.is_empty());
+    }
+
+    /// Every non-blank line of a corpus file, with its 1-based number.
+    fn corpus(path: &str) -> Vec<(usize, String)> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/corpus")
+            .join(path);
+        fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .enumerate()
+            .filter(|(_, line)| !line.trim().is_empty())
+            .map(|(index, line)| (index + 1, line.to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn reads_the_openai_corpus() {
+        // (messages, usage records, tool results, orphaned tool results) per file, counted with
+        // jq:
+        //   messages: jq -c 'select(.role | startswith("_") | not)' FILE | wc -l
+        //   usages: jq -c 'select(.role=="_usage" and .token_count != null)' FILE | wc -l
+        //   tool results: jq -c 'select(.role=="tool")' FILE | wc -l
+        //   orphans (a tool_call_id no earlier tool_calls[].id has):
+        //     jq -n 'reduce inputs as $l ({seen: {}, n: 0};
+        //       reduce ($l.tool_calls // [] | .[]) as $c (.; .seen[$c.id] = true)
+        //       | if $l.role=="tool" and (.seen[$l.tool_call_id] | not) then .n += 1
+        //         else . end) | .n' FILE
+        for (path, counts) in [
+            (
+                "openai-chat/kimi-cli-swebench-531d195b.jsonl",
+                (56, 56, 27, 0),
+            ),
+            (
+                "openai-chat/kimi-cli-swebench-531d195b_read_1.jsonl",
+                (30, 30, 14, 0),
+            ),
+        ] {
+            let lines = corpus(path);
+            let head: Vec<Value> = lines
+                .iter()
+                .take(DETECT_LINES)
+                .map(|(_, line)| serde_json::from_str(line).unwrap())
+                .collect();
+            assert_eq!(detect(&head), Some(FormatId::Openai), "{path}");
+            let records: Vec<Record<'_>> = lines
+                .iter()
+                .map(|(number, line)| {
+                    Openai
+                        .read(*number, line)
+                        .unwrap_or_else(|err| panic!("{path}:{number}: {err}"))
+                })
+                .collect();
+            let messages: Vec<&Message<'_>> = records.iter().filter_map(Record::message).collect();
+            let usages = records.iter().filter(|r| r.usage.is_some()).count();
+            let links = testing::links(messages.iter().copied());
+            assert_eq!(
+                (messages.len(), usages, links.results, links.orphans),
+                counts,
+                "{path}"
+            );
+        }
     }
 
     #[test]

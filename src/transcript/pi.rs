@@ -5,12 +5,14 @@
 //!
 //! - `message` entries hold an agent message in `message`, by `role`:
 //!   - `user`: content a string or `text` / `image` blocks;
-//!   - `assistant`: `text`, `thinking` and `toolCall` blocks (arguments are an object, kept as
-//!     its JSON text), with `usage`, which gives the context size (below);
-//!   - `toolResult`: a [`Role::Tool`] message, its text blocks joined into one tool result,
-//!     followed by any images;
+//!   - `assistant`: `text`, `thinking` and `toolCall` blocks (with their `id`; arguments are an
+//!     object, kept as its JSON text), with `usage`, which gives the context size (below);
+//!   - `toolResult`: a [`Role::Tool`] message answering the call its `toolCallId` names
+//!     ([`Message::call_id`]), its text blocks joined into one tool result, followed by any
+//!     images;
 //!   - `bashExecution` (a `!command` the user ran): pi sends it to the model as a user message,
-//!     so it is a user message with the command as text and the output as a tool result. With
+//!     so it is a user message with the command as text and the output as a tool result that
+//!     answers no call. With
 //!     `excludeFromContext` (`!!command`) the model never sees it, and it is bookkeeping
 //!     (`bashExecution/excluded`);
 //!   - `custom` (v3; `hookMessage` in v2): extension content pi sends as a user message;
@@ -177,6 +179,9 @@ struct AgentMessage<'a> {
     role: Option<Cow<'a, str>>,
     #[serde(borrow)]
     content: StrOrSeq<'a, Block<'a>>,
+    /// `toolResult`: the id of the call it answers.
+    #[serde(rename = "toolCallId", borrow, deserialize_with = "borrowed_str")]
+    tool_call_id: Option<Cow<'a, str>>,
     /// Read separately and leniently: usage is advisory and must never fail a line.
     #[serde(borrow)]
     usage: Option<&'a RawValue>,
@@ -203,6 +208,9 @@ struct Block<'a> {
     text: Option<Cow<'a, str>>,
     #[serde(borrow, deserialize_with = "borrowed_str")]
     thinking: Option<Cow<'a, str>>,
+    /// `toolCall`: the call's id.
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    id: Option<Cow<'a, str>>,
     #[serde(borrow, deserialize_with = "borrowed_str")]
     name: Option<Cow<'a, str>>,
     #[serde(borrow)]
@@ -242,7 +250,11 @@ fn read_message<'a>(line: usize, raw: &'a [u8], message: AgentMessage<'a>) -> Re
             record.usage = usage;
             return Ok(record);
         }
-        "toolResult" => (Role::Tool, tool_result_parts(message.content)),
+        "toolResult" => {
+            let parts = tool_result_parts(message.content);
+            let message = Message::new(Role::Tool, parts).answering(message.tool_call_id);
+            return Ok(Record::new(line, raw, Entry::Message(message)));
+        }
         "bashExecution" => {
             if message
                 .exclude_from_context
@@ -253,7 +265,10 @@ fn read_message<'a>(line: usize, raw: &'a [u8], message: AgentMessage<'a>) -> Re
             }
             let parts = vec![
                 Part::Text(message.command.unwrap_or_default()),
-                Part::ToolResult(message.output.unwrap_or_default()),
+                Part::ToolResult {
+                    call_id: None,
+                    text: message.output.unwrap_or_default(),
+                },
             ];
             (Role::User, parts)
         }
@@ -287,6 +302,7 @@ fn block_part(block: Block<'_>) -> Part<'_> {
         "text" => Part::Text(block.text.unwrap_or_default()),
         "thinking" => Part::Thinking(block.thinking.unwrap_or_default()),
         "toolCall" => Part::ToolCall {
+            id: block.id,
             name: block.name.unwrap_or_default(),
             arguments: block
                 .arguments
@@ -297,10 +313,15 @@ fn block_part(block: Block<'_>) -> Part<'_> {
     }
 }
 
-/// A tool result: its text blocks joined into one tool result, then any images it returned.
+/// A tool result: its text blocks joined into one tool result, then any images it returned. The
+/// parts carry no call id: pi keys the whole message (`toolCallId`).
 fn tool_result_parts<'a>(content: StrOrSeq<'a, Block<'a>>) -> Vec<Part<'a>> {
+    let result = |text| Part::ToolResult {
+        call_id: None,
+        text,
+    };
     match content {
-        StrOrSeq::Str(text) => vec![Part::ToolResult(text)],
+        StrOrSeq::Str(text) => vec![result(text)],
         StrOrSeq::Seq(blocks) => {
             let mut texts = Vec::new();
             let mut extras = Vec::new();
@@ -310,7 +331,7 @@ fn tool_result_parts<'a>(content: StrOrSeq<'a, Block<'a>>) -> Vec<Part<'a>> {
                     other => extras.push(other),
                 }
             }
-            let mut parts = vec![Part::ToolResult(join_texts(texts))];
+            let mut parts = vec![result(join_texts(texts))];
             parts.extend(extras);
             parts
         }
@@ -355,6 +376,7 @@ mod tests {
     use crate::transcript::claude_code::ClaudeCode;
     use crate::transcript::codex::Codex;
     use crate::transcript::gemini::Gemini;
+    use crate::transcript::model::testing;
     use crate::transcript::DETECT_LINES;
 
     fn read(text: &str) -> Record<'_> {
@@ -410,6 +432,7 @@ mod tests {
                 Part::Thinking("hmm".into()),
                 Part::Text("Reading.".into()),
                 Part::ToolCall {
+                    id: Some("t1".into()),
                     name: "read".into(),
                     arguments: r#"{"path":"a.ts"}"#.into()
                 },
@@ -464,10 +487,17 @@ mod tests {
         assert_eq!(
             parts(&record),
             [
-                Part::ToolResult("a\nb".into()),
+                Part::ToolResult {
+                    call_id: None,
+                    text: "a\nb".into()
+                },
                 Part::Media(MediaKind::Image)
             ]
         );
+        let message = record.message().unwrap();
+        assert_eq!(message.call_id, Some(Cow::Borrowed("t1")));
+        assert!(matches!(message.call_id, Some(Cow::Borrowed(_))));
+        assert_eq!(message.answered_ids().collect::<Vec<_>>(), ["t1"]);
     }
 
     #[test]
@@ -478,8 +508,15 @@ mod tests {
         assert_eq!(role(&record), Role::User);
         assert_eq!(
             parts(&record),
-            [Part::Text("ls".into()), Part::ToolResult("a.txt\n".into())]
+            [
+                Part::Text("ls".into()),
+                Part::ToolResult {
+                    call_id: None,
+                    text: "a.txt\n".into()
+                }
+            ]
         );
+        assert_eq!(record.message().unwrap().answered_ids().count(), 0);
         let excluded = read(
             r#"{"type":"message","message":{"role":"bashExecution","command":"ls","output":"x","excludeFromContext":true}}"#,
         );
@@ -658,6 +695,7 @@ mod tests {
             assert!(!other.detect(&head));
         }
         let (mut messages, mut compactions, mut usages) = (0, 0, 0);
+        let mut records = Vec::new();
         for (number, line) in &lines {
             let record = Pi
                 .read(*number, line)
@@ -665,6 +703,7 @@ mod tests {
             messages += usize::from(record.message().is_some());
             compactions += usize::from(record.compaction);
             usages += usize::from(record.usage.is_some());
+            records.push(record);
         }
         // Counted with jq:
         //   messages: jq -c 'select(.type=="message")' FILE | wc -l                   → 914
@@ -673,6 +712,18 @@ mod tests {
         //     | .message.usage | select((.totalTokens // (.input + .output + .cacheRead
         //     + .cacheWrite)) > 0)' FILE | wc -l                                      → 439
         assert_eq!((messages, compactions, usages), (914, 0, 439));
+        // Tool results (toolResult messages and bashExecution outputs), and those whose
+        // toolCallId no earlier toolCall id has (a bashExecution answers no call: an orphan):
+        //   jq -n 'reduce (inputs | select(.type=="message") | .message) as $m
+        //     ({seen: {}, results: 0, orphans: 0};
+        //     if $m.role=="assistant" then reduce ($m.content | arrays | .[]
+        //       | select(.type=="toolCall")) as $c (.; .seen[$c.id] = true)
+        //     elif $m.role=="toolResult" or ($m.role=="bashExecution"
+        //       and $m.excludeFromContext != true) then .results += 1
+        //       | (if .seen[$m.toolCallId // ""] then . else .orphans += 1 end)
+        //     else . end) | [.results, .orphans]' FILE                           → [373, 0]
+        let links = testing::links(records.iter().filter_map(Record::message));
+        assert_eq!((links.results, links.orphans), (373, 0));
     }
 
     #[test]

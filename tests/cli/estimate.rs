@@ -417,7 +417,7 @@ fn a_missing_file_is_an_error() {
 
 #[test]
 fn unbuilt_commands_say_so_and_fail() {
-    for command in ["split", "prompt", "inject", "caveman", "bare"] {
+    for command in ["inject", "caveman", "bare"] {
         condense()
             .arg(command)
             .write_stdin("")

@@ -1,0 +1,112 @@
+//! `condense prompt`: the compaction request for an LLM, as text, JSONL or an OpenAI request
+//! body; or the compactor's system prompt.
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use super::shared::{
+    load_options, plan_for, plan_report, read_source, single_source, transcript_warnings,
+};
+use crate::cli::{PromptArgs, RequestFormat};
+use crate::output::{write_json_line, Warnings};
+use crate::prompts;
+use crate::request::{request_parts, SYSTEM_PROMPT};
+use crate::transcript::load::Transcript;
+use crate::Outcome;
+
+/// Runs `prompt`.
+pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
+    if args.system {
+        writeln!(out, "{SYSTEM_PROMPT}")?;
+        return Ok(Outcome::Success);
+    }
+    let body = match &args.prompt_file {
+        Some(path) => std::fs::read_to_string(path)
+            .with_context(|| format!("{}: cannot read the prompt file", path.display()))?,
+        None => prompts::body(args.style).to_owned(),
+    };
+    let source = single_source(&args.input)?;
+    let bytes = read_source(&source)?;
+    let transcript = Transcript::parse(&source.name(), &bytes, load_options(&args.input))?;
+    let (plan, tokenizer) = plan_for(&args.plan, &transcript)?;
+    let mut warnings = Warnings::default();
+    transcript_warnings(&transcript, &mut warnings);
+
+    if let Some(path) = &args.plan_file {
+        let report = serde_json::to_vec(&plan_report(&plan, &transcript, tokenizer))?;
+        std::fs::write(path, [report, b"\n".to_vec()].concat())
+            .with_context(|| format!("{}: cannot write the plan", path.display()))?;
+    }
+    if let Some(noop) = plan.noop {
+        warnings.push(format!(
+            "{}: nothing to compact: {}",
+            transcript.name,
+            noop.reason()
+        ));
+        warnings.print();
+        return Ok(Outcome::NothingToCompact);
+    }
+
+    let messages = plan.sent(&transcript.records);
+    let parts = request_parts(&messages, &body, args.instructions.as_deref());
+    let system = ChatMessage {
+        role: "system",
+        content: Content::Text(SYSTEM_PROMPT),
+    };
+    let user = ChatMessage {
+        role: "user",
+        content: Content::Parts(
+            parts
+                .iter()
+                .map(|text| TextPart { kind: "text", text })
+                .collect(),
+        ),
+    };
+    match args.format {
+        RequestFormat::Text => out.write_all(parts.concat().as_bytes())?,
+        RequestFormat::Jsonl => {
+            write_json_line(out, &system)?;
+            write_json_line(out, &user)?;
+        }
+        RequestFormat::Openai => write_json_line(
+            out,
+            &RequestBody {
+                model: &args.model,
+                messages: [system, user],
+            },
+        )?,
+    }
+    warnings.print();
+    Ok(Outcome::Success)
+}
+
+/// A chat message as OpenAI-style APIs take it (the user message keeps kimi-cli's list of text
+/// parts).
+#[derive(Serialize)]
+struct ChatMessage<'a> {
+    role: &'static str,
+    content: Content<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Content<'a> {
+    Text(&'a str),
+    Parts(Vec<TextPart<'a>>),
+}
+
+#[derive(Serialize)]
+struct TextPart<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+}
+
+/// A chat-completions request body with no tools.
+#[derive(Serialize)]
+struct RequestBody<'a> {
+    model: &'a str,
+    messages: [ChatMessage<'a>; 2],
+}

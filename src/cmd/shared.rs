@@ -1,0 +1,268 @@
+//! What `split`, `prompt` and `inject` share: reading the one transcript they work on, turning
+//! the plan flags into a [`Plan`], and the plan's JSON form with its fingerprint.
+
+use std::ops::Range;
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::cli::{InputArgs, PlanArgs};
+use crate::input::{read_all, Source};
+use crate::output::Warnings;
+use crate::plan::{plan, Kept, KeptUser, Mode, Plan};
+use crate::tokens::Tokenizer;
+use crate::transcript::load::{LoadOptions, Transcript};
+use crate::transcript::Record;
+
+/// The one source these commands read (they take a single transcript).
+pub fn single_source(input: &InputArgs) -> Result<Source> {
+    let mut sources = Source::list(&input.files);
+    if sources.len() > 1 {
+        bail!(
+            "this command reads one transcript; {} were given",
+            sources.len()
+        );
+    }
+    Ok(sources.remove(0))
+}
+
+/// Reading options from the input flags.
+pub fn load_options(input: &InputArgs) -> LoadOptions {
+    LoadOptions {
+        from: input.from,
+        skip_invalid: input.skip_invalid,
+    }
+}
+
+/// Warnings about lines a transcript could not use.
+pub fn transcript_warnings(transcript: &Transcript, warnings: &mut Warnings) {
+    if let Some(first) = transcript.skipped.first() {
+        warnings.push(format!(
+            "{}: skipped {} malformed line(s); the first: {first}",
+            transcript.name,
+            transcript.skipped.len()
+        ));
+    }
+}
+
+/// Reads a whole source.
+pub fn read_source(source: &Source) -> Result<Vec<u8>> {
+    read_all(source)
+}
+
+/// The mode the plan flags select.
+pub fn mode(args: &PlanArgs, records: &[Record]) -> Result<Mode> {
+    if let Some(upto) = &args.upto {
+        return Ok(Mode::Upto {
+            index: resolve_upto(upto, records)?,
+        });
+    }
+    if let Some(keep_user_tokens) = args.keep_user_tokens {
+        return Ok(Mode::User {
+            keep_user_tokens,
+            user_head_tokens: args.user_head_tokens,
+        });
+    }
+    if args.head_tokens.is_some() || args.tail_tokens.is_some() {
+        return Ok(Mode::Budgets {
+            head_tokens: args.head_tokens.unwrap_or(500),
+            tail_tokens: args.tail_tokens.unwrap_or(1000),
+        });
+    }
+    Ok(Mode::Tail {
+        preserve: args.preserve,
+    })
+}
+
+/// A record index, or the first record whose `uuid` or `id` field is `id`.
+fn resolve_upto(id: &str, records: &[Record]) -> Result<usize> {
+    if let Ok(index) = id.parse::<usize>() {
+        return Ok(index);
+    }
+    let quoted = serde_json::to_string(id)?;
+    let needles = [format!("\"uuid\":{quoted}"), format!("\"id\":{quoted}")];
+    records
+        .iter()
+        .position(|r| {
+            needles
+                .iter()
+                .any(|n| memchr::memmem::find(r.raw, n.as_bytes()).is_some())
+        })
+        .with_context(|| "--upto names no record index or record id of this transcript")
+}
+
+/// Plans `transcript` by the flags.
+pub fn plan_for(args: &PlanArgs, transcript: &Transcript) -> Result<(Plan, Tokenizer)> {
+    let tokenizer = args.tokens.tokenizer()?;
+    let mode = mode(args, &transcript.records)?;
+    let plan =
+        plan(&transcript.records, mode, tokenizer).with_context(|| transcript.name.clone())?;
+    Ok((plan, tokenizer))
+}
+
+/// FNV-1a over the raw bytes of `records`, each followed by a newline: a cheap fingerprint that
+/// changes when any byte of them does.
+pub fn fingerprint(records: &[Record]) -> String {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut hash = OFFSET;
+    for record in records {
+        for &byte in record.raw.iter().chain(b"\n") {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(PRIME);
+        }
+    }
+    format!("fnv1a64:{hash:016x}")
+}
+
+/// The JSON form of a plan, as `split` prints it and `prompt --plan` writes it.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct PlanReport {
+    /// The transcript's name.
+    pub file: String,
+    /// Its format.
+    pub format: Option<String>,
+    /// The mode.
+    pub mode: String,
+    /// How many records the transcript has.
+    pub records: usize,
+    /// Why nothing is compacted, or null.
+    pub noop: Option<String>,
+    /// The regions.
+    pub regions: Regions,
+    /// User messages kept beside the summary (user mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_user: Option<KeptUsers>,
+    /// The records before the tail, which inject checks are unchanged.
+    pub fingerprint: Fingerprint,
+}
+
+/// The four regions of a plan.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Regions {
+    /// Leading bookkeeping and system records.
+    pub lead: RegionReport,
+    /// The head kept verbatim.
+    pub head: RegionReport,
+    /// The records summarised.
+    pub compact: RegionReport,
+    /// The records kept after the summary.
+    pub tail: RegionReport,
+}
+
+/// One region.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RegionReport {
+    /// Record indexes, start inclusive, end exclusive.
+    pub records: [usize; 2],
+    /// First and last line numbers of its records, or null when it is empty.
+    pub lines: Option<[usize; 2]>,
+    /// Main-chain messages in it.
+    pub messages: usize,
+    /// Their tokens.
+    pub tokens: u64,
+}
+
+/// The user messages kept in user mode.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct KeptUsers {
+    /// The oldest, in order.
+    pub head: Vec<KeptUserReport>,
+    /// The newest, in order.
+    pub tail: Vec<KeptUserReport>,
+    /// Estimated tokens of the user messages left out between them.
+    pub elided_tokens: u64,
+}
+
+/// One kept user message.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct KeptUserReport {
+    /// Its record index.
+    pub record: usize,
+    /// `whole`, or `text` when only part of its text is kept.
+    pub kept: String,
+    /// Characters of text kept, for `text`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chars: Option<usize>,
+    /// Its estimate (kimi-code).
+    pub tokens: u64,
+}
+
+/// What identifies the records before the tail.
+#[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Fingerprint {
+    /// How many records precede the tail.
+    pub records: usize,
+    /// Their hash.
+    pub hash: String,
+}
+
+/// The JSON form of `plan` over `transcript`.
+pub fn plan_report(plan: &Plan, transcript: &Transcript, tokenizer: Tokenizer) -> PlanReport {
+    let records = &transcript.records;
+    let region = |range: &Range<usize>| {
+        let messages: Vec<_> = records[range.clone()]
+            .iter()
+            .filter_map(Record::message)
+            .filter(|m| !m.sidechain)
+            .collect();
+        RegionReport {
+            records: [range.start, range.end],
+            lines: (!range.is_empty())
+                .then(|| [records[range.start].line, records[range.end - 1].line]),
+            messages: messages.len(),
+            tokens: tokenizer.messages_tokens(messages),
+        }
+    };
+    let kept = |k: &KeptUser| KeptUserReport {
+        record: k.record,
+        kept: match k.kept {
+            Kept::Whole => "whole".to_owned(),
+            Kept::Text(_) => "text".to_owned(),
+        },
+        chars: match &k.kept {
+            Kept::Whole => None,
+            Kept::Text(text) => Some(text.chars().count()),
+        },
+        tokens: k.tokens,
+    };
+    PlanReport {
+        file: transcript.name.clone(),
+        format: transcript.format.map(|f| f.as_str().to_owned()),
+        mode: plan.mode.name().to_owned(),
+        records: plan.records,
+        noop: plan.noop.map(|n| n.reason().to_owned()),
+        regions: Regions {
+            lead: region(&plan.lead),
+            head: region(&plan.head),
+            compact: region(&plan.compact),
+            tail: region(&plan.tail),
+        },
+        kept_user: matches!(plan.mode, Mode::User { .. }).then(|| KeptUsers {
+            head: plan.kept_head.iter().map(kept).collect(),
+            tail: plan.kept_tail.iter().map(kept).collect(),
+            elided_tokens: plan.elided_tokens,
+        }),
+        fingerprint: Fingerprint {
+            records: plan.tail.start,
+            hash: fingerprint(&records[..plan.tail.start]),
+        },
+    }
+}
+
+/// The range of `transcript.lines` a region of records covers: from the line of its first
+/// record up to the line of the next region's first record, so consecutive regions tile the
+/// input (blank lines before the first record belong to the first region, and lines after the
+/// last record to the last).
+pub fn region_lines(transcript: &Transcript, records: &Range<usize>) -> Range<usize> {
+    let line_of = |record: usize| {
+        if record == 0 {
+            0
+        } else if record >= transcript.records.len() {
+            transcript.lines.len()
+        } else {
+            transcript.record_lines[record]
+        }
+    };
+    line_of(records.start)..line_of(records.end).max(line_of(records.start))
+}

@@ -1,0 +1,41 @@
+//! `condense split`: print the plan, or one region's original lines.
+
+use std::io::Write;
+
+use anyhow::Result;
+
+use super::shared::{
+    load_options, plan_for, plan_report, read_source, region_lines, single_source,
+    transcript_warnings,
+};
+use crate::cli::{Region, SplitArgs};
+use crate::output::{write_json_line, Warnings};
+use crate::transcript::load::Transcript;
+use crate::Outcome;
+
+/// Runs `split`.
+pub fn run(args: &SplitArgs, out: &mut dyn Write) -> Result<Outcome> {
+    let source = single_source(&args.input)?;
+    let bytes = read_source(&source)?;
+    let transcript = Transcript::parse(&source.name(), &bytes, load_options(&args.input))?;
+    let (plan, tokenizer) = plan_for(&args.plan, &transcript)?;
+    let mut warnings = Warnings::default();
+    transcript_warnings(&transcript, &mut warnings);
+    match args.emit {
+        None => write_json_line(out, &plan_report(&plan, &transcript, tokenizer))?,
+        Some(region) => {
+            let records = match region {
+                Region::Lead => &plan.lead,
+                Region::Head => &plan.head,
+                Region::Compact => &plan.compact,
+                Region::Tail => &plan.tail,
+            };
+            let lines = region_lines(&transcript, records);
+            for bytes in transcript.line_bytes(lines.start, lines.end) {
+                out.write_all(bytes)?;
+            }
+        }
+    }
+    warnings.print();
+    Ok(Outcome::Success)
+}
