@@ -46,8 +46,14 @@ pub enum Command {
     /// and its text, then the prompt body. `--system` prints the system prompt instead. When the
     /// plan compacts nothing, prints nothing and exits with status 4.
     Prompt(PromptArgs),
-    /// Write the compacted transcript with a summary in place of the old records (not built yet).
-    Inject(PendingArgs),
+    /// Write the compacted transcript with a summary in place of the old records.
+    ///
+    /// The result is in the transcript's own format, shaped the way its agent writes its own
+    /// compactions, so the agent can resume it: kept records are copied byte for byte. With
+    /// `--plan`, the records the plan compacted must be unchanged, and every record after them
+    /// is kept, including ones appended since. When the plan compacts nothing the transcript is
+    /// written unchanged and the exit status is 4.
+    Inject(InjectArgs),
     /// Summarise a transcript in under 500 tokens with no model at all (not built yet).
     Caveman(PendingArgs),
     /// Summarise a transcript in four lines: NOW / NEXT / TEST / CI (not built yet).
@@ -213,6 +219,50 @@ pub struct PromptArgs {
     /// Also write the plan (the JSON `split` prints) to this file, for `inject --plan`.
     #[arg(long = "plan", value_name = "FILE")]
     pub plan_file: Option<PathBuf>,
+}
+
+/// What `inject` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InjectFormat {
+    /// The compacted transcript in the input's own format.
+    Jsonl,
+    /// ACF's handoff document: original request, elision marker, current state, summary.
+    Markdown,
+}
+
+/// The arguments of `condense inject`.
+#[derive(Debug, Args)]
+pub struct InjectArgs {
+    /// Where the transcript comes from.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Which records to keep (ignored with --plan, which brings its own).
+    #[command(flatten)]
+    pub plan: PlanArgs,
+
+    /// The summary the LLM wrote; `-` reads it from standard input (then the transcript must
+    /// come from a FILE). `<think>` blocks and control characters are removed, and
+    /// `<system>` tags are escaped so the summary cannot close the wrapper it is put in.
+    #[arg(long, value_name = "FILE")]
+    pub summary: PathBuf,
+
+    /// The plan `prompt --plan` wrote: check that the records it compacted are unchanged, and
+    /// keep everything after them.
+    #[arg(long = "plan", value_name = "FILE")]
+    pub plan_file: Option<PathBuf>,
+
+    /// What to write.
+    #[arg(long, value_enum, default_value = "jsonl")]
+    pub format: InjectFormat,
+
+    /// Rewrite FILE itself, atomically, keeping the original as FILE.bak.
+    #[arg(long, conflicts_with = "format")]
+    pub in_place: bool,
+
+    /// The suffix of the backup --in-place keeps.
+    #[arg(long, value_name = "SUFFIX", default_value = ".bak", requires = "in_place")]
+    pub backup_suffix: String,
 }
 
 /// The arguments of a command that is not built yet.

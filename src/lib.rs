@@ -8,6 +8,7 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod handoff;
 pub mod input;
 pub mod measure;
 pub mod output;
@@ -59,7 +60,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Estimate(args) => cmd::estimate::run(&args, out),
         Command::Split(args) => cmd::split::run(&args, out),
         Command::Prompt(args) => cmd::prompt::run(&args, out),
-        Command::Inject(_) => cmd::pending::run("inject"),
+        Command::Inject(args) => cmd::inject::run(&args, out),
         Command::Caveman(_) => cmd::pending::run("caveman"),
         Command::Bare(_) => cmd::pending::run("bare"),
     }

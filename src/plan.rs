@@ -22,8 +22,10 @@ use crate::tokens::Tokenizer;
 use crate::transcript::classify::{is_real_user_request, text_of};
 use crate::transcript::{Entry, Message, Record, Role};
 
-/// How to choose the regions.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// How to choose the regions. Plans record it (as `{"name": "tail", "preserve": 2}` …) so
+/// that `inject --plan` can check a plan the way it was made.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "name", rename_all = "lowercase")]
 pub enum Mode {
     /// kimi-cli: preserve the last `preserve` user/assistant messages and what follows them.
     Tail {
@@ -162,6 +164,21 @@ impl Plan {
         (self.elided_tokens > 0 && !self.kept_head.is_empty())
             .then(|| elision_marker(self.elided_tokens))
     }
+}
+
+/// FNV-1a over the raw bytes of `records`, each followed by a newline: a cheap fingerprint that
+/// changes when any byte of them does.
+pub fn fingerprint(records: &[Record]) -> String {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut hash = OFFSET;
+    for record in records {
+        for &byte in record.raw.iter().chain(b"\n") {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(PRIME);
+        }
+    }
+    format!("fnv1a64:{hash:016x}")
 }
 
 /// kimi-code's marker between the oldest and newest kept user messages.

@@ -1,6 +1,7 @@
 //! One module per subcommand, each with the same shape: `run(args, out) -> Result<Outcome>`.
 
 pub mod estimate;
+pub mod inject;
 pub mod pending;
 pub mod prompt;
 pub mod shared;

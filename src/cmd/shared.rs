@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::cli::{InputArgs, PlanArgs};
 use crate::input::{read_all, Source};
 use crate::output::Warnings;
-use crate::plan::{plan, Kept, KeptUser, Mode, Plan};
+use crate::plan::{fingerprint, plan, Kept, KeptUser, Mode, Plan};
 use crate::tokens::Tokenizer;
 use crate::transcript::load::{LoadOptions, Transcript};
 use crate::transcript::Record;
@@ -100,21 +100,6 @@ pub fn plan_for(args: &PlanArgs, transcript: &Transcript) -> Result<(Plan, Token
     Ok((plan, tokenizer))
 }
 
-/// FNV-1a over the raw bytes of `records`, each followed by a newline: a cheap fingerprint that
-/// changes when any byte of them does.
-pub fn fingerprint(records: &[Record]) -> String {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut hash = OFFSET;
-    for record in records {
-        for &byte in record.raw.iter().chain(b"\n") {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(PRIME);
-        }
-    }
-    format!("fnv1a64:{hash:016x}")
-}
-
 /// The JSON form of a plan, as `split` prints it and `prompt --plan` writes it.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct PlanReport {
@@ -122,8 +107,10 @@ pub struct PlanReport {
     pub file: String,
     /// Its format.
     pub format: Option<String>,
-    /// The mode.
-    pub mode: String,
+    /// The mode and its settings.
+    pub mode: Mode,
+    /// The estimator that measured the regions (and the budgets of budgets mode).
+    pub tokenizer: String,
     /// How many records the transcript has.
     pub records: usize,
     /// Why nothing is compacted, or null.
@@ -229,7 +216,8 @@ pub fn plan_report(plan: &Plan, transcript: &Transcript, tokenizer: Tokenizer) -
     PlanReport {
         file: transcript.name.clone(),
         format: transcript.format.map(|f| f.as_str().to_owned()),
-        mode: plan.mode.name().to_owned(),
+        mode: plan.mode,
+        tokenizer: tokenizer.name().to_owned(),
         records: plan.records,
         noop: plan.noop.map(|n| n.reason().to_owned()),
         regions: Regions {
@@ -248,21 +236,4 @@ pub fn plan_report(plan: &Plan, transcript: &Transcript, tokenizer: Tokenizer) -
             hash: fingerprint(&records[..plan.tail.start]),
         },
     }
-}
-
-/// The range of `transcript.lines` a region of records covers: from the line of its first
-/// record up to the line of the next region's first record, so consecutive regions tile the
-/// input (blank lines before the first record belong to the first region, and lines after the
-/// last record to the last).
-pub fn region_lines(transcript: &Transcript, records: &Range<usize>) -> Range<usize> {
-    let line_of = |record: usize| {
-        if record == 0 {
-            0
-        } else if record >= transcript.records.len() {
-            transcript.lines.len()
-        } else {
-            transcript.record_lines[record]
-        }
-    };
-    line_of(records.start)..line_of(records.end).max(line_of(records.start))
 }

@@ -5,12 +5,12 @@ use std::io::Write;
 use anyhow::Result;
 
 use super::shared::{
-    load_options, plan_for, plan_report, read_source, region_lines, single_source,
-    transcript_warnings,
+    load_options, plan_for, plan_report, read_source, single_source, transcript_warnings,
 };
 use crate::cli::{Region, SplitArgs};
 use crate::output::{write_json_line, Warnings};
 use crate::transcript::load::Transcript;
+use crate::transcript::write::region_lines;
 use crate::Outcome;
 
 /// Runs `split`.

@@ -54,6 +54,21 @@ impl Tokenizer {
         }
     }
 
+    /// The estimator with this [`name`](Self::name).
+    pub fn from_name(name: &str) -> Option<Tokenizer> {
+        const ALL: [Tokenizer; 8] = [
+            Tokenizer::Chars4,
+            Tokenizer::Chars35,
+            Tokenizer::KimiCode,
+            Tokenizer::Fast(Family::Openai),
+            Tokenizer::Fast(Family::Claude),
+            Tokenizer::Fast(Family::Claude47),
+            Tokenizer::O200k,
+            Tokenizer::Cl100k,
+        ];
+        ALL.into_iter().find(|t| t.name() == name)
+    }
+
     /// Units of one message: its parts, plus the role where the estimator charges for it.
     pub fn message_units(self, message: &Message) -> u64 {
         let role = match self {

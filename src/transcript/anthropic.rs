@@ -18,7 +18,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::blocks::{borrowed_str, push_anthropic_content, AnthropicBlock, StrOrSeq};
+use super::write::{chat_user_line, push_kept, push_line, Compacted};
 use super::{str_field, Entry, Format, Message, Record, Role};
+use crate::summary::WRAPPER;
 
 /// The Anthropic Messages API format.
 pub struct Anthropic;
@@ -51,6 +53,19 @@ impl Format for Anthropic {
             }
         }
         has_blocks
+    }
+
+    /// The summary as the first user message after the kept leading records, then the tail.
+    /// Two user messages in a row are fine: the Messages API merges consecutive turns.
+    fn write_compacted(&self, compacted: &Compacted, out: &mut Vec<u8>) -> Result<()> {
+        push_kept(out, &compacted.lead_lines());
+        push_kept(out, &compacted.head_lines());
+        for text in compacted.kept_user_texts() {
+            push_line(out, &chat_user_line(&[&text]));
+        }
+        push_line(out, &chat_user_line(&[WRAPPER, compacted.summary]));
+        push_kept(out, &compacted.tail_lines());
+        Ok(())
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {

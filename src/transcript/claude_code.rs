@@ -29,6 +29,19 @@
 //!   ordinary user message: it is what the model is sent in place of the earlier conversation.
 //!   Assistant lines flagged `isApiErrorMessage` are likewise ordinary assistant messages.
 //!
+//! Writing a compacted transcript back ([`Format::write_compacted`]) does what Claude Code's own
+//! `/compact` does to a session file, which is append-only: its readers follow `parentUuid` back
+//! from the last line and stop at the boundary. Every line before the tail is kept as it was;
+//! then come a `compact_boundary` system line (`parentUuid` null, `logicalParentUuid` naming the
+//! last main-chain line before the tail, `compactMetadata` with trigger `manual` and the context
+//! size before), the summary as an `isCompactSummary` user line chained to the boundary, its
+//! text opening with Claude Code's marker sentence, and in user mode the kept user messages,
+//! chained one after another. The new lines copy `userType`, `cwd`, `sessionId`, `version`,
+//! `gitBranch`, `slug`, `entrypoint` and `timestamp` verbatim from that last line (whichever it
+//! has) and get uuids derived from the compaction, so the same input gives the same output. The
+//! tail follows byte for byte, except that its first main-chain line with a `parentUuid` is
+//! re-pointed at the last new line, unless that line is itself a root (`parentUuid` null).
+//!
 //! Speed: lines can be megabytes (a `toolUseResult` may hold whole files), so only the fields
 //! used here are deserialised; serde skips the rest without allocating. `message` is first taken
 //! as raw JSON and only read for message lines, which keeps any bookkeeping line readable however
@@ -37,11 +50,14 @@
 use std::borrow::Cow;
 
 use anyhow::{bail, Result};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::blocks::{push_anthropic_content, AnthropicBlock, LenientU64, StrOrSeq};
+use super::write::{
+    derived_uuid, push_kept, push_line, replace_top_level, top_level_value, Compacted,
+};
 use super::{str_field, Entry, Format, Message, Record, Role, Usage};
 
 /// The Claude Code session log format.
@@ -104,6 +120,121 @@ impl Format for ClaudeCode {
             Some("file-history-snapshot") => line.get("messageId").is_some(),
             _ => false,
         })
+    }
+
+    /// As Claude Code's own `/compact` appends to a session: every line before the tail stays,
+    /// then a `compact_boundary` line, the summary line chained to it, the kept user messages
+    /// (user mode) chained after it, and the tail, whose first main-chain line is re-pointed at
+    /// the last new line. See the module docs.
+    fn write_compacted(&self, compacted: &Compacted, out: &mut Vec<u8>) -> Result<()> {
+        let records = compacted.records();
+        let before = &records[..compacted.plan.tail.start];
+        // The line the boundary follows: the last main-chain line with a uuid.
+        let source = before
+            .iter()
+            .rev()
+            .map(|record| record.raw)
+            .find(|raw| !is_sidechain_line(raw) && top_level_value(raw, "uuid").is_some());
+        let copy = |key: &str| -> Result<Option<&RawValue>> {
+            match source.and_then(|raw| Some(&raw[top_level_value(raw, key)?])) {
+                Some(json) => Ok(Some(serde_json::from_slice(json)?)),
+                None => Ok(None),
+            }
+        };
+        let envelope = Envelope {
+            user_type: copy("userType")?,
+            entrypoint: copy("entrypoint")?,
+            cwd: copy("cwd")?,
+            session_id: copy("sessionId")?,
+            version: copy("version")?,
+            git_branch: copy("gitBranch")?,
+            slug: copy("slug")?,
+        };
+        let timestamp = copy("timestamp")?;
+        let seed = compacted.seed();
+
+        push_kept(out, &compacted.lines_before_tail());
+
+        let boundary_uuid = derived_uuid(&seed, "boundary");
+        let boundary = BoundaryLine {
+            parent_uuid: None,
+            logical_parent_uuid: copy("uuid")?,
+            is_sidechain: false,
+            envelope: &envelope,
+            kind: "system",
+            subtype: "compact_boundary",
+            content: "Conversation compacted",
+            is_meta: false,
+            timestamp,
+            uuid: &boundary_uuid,
+            level: "info",
+            compact_metadata: CompactMetadata {
+                trigger: "manual",
+                pre_tokens: compacted.tokens_before,
+            },
+        };
+        push_line(out, &serde_json::to_vec(&boundary)?);
+
+        let summary_uuid = derived_uuid(&seed, "summary");
+        let summary_text = format!("{SUMMARY_LEAD}\n\n{}", compacted.summary);
+        let summary = UserLine {
+            parent_uuid: &boundary_uuid,
+            is_sidechain: false,
+            envelope: &envelope,
+            kind: "user",
+            message: UserMessage {
+                role: "user",
+                content: &summary_text,
+            },
+            is_visible_in_transcript_only: Some(true),
+            is_compact_summary: Some(true),
+            uuid: &summary_uuid,
+            timestamp,
+        };
+        push_line(out, &serde_json::to_vec(&summary)?);
+
+        let mut last_uuid = summary_uuid;
+        for (index, text) in compacted.kept_user_texts().iter().enumerate() {
+            let uuid = derived_uuid(&seed, &format!("kept-{index}"));
+            let kept = UserLine {
+                parent_uuid: &last_uuid,
+                is_sidechain: false,
+                envelope: &envelope,
+                kind: "user",
+                message: UserMessage {
+                    role: "user",
+                    content: text,
+                },
+                is_visible_in_transcript_only: None,
+                is_compact_summary: None,
+                uuid: &uuid,
+                timestamp,
+            };
+            push_line(out, &serde_json::to_vec(&kept)?);
+            last_uuid = uuid;
+        }
+
+        let mut tail = compacted.tail_lines().into_iter();
+        let parent = serde_json::to_string(&last_uuid)?;
+        for line in tail.by_ref() {
+            if is_sidechain_line(line) {
+                push_kept(out, &[line]);
+                continue;
+            }
+            let Some(span) = top_level_value(line, "parentUuid") else {
+                push_kept(out, &[line]);
+                continue;
+            };
+            // A root (an earlier boundary, a fresh start) stays one: its chain never led back
+            // into the compacted region.
+            match replace_top_level(line, "parentUuid", &parent) {
+                Some(repointed) if &line[span] != b"null" => push_kept(out, &[&repointed]),
+                _ => push_kept(out, &[line]),
+            }
+            break;
+        }
+        push_kept(out, &tail.collect::<Vec<_>>());
+        Ok(())
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
@@ -179,6 +310,94 @@ fn response_usage(message: &ApiMessage<'_>, request_id: Option<Cow<'_, str>>) ->
     })
 }
 
+/// The summary text's opening: Claude Code's marker sentence (what tools recognise compact
+/// summaries by), then what follows it.
+const SUMMARY_LEAD: &str = "This session is being continued from a previous conversation that ran \
+     out of context. The summary below covers the earlier part of the conversation, which is no \
+     longer in context.";
+
+/// Whether a line is on a sidechain (`"isSidechain": true`).
+fn is_sidechain_line(line: &[u8]) -> bool {
+    top_level_value(line, "isSidechain").is_some_and(|span| &line[span] == b"true")
+}
+
+/// The envelope values a written line copies, verbatim, from the line the boundary follows,
+/// in Claude Code's order; absent ones are left out.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Envelope<'r> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    user_type: Option<&'r RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entrypoint: Option<&'r RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cwd: Option<&'r RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session_id: Option<&'r RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    version: Option<&'r RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    git_branch: Option<&'r RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    slug: Option<&'r RawValue>,
+}
+
+/// A `compact_boundary` system line, keys in the order Claude Code writes them.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BoundaryLine<'r> {
+    parent_uuid: Option<&'r str>,
+    logical_parent_uuid: Option<&'r RawValue>,
+    is_sidechain: bool,
+    #[serde(flatten)]
+    envelope: &'r Envelope<'r>,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    subtype: &'static str,
+    content: &'static str,
+    is_meta: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timestamp: Option<&'r RawValue>,
+    uuid: &'r str,
+    level: &'static str,
+    compact_metadata: CompactMetadata,
+}
+
+/// A boundary's `compactMetadata`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CompactMetadata {
+    trigger: &'static str,
+    pre_tokens: u64,
+}
+
+/// A user line: the compact summary (with its two flags) or a kept user message.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UserLine<'r> {
+    parent_uuid: &'r str,
+    is_sidechain: bool,
+    #[serde(flatten)]
+    envelope: &'r Envelope<'r>,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    message: UserMessage<'r>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    is_visible_in_transcript_only: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    is_compact_summary: Option<bool>,
+    uuid: &'r str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timestamp: Option<&'r RawValue>,
+}
+
+/// A user line's `message`.
+#[derive(Serialize)]
+struct UserMessage<'r> {
+    role: &'static str,
+    content: &'r str,
+}
+
 /// The string a raw JSON value holds, or `None` when it is not a string. Borrows unless the
 /// string has escapes.
 fn raw_str(raw: Option<&RawValue>) -> Option<Cow<'_, str>> {
@@ -198,9 +417,13 @@ mod tests {
     use std::path::Path;
 
     use super::*;
+    use crate::plan::{plan, Mode, Plan};
+    use crate::tokens::Tokenizer;
     use crate::transcript::anthropic::Anthropic;
+    use crate::transcript::load::{LoadOptions, Transcript};
     use crate::transcript::model::testing;
-    use crate::transcript::{MediaKind, Part, DETECT_LINES};
+    use crate::transcript::write::top_level_str;
+    use crate::transcript::{FormatId, MediaKind, Part, DETECT_LINES};
 
     fn read(text: &str) -> Record<'_> {
         ClaudeCode.read(7, text).unwrap()
@@ -571,5 +794,299 @@ mod tests {
         for (name, lines) in corpus("openai-chat") {
             assert!(!ClaudeCode.detect(&corpus_head(&lines)), "{name}");
         }
+    }
+
+    /// The top-level keys of a JSON object line, in the order written.
+    fn keys(line: &[u8]) -> Vec<String> {
+        struct Keys;
+        impl<'de> serde::de::Visitor<'de> for Keys {
+            type Value = Vec<String>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Vec<String>, A::Error> {
+                let mut keys = Vec::new();
+                while let Some((key, _)) = map.next_entry::<String, serde::de::IgnoredAny>()? {
+                    keys.push(key);
+                }
+                Ok(keys)
+            }
+        }
+        let mut de = serde_json::Deserializer::from_slice(line);
+        serde::Deserializer::deserialize_map(&mut de, Keys).unwrap()
+    }
+
+    fn corpus_bytes(name: &str) -> Vec<u8> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/corpus/claude-code")
+            .join(name);
+        fs::read(path).unwrap()
+    }
+
+    /// The real boundary and summary lines of the corpus's native compaction.
+    fn real_compaction() -> (Vec<u8>, Vec<u8>) {
+        let bytes = corpus_bytes("entireio-cli-a6e4c2a0fbd1.jsonl");
+        let text = String::from_utf8(bytes).unwrap();
+        let find = |needle: &str| {
+            text.lines()
+                .find(|line| line.contains(needle))
+                .unwrap()
+                .as_bytes()
+                .to_vec()
+        };
+        (
+            find(r#""subtype":"compact_boundary""#),
+            find(r#""isCompactSummary":true"#),
+        )
+    }
+
+    const SUMMARY: &str = "Summary:\n1. Primary Request: fix \"the\" bug\u{1b}[0m\n";
+
+    fn write(transcript: &Transcript, plan: &Plan) -> Vec<u8> {
+        let compacted = Compacted {
+            transcript,
+            plan,
+            summary: SUMMARY,
+            tokenizer: Tokenizer::Chars4,
+            tokens_before: 155_250,
+        };
+        let mut out = Vec::new();
+        ClaudeCode.write_compacted(&compacted, &mut out).unwrap();
+        out
+    }
+
+    /// The envelope keys a written line copies only when its source line has them.
+    const COPIED: [&str; 8] = [
+        "userType",
+        "entrypoint",
+        "cwd",
+        "sessionId",
+        "version",
+        "gitBranch",
+        "slug",
+        "timestamp",
+    ];
+
+    /// Writes a compaction of `name` under `mode` and checks it reads back as a native one.
+    fn check_write_back(name: &str, mode: Mode) {
+        let bytes = corpus_bytes(name);
+        let input = Transcript::parse(name, &bytes, LoadOptions::default()).unwrap();
+        let plan = plan(&input.records, mode, Tokenizer::Chars4).unwrap();
+        assert!(plan.noop.is_none(), "{name}: no-op plan");
+        let compacted = Compacted {
+            transcript: &input,
+            plan: &plan,
+            summary: SUMMARY,
+            tokenizer: Tokenizer::Chars4,
+            tokens_before: 155_250,
+        };
+        let out = write(&input, &plan);
+        assert_eq!(out, write(&input, &plan), "{name}: not deterministic");
+        let output = Transcript::parse("out", &out, LoadOptions::default()).unwrap();
+        assert_eq!(output.format, Some(FormatId::ClaudeCode), "{name}");
+        let full = |i: usize| output.lines[i].full;
+
+        // Everything before the tail, byte for byte.
+        let before = compacted.lines_before_tail();
+        for (i, line) in before.iter().enumerate() {
+            // An input ending without a newline gets one before the new lines.
+            let unchanged = full(i) == *line
+                || (!line.ends_with(b"\n") && full(i).strip_suffix(b"\n") == Some(line));
+            assert!(unchanged, "{name}: line {i} changed");
+        }
+        let boundary = output.lines[before.len()].text;
+        let summary = output.lines[before.len() + 1].text;
+        let kept_texts = compacted.kept_user_texts();
+        let kept: Vec<&[u8]> = (0..kept_texts.len())
+            .map(|i| output.lines[before.len() + 2 + i].text)
+            .collect();
+        let tail_start = before.len() + 2 + kept.len();
+        let tail = compacted.tail_lines();
+        assert_eq!(output.lines.len(), tail_start + tail.len(), "{name}");
+        if matches!(mode, Mode::Tail { .. }) {
+            assert!(!tail.is_empty(), "{name}: empty tail");
+        } else {
+            assert!(!kept.is_empty(), "{name}: no kept user messages");
+        }
+
+        // The tail, byte for byte, but for one re-pointed parentUuid.
+        let last_new = top_level_str(kept.last().copied().unwrap_or(summary), "uuid").unwrap();
+        let first_chained = tail.iter().position(|line| {
+            !is_sidechain_line(line) && top_level_value(line, "parentUuid").is_some()
+        });
+        assert_eq!(first_chained.is_some(), !tail.is_empty(), "{name}");
+        for (i, line) in tail.iter().enumerate() {
+            let expected = if Some(i) == first_chained {
+                let json = serde_json::to_string(&last_new).unwrap();
+                replace_top_level(line, "parentUuid", &json).unwrap()
+            } else {
+                line.to_vec()
+            };
+            assert!(
+                full(tail_start + i) == expected,
+                "{name}: tail line {i} changed"
+            );
+        }
+
+        // The new lines have the keys of Claude Code's own, in its order.
+        let logical = top_level_str(boundary, "logicalParentUuid").unwrap();
+        let source = before
+            .iter()
+            .rev()
+            .find(|line| top_level_str(line, "uuid").as_deref() == Some(logical.as_str()))
+            .unwrap_or_else(|| panic!("{name}: logicalParentUuid names no earlier line"));
+        assert!(!is_sidechain_line(source), "{name}");
+        let source_keys = keys(source);
+        let expected = |real: &[u8]| -> Vec<String> {
+            keys(real)
+                .into_iter()
+                .filter(|key| !COPIED.contains(&key.as_str()) || source_keys.contains(key))
+                .collect()
+        };
+        let (real_boundary, real_summary) = real_compaction();
+        assert_eq!(keys(boundary), expected(&real_boundary), "{name}");
+        assert_eq!(keys(summary), expected(&real_summary), "{name}");
+        for key in COPIED {
+            assert_eq!(
+                top_level_value(boundary, key).map(|span| &boundary[span]),
+                top_level_value(source, key).map(|span| &source[span]),
+                "{name}: {key}"
+            );
+        }
+        let boundary_value: Value = serde_json::from_slice(boundary).unwrap();
+        assert_eq!(boundary_value["parentUuid"], Value::Null);
+        assert_eq!(boundary_value["isSidechain"], false);
+        assert_eq!(boundary_value["type"], "system");
+        assert_eq!(boundary_value["subtype"], "compact_boundary");
+        assert_eq!(
+            boundary_value["compactMetadata"],
+            serde_json::json!({"trigger": "manual", "preTokens": 155_250})
+        );
+        let summary_value: Value = serde_json::from_slice(summary).unwrap();
+        assert_eq!(summary_value["parentUuid"], boundary_value["uuid"]);
+        let text = summary_value["message"]["content"].as_str().unwrap();
+        assert!(text.starts_with(
+            "This session is being continued from a previous conversation that ran out of context. "
+        ));
+        assert!(text.ends_with(&format!("\n\n{SUMMARY}")));
+        for (line, expected) in kept.iter().zip(&kept_texts) {
+            let value: Value = serde_json::from_slice(line).unwrap();
+            assert_eq!(value["message"]["content"], expected.as_str());
+            assert_eq!(keys(line), {
+                let mut keys = keys(summary);
+                keys.retain(|k| k != "isVisibleInTranscriptOnly" && k != "isCompactSummary");
+                keys
+            });
+        }
+
+        // Following parentUuid back from the last main-chain line reaches the summary, then
+        // the boundary, whose parentUuid is null.
+        let mut parents = std::collections::HashMap::new();
+        for line in &output.lines {
+            if let Some(uuid) = top_level_str(line.text, "uuid") {
+                let parent = top_level_value(line.text, "parentUuid").map(|span| &line.text[span]);
+                parents.insert(uuid, parent);
+            }
+        }
+        let last = output
+            .lines
+            .iter()
+            .rev()
+            .find(|line| {
+                !line.is_blank()
+                    && !is_sidechain_line(line.text)
+                    && top_level_value(line.text, "parentUuid").is_some()
+            })
+            .unwrap();
+        let mut chain = vec![top_level_str(last.text, "uuid").unwrap()];
+        loop {
+            let here = chain.last().unwrap();
+            let parent = parents[here].unwrap_or_else(|| panic!("{name}: {here} has no parent"));
+            if parent == b"null" {
+                break;
+            }
+            let parent: String = serde_json::from_slice(parent).unwrap();
+            assert!(
+                parents.contains_key(&parent),
+                "{name}: chain breaks at {parent}"
+            );
+            assert!(chain.len() <= output.lines.len(), "{name}: cycle");
+            chain.push(parent);
+        }
+        let n = chain.len();
+        assert!(n >= 2, "{name}");
+        assert_eq!(
+            chain[n - 1],
+            boundary_value["uuid"].as_str().unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            chain[n - 2],
+            summary_value["uuid"].as_str().unwrap(),
+            "{name}"
+        );
+
+        // Read back, it holds exactly one more compaction, and the summary is a user message.
+        let compactions = |t: &Transcript| t.records.iter().filter(|r| r.compaction).count();
+        assert_eq!(compactions(&output), compactions(&input) + 1, "{name}");
+        let summary_record = output
+            .records
+            .iter()
+            .find(|r| r.raw == summary)
+            .unwrap()
+            .message()
+            .unwrap();
+        assert_eq!(summary_record.role, Role::User);
+    }
+
+    const CORPUS: [&str; 4] = [
+        "claude-code-viewer-5c0375b4.jsonl",
+        "claude-code-viewer-fe5e1c67.jsonl",
+        "entireio-cli-a6e4c2a0fbd1.jsonl",
+        "kimi-cli-5b2c427a42e0.jsonl",
+    ];
+
+    #[test]
+    fn writes_back_a_native_compaction_in_tail_mode() {
+        for name in CORPUS {
+            check_write_back(name, Mode::Tail { preserve: 2 });
+        }
+    }
+
+    #[test]
+    fn writes_back_a_native_compaction_in_user_mode() {
+        for name in CORPUS {
+            check_write_back(
+                name,
+                Mode::User {
+                    keep_user_tokens: 200,
+                    user_head_tokens: 50,
+                },
+            );
+        }
+    }
+
+    #[test]
+    fn a_root_in_the_tail_is_not_re_pointed() {
+        let bytes = br#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"one"},"uuid":"u1","timestamp":"t1"}
+{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"two"}]},"uuid":"u2","timestamp":"t2"}
+{"parentUuid":"u2","isSidechain":true,"sessionId":"s","type":"user","message":{"role":"user","content":"side"},"uuid":"s1","timestamp":"t3"}
+{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"three"},"uuid":"u3","timestamp":"t4"}
+{"parentUuid":"u3","isSidechain":false,"sessionId":"s","type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"four"}]},"uuid":"u4","timestamp":"t5"}
+"#;
+        let input = Transcript::parse("t", bytes, LoadOptions::default()).unwrap();
+        let plan = plan(&input.records, Mode::Upto { index: 2 }, Tokenizer::Chars4).unwrap();
+        let out = write(&input, &plan);
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 7);
+        assert!(lines[2].contains(r#""logicalParentUuid":"u2""#));
+        assert!(lines[2].contains(r#""timestamp":"t2""#));
+        // The sidechain line and the root after it are kept as they were.
+        let input_lines: Vec<&str> = std::str::from_utf8(bytes).unwrap().lines().collect();
+        assert_eq!(lines[4..], input_lines[2..]);
     }
 }

@@ -45,11 +45,12 @@ use std::fmt;
 
 use anyhow::{bail, Result};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::blocks::{borrowed_str, join_texts, LenientU64, StrOrSeq, Text};
+use super::write::{push_kept, push_line, top_level_str, top_level_value, Compacted};
 use super::{str_field, Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
 
 /// The Codex CLI rollout format.
@@ -67,6 +68,67 @@ impl Format for Codex {
             || head.iter().any(|line| {
                 is_session_meta(line) || str_field(line, "record_type") == Some("state")
             })
+    }
+
+    /// As Codex's own local compaction records itself (see the module docs): every line before
+    /// the tail stays, then a `compacted` line whose `replacement_history` is the initial context,
+    /// the kept user messages (user mode) and the summary, then a `context_compacted` event, then
+    /// the tail. A legacy bare rollout gets the same history as bare items instead.
+    fn write_compacted(&self, compacted: &Compacted, out: &mut Vec<u8>) -> Result<()> {
+        let records = compacted.records();
+        let before = &records[..compacted.plan.tail.start];
+        let envelope = records.iter().any(|record| is_envelope_line(record.raw));
+        let message = format!("{SUMMARY_PREFIX}\n{}", compacted.summary);
+        let kept = compacted.kept_user_texts();
+        let mut history: Vec<HistoryItem> = initial_context(before, envelope)
+            .into_iter()
+            .map(HistoryItem::Copied)
+            .collect();
+        history.extend(kept.iter().map(|text| HistoryItem::User(UserItem::new(text))));
+        history.push(HistoryItem::User(UserItem::new(&message)));
+
+        if !envelope {
+            // A bare rollout has no compaction marker: it is rewritten as a fresh one, its
+            // header and `record_type` lines first, the new history as its first items.
+            for (index, record) in before.iter().enumerate() {
+                if matches!(&record.entry, Entry::Bookkeeping(name)
+                    if name == "session_meta" || name.starts_with("record_type/"))
+                {
+                    push_kept(out, &[compacted.transcript.record_full(index)]);
+                }
+            }
+            for item in &history {
+                push_line(out, &serde_json::to_vec(item)?);
+            }
+            push_kept(out, &compacted.tail_lines());
+            return Ok(());
+        }
+
+        let timestamp = before
+            .iter()
+            .rev()
+            .find_map(|record| top_level_str(record.raw, "timestamp"))
+            .unwrap_or_default();
+        push_kept(out, &compacted.lines_before_tail());
+        let marker = RolloutLine {
+            timestamp: &timestamp,
+            kind: "compacted",
+            payload: CompactedPayload {
+                message: &message,
+                replacement_history: &history,
+            },
+        };
+        push_line(out, &serde_json::to_vec(&marker)?);
+        let event = RolloutLine {
+            timestamp: &timestamp,
+            kind: "event_msg",
+            payload: EventPayload {
+                kind: "context_compacted",
+            },
+        };
+        push_line(out, &serde_json::to_vec(&event)?);
+        push_kept(out, &compacted.tail_lines());
+        Ok(())
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
@@ -686,6 +748,185 @@ fn compacted_parts(compacted: Compacted<'_>) -> Vec<Part<'_>> {
     }
     parts.extend(history);
     parts
+}
+
+/// The paragraph Codex puts before a summary (`summary_prefix.md`, followed by a newline and
+/// the summary). Codex's `is_summary_message` recognises a summary by it, so a later native
+/// compaction leaves this one out of the user messages it keeps. Newer builds word it
+/// differently; this is the long-lived text whose first sentence the formats spec names.
+pub const SUMMARY_PREFIX: &str = "Another language model started to solve this problem and \
+produced a summary of its thinking process. You also have access to the state of the tools that \
+were used by that language model. Use this to build on the work that has already been done and \
+avoid duplicating work. Here is the summary produced by the other language model, use the \
+information in this summary to assist with your own analysis:";
+
+/// How the user messages of Codex's initial context begin (environment, AGENTS.md and user
+/// instructions); developer and system messages belong to it whatever they say.
+const CONTEXT_PREFIXES: [&str; 4] = [
+    "<environment_context>",
+    "# AGENTS.md instructions",
+    "<user_instructions>",
+    "<INSTRUCTIONS>",
+];
+
+/// A rollout line as written back: `{"timestamp","type","payload"}`, Codex's order.
+#[derive(Serialize)]
+struct RolloutLine<'a, P> {
+    timestamp: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    payload: P,
+}
+
+/// The payload of a written `compacted` line (the shape of local compaction in builds that
+/// record the replacement history; the `window_*` fields of server-side compaction are left
+/// out, as local compaction does).
+#[derive(Serialize)]
+struct CompactedPayload<'a> {
+    message: &'a str,
+    replacement_history: &'a [HistoryItem<'a>],
+}
+
+/// The payload of the `context_compacted` event.
+#[derive(Serialize)]
+struct EventPayload {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+/// An item of a written replacement history.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum HistoryItem<'a> {
+    /// An initial-context item, copied as it was.
+    Copied(&'a RawValue),
+    /// A user message written here (a kept user message or the summary).
+    User(UserItem<'a>),
+}
+
+/// `{"type":"message","role":"user","content":[{"type":"input_text","text":…}]}`.
+#[derive(Serialize)]
+struct UserItem<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    role: &'static str,
+    content: [InputText<'a>; 1],
+}
+
+impl<'a> UserItem<'a> {
+    fn new(text: &'a str) -> Self {
+        UserItem {
+            kind: "message",
+            role: "user",
+            content: [InputText {
+                kind: "input_text",
+                text,
+            }],
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct InputText<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+}
+
+/// True for a line of the envelope layout (`type` and `payload`).
+fn is_envelope_line(raw: &[u8]) -> bool {
+    top_level_str(raw, "type").is_some() && top_level_value(raw, "payload").is_some()
+}
+
+/// The envelope fields the write-back reads from a line.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawLine<'a> {
+    #[serde(rename = "type", borrow, deserialize_with = "borrowed_str")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    payload: Option<&'a RawValue>,
+}
+
+/// The replacement history of a `compacted` payload, when it has one.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawCompacted<'a> {
+    #[serde(borrow)]
+    replacement_history: Option<Vec<&'a RawValue>>,
+}
+
+/// The fields that tell whether an item belongs to the initial context.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ContextProbe<'a> {
+    #[serde(rename = "type", borrow, deserialize_with = "borrowed_str")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "borrowed_str")]
+    role: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    content: StrOrSeq<'a, ContentItem<'a>>,
+}
+
+/// The initial-context items (developer and system messages, and the injected environment,
+/// AGENTS.md and instruction user messages) of the history the model has before the tail, as
+/// Codex rebuilds it on resume: the replacement history of the newest `compacted` line that has
+/// one, then the response items after it (bare items in the legacy layout). Exact repeats are
+/// left out.
+fn initial_context<'a>(before: &[Record<'a>], envelope: bool) -> Vec<&'a RawValue> {
+    let text = |record: &Record<'a>| std::str::from_utf8(record.raw).ok();
+    let line = |record: &Record<'a>| -> Option<RawLine<'a>> {
+        serde_json::from_str(text(record)?).ok()
+    };
+    let base = envelope
+        .then(|| {
+            before.iter().enumerate().rev().find_map(|(index, record)| {
+                let payload = line(record)
+                    .filter(|line| record.compaction && line.kind.as_deref() == Some("compacted"))?
+                    .payload?;
+                let compacted: RawCompacted<'a> = serde_json::from_str(payload.get()).ok()?;
+                Some((index, compacted.replacement_history?))
+            })
+        })
+        .flatten();
+    let (start, mut items) = base.map_or((0, Vec::new()), |(index, items)| (index + 1, items));
+    for record in &before[start..] {
+        let item = if envelope {
+            line(record)
+                .filter(|line| line.kind.as_deref() == Some("response_item"))
+                .and_then(|line| line.payload)
+        } else {
+            text(record).and_then(|text| serde_json::from_str::<&RawValue>(text).ok())
+        };
+        items.extend(item);
+    }
+    let mut seen = std::collections::HashSet::new();
+    items.retain(|item| is_initial_context(item) && seen.insert(item.get()));
+    items
+}
+
+/// True for a `message` item of the initial context.
+fn is_initial_context(item: &RawValue) -> bool {
+    let Ok(probe) = serde_json::from_str::<ContextProbe<'_>>(item.get()) else {
+        return false;
+    };
+    if probe.kind.as_deref() != Some("message") {
+        return false;
+    }
+    match probe.role.as_deref() {
+        Some("developer" | "system") => true,
+        Some("user") => content_parts(probe.content)
+            .into_iter()
+            .find_map(|part| match part {
+                Part::Text(text) => Some(text),
+                _ => None,
+            })
+            .is_some_and(|text| {
+                let text = text.trim_start();
+                CONTEXT_PREFIXES.iter().any(|prefix| text.starts_with(prefix))
+            }),
+        _ => false,
+    }
 }
 
 #[cfg(test)]

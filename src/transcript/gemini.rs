@@ -37,14 +37,28 @@ use serde::de::{
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::blocks::borrowed_str;
 use super::blocks::{join_texts, LenientU64};
+use super::write::{derived_uuid, push_kept, push_line, top_level_str, Compacted};
 use super::{str_field, Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
 
 /// The Gemini CLI JSONL session format.
 pub struct Gemini;
+
+/// The model turn written after an injected summary, so user and model turns still alternate.
+const ACKNOWLEDGEMENT: &str = "Noted. I will continue the work from this summary.";
+
+/// A message record as Gemini CLI writes it (the fields a compacted session needs).
+#[derive(serde::Serialize)]
+struct GeminiRecord<'t> {
+    id: String,
+    timestamp: &'t str,
+    #[serde(rename = "type")]
+    kind: &'t str,
+    content: Value,
+}
 
 impl Format for Gemini {
     fn detect(&self, head: &[Value]) -> bool {
@@ -56,6 +70,39 @@ impl Format for Gemini {
                     .all(|key| line.get(key).is_some());
             metadata || str_field(line, "type") == Some("gemini")
         })
+    }
+
+    /// Gemini CLI writes no compaction into its session file, so this follows the convention
+    /// its own compression uses in memory: the summary as a user turn, a short model turn
+    /// acknowledging it, then the kept turns. The metadata line and `$set` records before the
+    /// cut stay; the new records take their timestamp from the last compacted record.
+    fn write_compacted(&self, compacted: &Compacted, out: &mut Vec<u8>) -> Result<()> {
+        let records = compacted.records();
+        let timestamp = records[..compacted.plan.tail.start]
+            .iter()
+            .rev()
+            .find_map(|r| top_level_str(r.raw, "timestamp"))
+            .unwrap_or_default();
+        let seed = compacted.seed();
+        let record = |salt: &str, kind: &str, content: serde_json::Value| {
+            serde_json::to_vec(&GeminiRecord {
+                id: derived_uuid(&seed, salt),
+                timestamp: &timestamp,
+                kind,
+                content,
+            })
+        };
+        push_kept(out, &compacted.lead_lines());
+        push_kept(out, &compacted.head_lines());
+        for (index, text) in compacted.kept_user_texts().iter().enumerate() {
+            let line = record(&format!("kept-{index}"), "user", json!([{ "text": text }]))?;
+            push_line(out, &line);
+        }
+        let summary = record("summary", "user", json!([{ "text": compacted.wrapped_summary() }]))?;
+        push_line(out, &summary);
+        push_line(out, &record("ack", "gemini", json!(ACKNOWLEDGEMENT))?);
+        push_kept(out, &compacted.tail_lines());
+        Ok(())
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {

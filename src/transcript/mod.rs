@@ -18,6 +18,7 @@ pub mod model;
 pub mod openai;
 pub mod pi;
 pub mod read;
+pub mod write;
 
 pub use model::{Entry, MediaKind, Message, Part, PartKind, Record, Role, Usage};
 
@@ -89,6 +90,10 @@ pub trait Format: Sync {
     /// the model. The error says what is wrong without the location, which the caller adds, and
     /// without quoting the line (it may hold terminal escape codes).
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>>;
+
+    /// Writes the compacted transcript: what the plan keeps, byte for byte, and the summary in
+    /// the place and shape this agent uses for its own compactions, so the agent can resume.
+    fn write_compacted(&self, compacted: &write::Compacted, out: &mut Vec<u8>) -> Result<()>;
 }
 
 /// The first format, in detection order, whose fingerprint matches these lines; `None` when no

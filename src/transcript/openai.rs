@@ -17,7 +17,9 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::blocks::{borrowed_str, LenientU64, StrOrSeq};
+use super::write::{chat_user_line, push_kept, push_line, Compacted};
 use super::{Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
+use crate::summary::WRAPPER;
 
 /// The OpenAI chat format.
 pub struct Openai;
@@ -82,6 +84,47 @@ impl Format for Openai {
                     .and_then(Value::as_str)
                     .is_some_and(|role| role.starts_with('_') || Role::from_chat(role).is_some())
         })
+    }
+
+    /// As kimi-cli rewrites `context.jsonl` after compacting: the system prompt, checkpoint 0,
+    /// the summary message, the kept tail, and a usage record with the new estimate. The
+    /// checkpoint and usage records are written only for kimi-cli files (ones holding `_`
+    /// records); a plain OpenAI message list gets just the messages.
+    fn write_compacted(&self, compacted: &Compacted, out: &mut Vec<u8>) -> Result<()> {
+        let records = compacted.records();
+        let kimi = records
+            .iter()
+            .any(|r| matches!(&r.entry, Entry::Bookkeeping(kind) if kind.starts_with('_')));
+        for index in compacted.plan.lead.clone() {
+            let renewed = matches!(&records[index].entry,
+                Entry::Bookkeeping(kind) if kind == "_checkpoint" || kind == "_usage");
+            if !(kimi && renewed) {
+                push_kept(out, &[compacted.transcript.record_full(index)]);
+            }
+        }
+        if kimi {
+            push_line(out, br#"{"role": "_checkpoint", "id": 0}"#);
+        }
+        push_kept(out, &compacted.head_lines());
+        let kept = compacted.kept_user_texts();
+        for text in &kept {
+            push_line(out, &chat_user_line(&[text]));
+        }
+        push_line(out, &chat_user_line(&[WRAPPER, compacted.summary]));
+        push_kept(out, &compacted.tail_lines());
+        if kimi {
+            let tokenizer = compacted.tokenizer;
+            let kept_records = compacted.plan.head.clone().chain(compacted.plan.tail.clone());
+            let units: u64 = kept_records
+                .filter_map(|i| records[i].message())
+                .map(|m| tokenizer.message_units(m))
+                .chain(kept.iter().map(|t| tokenizer.text_units(t)))
+                .chain([tokenizer.text_units(WRAPPER), tokenizer.text_units(compacted.summary)])
+                .sum();
+            let usage = format!(r#"{{"role": "_usage", "token_count": {}}}"#, tokenizer.tokens(units));
+            push_line(out, usage.as_bytes());
+        }
+        Ok(())
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {

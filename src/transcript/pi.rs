@@ -64,6 +64,14 @@ impl Format for Pi {
         })
     }
 
+    fn write_compacted(
+        &self,
+        _compacted: &super::write::Compacted,
+        _out: &mut Vec<u8>,
+    ) -> Result<()> {
+        anyhow::bail!("writing compacted pi transcripts is being built")
+    }
+
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
         let entry: Line<'a> = serde_json::from_str(text)?;
         let raw = text.as_bytes();

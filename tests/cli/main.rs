@@ -4,4 +4,5 @@
 mod corpus;
 mod docs;
 mod estimate;
+mod pipeline;
 mod util;

@@ -1,0 +1,169 @@
+//! The ACF handoff document (pure): the session's original request and its current state kept
+//! verbatim within token budgets, the compacted summary, and a marker saying how much lies
+//! between them. `inject --format markdown` prints it instead of a transcript.
+
+use crate::tokens::Tokenizer;
+use crate::transcript::classify::{is_real_user_request, text_of};
+use crate::transcript::{Part, Record};
+
+/// The marker for text cut to fit its budget.
+pub const TRUNCATED: &str = "[... truncated ...]";
+
+/// What the handoff is made of.
+pub struct Handoff<'h, 'a> {
+    /// Every record of the session.
+    pub records: &'h [Record<'a>],
+    /// The records kept verbatim after the summary.
+    pub tail: std::ops::Range<usize>,
+    /// Tokens of what was compacted, for the elision marker.
+    pub compacted_tokens: u64,
+    /// The summary.
+    pub summary: &'h str,
+    /// The original request's budget.
+    pub head_tokens: u64,
+    /// The current state's budget.
+    pub tail_tokens: u64,
+    /// How budgets are measured.
+    pub tokenizer: Tokenizer,
+}
+
+/// Renders the handoff document.
+pub fn render(handoff: &Handoff) -> String {
+    let tokenizer = handoff.tokenizer;
+    let request = handoff
+        .records
+        .iter()
+        .filter_map(Record::message)
+        .find(|m| is_real_user_request(m))
+        .map(text_of)
+        .unwrap_or_default();
+    let state: Vec<String> = handoff.records[handoff.tail.clone()]
+        .iter()
+        .filter_map(Record::message)
+        .filter(|m| !m.sidechain)
+        .filter_map(|m| {
+            let text = visible_text(m);
+            (!text.trim().is_empty()).then(|| format!("**{}:** {}", m.role.as_str(), text.trim()))
+        })
+        .collect();
+    format!(
+        "## Compacted Handoff\n\n\
+         ### Original Request (preserved)\n\n{}\n\n\
+         [... ~{} tokens compacted ...]\n\n\
+         ### Current State (preserved)\n\n{}\n\n\
+         ### Compacted Summary\n\n{}\n",
+        keep_start(request.trim(), handoff.head_tokens, tokenizer),
+        handoff.compacted_tokens,
+        keep_end(&state.join("\n\n"), handoff.tail_tokens, tokenizer),
+        handoff.summary.trim(),
+    )
+}
+
+/// Text and tool output of a message, the parts a reader of the handoff needs.
+fn visible_text(message: &crate::transcript::Message) -> String {
+    let texts: Vec<&str> = message
+        .parts
+        .iter()
+        .filter_map(|part| match part {
+            Part::Text(text) | Part::ToolResult { text, .. } => Some(text.as_ref()),
+            _ => None,
+        })
+        .collect();
+    texts.join("\n")
+}
+
+/// The longest start of `text` within `budget` tokens, marked when cut.
+pub fn keep_start(text: &str, budget: u64, tokenizer: Tokenizer) -> String {
+    if tokenizer.text_tokens(text) <= budget {
+        return text.to_owned();
+    }
+    let ends: Vec<usize> = text.char_indices().map(|(i, _)| i).skip(1).collect();
+    let fits = longest_fitting(ends.len(), |n| tokenizer.text_tokens(&text[..ends[n - 1]]) <= budget);
+    let kept = if fits == 0 { "" } else { &text[..ends[fits - 1]] };
+    format!("{}\n{TRUNCATED}", kept.trim_end())
+}
+
+/// The longest end of `text` within `budget` tokens, marked when cut.
+pub fn keep_end(text: &str, budget: u64, tokenizer: Tokenizer) -> String {
+    if tokenizer.text_tokens(text) <= budget {
+        return text.to_owned();
+    }
+    let starts: Vec<usize> = text.char_indices().map(|(i, _)| i).skip(1).collect();
+    let count = starts.len();
+    let fits = longest_fitting(count, |n| {
+        tokenizer.text_tokens(&text[starts[count - n]..]) <= budget
+    });
+    let kept = if fits == 0 { "" } else { &text[starts[count - fits]..] };
+    format!("{TRUNCATED}\n{}", kept.trim_start())
+}
+
+/// The largest `n` in `0..=max` with `fits(n)`, for a `fits` that holds up to some point and
+/// fails after it (token counts grow with the text).
+fn longest_fitting(max: usize, fits: impl Fn(usize) -> bool) -> usize {
+    let (mut low, mut high) = (0, max);
+    while low < high {
+        let mid = (low + high).div_ceil(2);
+        if fits(mid) {
+            low = mid;
+        } else {
+            high = mid - 1;
+        }
+    }
+    low
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::{Entry, Message, Role};
+
+    fn record(role: Role, text: &str) -> Record<'static> {
+        Record::new(
+            1,
+            b"",
+            Entry::Message(Message::new(role, vec![Part::Text(text.to_owned().into())])),
+        )
+    }
+
+    #[test]
+    fn the_document_has_the_acf_sections_in_order() {
+        let records = [
+            record(Role::User, "Build the importer"),
+            record(Role::Assistant, "working"),
+            record(Role::User, "now the tests"),
+            record(Role::Assistant, "tests pass"),
+        ];
+        let text = render(&Handoff {
+            records: &records,
+            tail: 2..4,
+            compacted_tokens: 42,
+            summary: "SUMMARY",
+            head_tokens: 500,
+            tail_tokens: 1000,
+            tokenizer: Tokenizer::Chars4,
+        });
+        let order = [
+            "## Compacted Handoff",
+            "### Original Request (preserved)\n\nBuild the importer",
+            "[... ~42 tokens compacted ...]",
+            "### Current State (preserved)\n\n**user:** now the tests\n\n**assistant:** tests pass",
+            "### Compacted Summary\n\nSUMMARY",
+        ];
+        let mut at = 0;
+        for part in order {
+            let found = text[at..].find(part).unwrap_or_else(|| panic!("{part} in {text}"));
+            at += found + part.len();
+        }
+    }
+
+    #[test]
+    fn over_budget_text_is_cut_and_marked() {
+        let long = "word ".repeat(1000);
+        let head = keep_start(&long, 10, Tokenizer::Chars4);
+        assert!(head.ends_with(TRUNCATED));
+        assert!(Tokenizer::Chars4.text_tokens(head.trim_end_matches(TRUNCATED)) <= 10);
+        let tail = keep_end(&long, 10, Tokenizer::Chars4);
+        assert!(tail.starts_with(TRUNCATED));
+        assert_eq!(keep_start("short", 10, Tokenizer::Chars4), "short");
+    }
+}

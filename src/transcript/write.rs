@@ -1,0 +1,335 @@
+//! What every format's compacted-transcript writer shares: the [`Compacted`] input (the
+//! transcript, its plan and the cleaned summary), the original lines of each region, and small
+//! tools for writing JSONL by hand without disturbing the bytes of kept lines.
+//!
+//! Writers never re-serialise a kept record: its line is copied byte for byte. The one
+//! exception a format may need (Claude Code re-points the first kept line's `parentUuid`) goes
+//! through [`replace_top_level`], which rewrites that one value and leaves every other byte as
+//! it was.
+
+use std::ops::Range;
+
+use crate::plan::{Kept, Plan};
+use crate::summary::WRAPPER;
+use crate::tokens::Tokenizer;
+use crate::transcript::classify::text_of;
+use crate::transcript::load::Transcript;
+use crate::transcript::Record;
+
+/// A transcript, the plan that compacts it and the summary that replaces its compact region.
+pub struct Compacted<'c, 'a> {
+    /// The transcript.
+    pub transcript: &'c Transcript<'a>,
+    /// Its plan (never a no-op here).
+    pub plan: &'c Plan,
+    /// The cleaned summary, without any wrapper.
+    pub summary: &'c str,
+    /// The estimator for the token figures a format records (kimi `_usage`, pi `tokensBefore`).
+    pub tokenizer: Tokenizer,
+    /// The context size before compaction, for formats that record it.
+    pub tokens_before: u64,
+}
+
+impl<'c, 'a> Compacted<'c, 'a> {
+    /// The records.
+    pub fn records(&self) -> &'c [Record<'a>] {
+        &self.transcript.records
+    }
+
+    /// The original lines (with terminators) of a range of records, tiled so that consecutive
+    /// ranges cover the input exactly (see `region_lines`).
+    pub fn lines_of(&self, records: &Range<usize>) -> Vec<&'a [u8]> {
+        let lines = region_lines(self.transcript, records);
+        self.transcript.line_bytes(lines.start, lines.end).collect()
+    }
+
+    /// Lines of the lead region.
+    pub fn lead_lines(&self) -> Vec<&'a [u8]> {
+        self.lines_of(&self.plan.lead)
+    }
+
+    /// Lines of the head region (budgets mode).
+    pub fn head_lines(&self) -> Vec<&'a [u8]> {
+        self.lines_of(&self.plan.head)
+    }
+
+    /// Lines of the compact region.
+    pub fn compact_lines(&self) -> Vec<&'a [u8]> {
+        self.lines_of(&self.plan.compact)
+    }
+
+    /// Lines of everything before the tail (lead, head and compact regions).
+    pub fn lines_before_tail(&self) -> Vec<&'a [u8]> {
+        self.lines_of(&(0..self.plan.tail.start))
+    }
+
+    /// Lines of the tail region.
+    pub fn tail_lines(&self) -> Vec<&'a [u8]> {
+        self.lines_of(&self.plan.tail)
+    }
+
+    /// The summary as one text, behind kimi-cli's `<system>` wrapper.
+    pub fn wrapped_summary(&self) -> String {
+        format!("{WRAPPER}{}", self.summary)
+    }
+
+    /// The texts of the user messages kept beside the summary (user mode), in order, with
+    /// kimi-code's elision marker between the oldest and the newest.
+    pub fn kept_user_texts(&self) -> Vec<String> {
+        let text = |kept: &crate::plan::KeptUser| match &kept.kept {
+            Kept::Whole => self.records()[kept.record]
+                .message()
+                .map(text_of)
+                .unwrap_or_default(),
+            Kept::Text(text) => text.clone(),
+        };
+        let mut texts: Vec<String> = self.plan.kept_head.iter().map(text).collect();
+        texts.extend(self.plan.elision_marker());
+        texts.extend(self.plan.kept_tail.iter().map(text));
+        texts
+    }
+
+    /// A seed that identifies this compaction, for deterministic ids.
+    pub fn seed(&self) -> String {
+        format!(
+            "{}:{}",
+            crate::plan::fingerprint(&self.records()[..self.plan.tail.start]),
+            self.summary.len()
+        )
+    }
+}
+
+/// The range of `transcript.lines` a range of records covers: from the line of its first
+/// record up to the line of the next record after it, so consecutive ranges tile the input
+/// (blank lines before the first record belong to the first range, and lines after the last
+/// record to the last).
+pub fn region_lines(transcript: &Transcript, records: &Range<usize>) -> Range<usize> {
+    let line_of = |record: usize| {
+        if record == 0 {
+            0
+        } else if record >= transcript.records.len() {
+            transcript.lines.len()
+        } else {
+            transcript.record_lines[record]
+        }
+    };
+    let start = line_of(records.start);
+    start..line_of(records.end).max(start)
+}
+
+/// Appends a generated line, first ending the previous line if the input's last line had no
+/// newline.
+pub fn push_line(out: &mut Vec<u8>, line: &[u8]) {
+    if out.last().is_some_and(|&b| b != b'\n') {
+        out.push(b'\n');
+    }
+    out.extend_from_slice(line);
+    out.push(b'\n');
+}
+
+/// Appends kept lines as they were.
+pub fn push_kept(out: &mut Vec<u8>, lines: &[&[u8]]) {
+    for line in lines {
+        if out.last().is_some_and(|&b| b != b'\n') {
+            out.push(b'\n');
+        }
+        out.extend_from_slice(line);
+    }
+}
+
+/// A chat-style user message line, `{"role":"user","content":…}`: a bare string for one text,
+/// a list of text parts for several (as kimi-cli serialises messages, and as the Anthropic and
+/// OpenAI APIs accept them).
+pub fn chat_user_line(texts: &[&str]) -> Vec<u8> {
+    #[derive(serde::Serialize)]
+    struct TextPart<'t> {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        text: &'t str,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(untagged)]
+    enum Content<'t> {
+        One(&'t str),
+        Parts(Vec<TextPart<'t>>),
+    }
+    #[derive(serde::Serialize)]
+    struct Line<'t> {
+        role: &'static str,
+        content: Content<'t>,
+    }
+    let content = match texts {
+        [one] => Content::One(one),
+        _ => Content::Parts(texts.iter().map(|text| TextPart { kind: "text", text }).collect()),
+    };
+    serde_json::to_vec(&Line {
+        role: "user",
+        content,
+    })
+    .unwrap_or_default()
+}
+
+/// A version-4-shaped UUID derived from `seed` and `salt`: unique per compaction and
+/// reproducible, so the same inputs always give the same output.
+pub fn derived_uuid(seed: &str, salt: &str) -> String {
+    let high = fnv1a(seed.as_bytes(), salt.as_bytes(), 0xcbf2_9ce4_8422_2325);
+    let low = fnv1a(seed.as_bytes(), salt.as_bytes(), 0x8422_2325_cbf2_9ce4);
+    let version = (high & 0xffff_ffff_ffff_0fff) | 0x4000;
+    let variant = (low & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000;
+    format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        version >> 32,
+        (version >> 16) & 0xffff,
+        version & 0xffff,
+        variant >> 48,
+        variant & 0xffff_ffff_ffff
+    )
+}
+
+fn fnv1a(a: &[u8], b: &[u8], offset: u64) -> u64 {
+    a.iter()
+        .chain(b"\0")
+        .chain(b)
+        .fold(offset, |hash, &byte| (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+/// The byte range of the value of top-level key `key` in a JSON object line, if present.
+/// Keys are compared as written (the keys formats use need no escapes).
+pub fn top_level_value(line: &[u8], key: &str) -> Option<Range<usize>> {
+    let mut i = skip_space(line, 0);
+    if line.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    loop {
+        i = skip_space(line, i);
+        if line.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_end = skip_string(line, i)?;
+        let this_key = &line[i + 1..key_end - 1];
+        i = skip_space(line, key_end);
+        if line.get(i) != Some(&b':') {
+            return None;
+        }
+        let value_start = skip_space(line, i + 1);
+        let value_end = skip_value(line, value_start)?;
+        if this_key == key.as_bytes() {
+            return Some(value_start..value_end);
+        }
+        i = skip_space(line, value_end);
+        match line.get(i) {
+            Some(b',') => i += 1,
+            _ => return None,
+        }
+    }
+}
+
+/// `line` with the value of top-level key `key` replaced by `json`, every other byte kept.
+pub fn replace_top_level(line: &[u8], key: &str, json: &str) -> Option<Vec<u8>> {
+    let span = top_level_value(line, key)?;
+    let mut out = Vec::with_capacity(line.len() + json.len());
+    out.extend_from_slice(&line[..span.start]);
+    out.extend_from_slice(json.as_bytes());
+    out.extend_from_slice(&line[span.end..]);
+    Some(out)
+}
+
+/// The string value of top-level key `key`, if it is a string.
+pub fn top_level_str(line: &[u8], key: &str) -> Option<String> {
+    let span = top_level_value(line, key)?;
+    serde_json::from_slice(&line[span]).ok()
+}
+
+fn skip_space(line: &[u8], mut i: usize) -> usize {
+    while line.get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    i
+}
+
+/// The index just past the string starting at `i` (which must be a quote).
+fn skip_string(line: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    loop {
+        match *line.get(j)? {
+            b'\\' => j += 2,
+            b'"' => return Some(j + 1),
+            _ => j += 1,
+        }
+    }
+}
+
+/// The index just past the JSON value starting at `i`.
+fn skip_value(line: &[u8], i: usize) -> Option<usize> {
+    match *line.get(i)? {
+        b'"' => skip_string(line, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            loop {
+                match *line.get(j)? {
+                    b'"' => {
+                        j = skip_string(line, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        _ => {
+            let mut j = i;
+            while line
+                .get(j)
+                .is_some_and(|b| !matches!(b, b',' | b'}' | b']') && !b.is_ascii_whitespace())
+            {
+                j += 1;
+            }
+            (j > i).then_some(j)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_one_top_level_value_and_nothing_else() {
+        let line = br#"{"parentUuid":"a","message":{"parentUuid":"inner"},"x":[1,"}"] , "n":null}"#;
+        let out = replace_top_level(line, "parentUuid", "\"b\"").unwrap();
+        assert_eq!(
+            out,
+            br#"{"parentUuid":"b","message":{"parentUuid":"inner"},"x":[1,"}"] , "n":null}"#
+        );
+        let nulled = replace_top_level(line, "n", "\"z\"").unwrap();
+        assert!(nulled.ends_with(br#""n":"z"}"#));
+        assert_eq!(top_level_value(line, "missing"), None);
+        assert_eq!(top_level_str(br#"{"t":"2026\"x","u":1}"#, "t").unwrap(), "2026\"x");
+    }
+
+    #[test]
+    fn derived_uuids_are_stable_unique_and_v4_shaped() {
+        let a = derived_uuid("seed", "boundary");
+        assert_eq!(a, derived_uuid("seed", "boundary"));
+        assert_ne!(a, derived_uuid("seed", "summary"));
+        assert_eq!(a.len(), 36);
+        assert_eq!(&a[14..15], "4");
+        assert!(matches!(&a[19..20], "8" | "9" | "a" | "b"));
+    }
+
+    #[test]
+    fn generated_lines_never_join_an_unterminated_line() {
+        let mut out = b"{\"a\":1}".to_vec();
+        push_line(&mut out, b"{\"b\":2}");
+        assert_eq!(out, b"{\"a\":1}\n{\"b\":2}\n");
+    }
+}
