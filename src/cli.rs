@@ -14,7 +14,7 @@ use crate::transcript::FormatId;
 /// or Markdown to standard output.
 ///
 /// Exit status: 0 success, 1 failure (I/O, malformed input), 2 usage error, 3 compaction is due
-/// (`estimate --check`).
+/// (`estimate --check`), 4 nothing to compact (`prompt`, `inject`).
 #[derive(Debug, Parser)]
 #[command(name = "condense", version, term_width = 100)]
 pub struct Cli {
@@ -261,7 +261,12 @@ pub struct InjectArgs {
     pub in_place: bool,
 
     /// The suffix of the backup --in-place keeps.
-    #[arg(long, value_name = "SUFFIX", default_value = ".bak", requires = "in_place")]
+    #[arg(
+        long,
+        value_name = "SUFFIX",
+        default_value = ".bak",
+        requires = "in_place"
+    )]
     pub backup_suffix: String,
 }
 

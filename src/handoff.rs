@@ -78,8 +78,14 @@ pub fn keep_start(text: &str, budget: u64, tokenizer: Tokenizer) -> String {
         return text.to_owned();
     }
     let ends: Vec<usize> = text.char_indices().map(|(i, _)| i).skip(1).collect();
-    let fits = longest_fitting(ends.len(), |n| tokenizer.text_tokens(&text[..ends[n - 1]]) <= budget);
-    let kept = if fits == 0 { "" } else { &text[..ends[fits - 1]] };
+    let fits = longest_fitting(ends.len(), |n| {
+        tokenizer.text_tokens(&text[..ends[n - 1]]) <= budget
+    });
+    let kept = if fits == 0 {
+        ""
+    } else {
+        &text[..ends[fits - 1]]
+    };
     format!("{}\n{TRUNCATED}", kept.trim_end())
 }
 
@@ -93,7 +99,11 @@ pub fn keep_end(text: &str, budget: u64, tokenizer: Tokenizer) -> String {
     let fits = longest_fitting(count, |n| {
         tokenizer.text_tokens(&text[starts[count - n]..]) <= budget
     });
-    let kept = if fits == 0 { "" } else { &text[starts[count - fits]..] };
+    let kept = if fits == 0 {
+        ""
+    } else {
+        &text[starts[count - fits]..]
+    };
     format!("{TRUNCATED}\n{}", kept.trim_start())
 }
 
@@ -151,7 +161,9 @@ mod tests {
         ];
         let mut at = 0;
         for part in order {
-            let found = text[at..].find(part).unwrap_or_else(|| panic!("{part} in {text}"));
+            let found = text[at..]
+                .find(part)
+                .unwrap_or_else(|| panic!("{part} in {text}"));
             at += found + part.len();
         }
     }
@@ -161,7 +173,7 @@ mod tests {
         let long = "word ".repeat(1000);
         let head = keep_start(&long, 10, Tokenizer::Chars4);
         assert!(head.ends_with(TRUNCATED));
-        assert!(Tokenizer::Chars4.text_tokens(head.trim_end_matches(TRUNCATED)) <= 10);
+        assert!(Tokenizer::Chars4.text_tokens(head.trim_end_matches(TRUNCATED).trim_end()) <= 10);
         let tail = keep_end(&long, 10, Tokenizer::Chars4);
         assert!(tail.starts_with(TRUNCATED));
         assert_eq!(keep_start("short", 10, Tokenizer::Chars4), "short");

@@ -32,15 +32,16 @@
 //! Writing a compacted transcript back ([`Format::write_compacted`]) does what Claude Code's own
 //! `/compact` does to a session file, which is append-only: its readers follow `parentUuid` back
 //! from the last line and stop at the boundary. Every line before the tail is kept as it was;
-//! then come a `compact_boundary` system line (`parentUuid` null, `logicalParentUuid` naming the
-//! last main-chain line before the tail, `compactMetadata` with trigger `manual` and the context
-//! size before), the summary as an `isCompactSummary` user line chained to the boundary, its
-//! text opening with Claude Code's marker sentence, and in user mode the kept user messages,
-//! chained one after another. The new lines copy `userType`, `cwd`, `sessionId`, `version`,
-//! `gitBranch`, `slug`, `entrypoint` and `timestamp` verbatim from that last line (whichever it
-//! has) and get uuids derived from the compaction, so the same input gives the same output. The
-//! tail follows byte for byte, except that its first main-chain line with a `parentUuid` is
-//! re-pointed at the last new line, unless that line is itself a root (`parentUuid` null).
+//! then come a `compact_boundary` system line (`parentUuid` null, `logicalParentUuid` naming
+//! the last main-chain line with a uuid before the tail, `compactMetadata` with trigger
+//! `manual` and the context size before), the summary as an `isCompactSummary` user line
+//! chained to the boundary, its text opening with Claude Code's marker sentence, and in user
+//! mode the kept user messages, chained one after another. The new lines copy `userType`,
+//! `cwd`, `sessionId`, `version`, `gitBranch`, `slug`, `entrypoint` and `timestamp` verbatim
+//! from that last line (whichever it has) and get uuids derived from the compaction, so the
+//! same input gives the same output. The tail follows byte for byte, except that its first
+//! main-chain line with a `parentUuid` is re-pointed at the last new line, unless that line is
+//! itself a root (`parentUuid` null).
 //!
 //! Speed: lines can be megabytes (a `toolUseResult` may hold whole files), so only the fields
 //! used here are deserialised; serde skips the rest without allocating. `message` is first taken

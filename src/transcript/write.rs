@@ -160,7 +160,12 @@ pub fn chat_user_line(texts: &[&str]) -> Vec<u8> {
     }
     let content = match texts {
         [one] => Content::One(one),
-        _ => Content::Parts(texts.iter().map(|text| TextPart { kind: "text", text }).collect()),
+        _ => Content::Parts(
+            texts
+                .iter()
+                .map(|text| TextPart { kind: "text", text })
+                .collect(),
+        ),
     };
     serde_json::to_vec(&Line {
         role: "user",
@@ -186,11 +191,17 @@ pub fn derived_uuid(seed: &str, salt: &str) -> String {
     )
 }
 
+/// FNV-1a of `a`, a NUL and `b`, finished with MurmurHash3's mixer so that inputs differing in
+/// their last byte differ in every output bit.
 fn fnv1a(a: &[u8], b: &[u8], offset: u64) -> u64 {
-    a.iter()
-        .chain(b"\0")
-        .chain(b)
-        .fold(offset, |hash, &byte| (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3))
+    let hash = a.iter().chain(b"\0").chain(b).fold(offset, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    let mut mixed = hash ^ (hash >> 33);
+    mixed = mixed.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    mixed ^= mixed >> 33;
+    mixed = mixed.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    mixed ^ (mixed >> 33)
 }
 
 /// The byte range of the value of top-level key `key` in a JSON object line, if present.
@@ -313,7 +324,10 @@ mod tests {
         let nulled = replace_top_level(line, "n", "\"z\"").unwrap();
         assert!(nulled.ends_with(br#""n":"z"}"#));
         assert_eq!(top_level_value(line, "missing"), None);
-        assert_eq!(top_level_str(br#"{"t":"2026\"x","u":1}"#, "t").unwrap(), "2026\"x");
+        assert_eq!(
+            top_level_str(br#"{"t":"2026\"x","u":1}"#, "t").unwrap(),
+            "2026\"x"
+        );
     }
 
     #[test]

@@ -29,7 +29,9 @@ fn check_golden(name: &str, actual: &str) {
 #[test]
 fn help_texts_match_their_golden_files() {
     check_golden("help.txt", &help(&[]));
-    check_golden("help-estimate.txt", &help(&["estimate"]));
+    for command in ["estimate", "split", "prompt", "inject"] {
+        check_golden(&format!("help-{command}.txt"), &help(&[command]));
+    }
 }
 
 /// Long options (`--name`) mentioned in a text; roff escapes dashes as `\-`.
@@ -55,6 +57,9 @@ fn man_pages_document_exactly_the_options_of_help() {
     for (page, args) in [
         ("condense.1", vec![]),
         ("condense-estimate.1", vec!["estimate"]),
+        ("condense-split.1", vec!["split"]),
+        ("condense-prompt.1", vec!["prompt"]),
+        ("condense-inject.1", vec!["inject"]),
     ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("man")
