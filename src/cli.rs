@@ -54,10 +54,17 @@ pub enum Command {
     /// is kept, including ones appended since. When the plan compacts nothing the transcript is
     /// written unchanged and the exit status is 4.
     Inject(InjectArgs),
-    /// Summarise a transcript in under 500 tokens with no model at all (not built yet).
-    Caveman(PendingArgs),
-    /// Summarise a transcript in four lines: NOW / NEXT / TEST / CI (not built yet).
-    Bare(PendingArgs),
+    /// Summarise a transcript in under 500 tokens with no model at all.
+    ///
+    /// Deterministic extraction: the goal in the user's words, the current task, unresolved
+    /// errors, files touched, commands with their last outcome, the next step, and counts of
+    /// what was left out. Never longer than --budget tokens.
+    Caveman(CavemanArgs),
+    /// Summarise a transcript in four lines, NOW / NEXT / TEST / CI, about 100 tokens.
+    ///
+    /// Every line is always printed (`TEST:none` when there is nothing), so scripts can
+    /// `grep ^NEXT:`.
+    Bare(BareArgs),
 }
 
 /// Where transcripts come from and how they are read; shared by every command.
@@ -270,13 +277,64 @@ pub struct InjectArgs {
     pub backup_suffix: String,
 }
 
-/// The arguments of a command that is not built yet.
+/// Output forms of `caveman`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CavemanFormat {
+    /// The summary as Markdown.
+    Markdown,
+    /// One JSON object `{"summary": …}` that `inject --summary` accepts as it is.
+    Jsonl,
+}
+
+/// The arguments of `condense caveman`.
 #[derive(Debug, Args)]
-pub struct PendingArgs {
-    /// Where transcripts come from.
+pub struct CavemanArgs {
+    /// Where the transcript comes from.
     #[command(flatten)]
     pub input: InputArgs,
+
+    /// How tokens are counted.
+    #[command(flatten)]
+    pub tokens: TokenizerArgs,
+
+    /// The most tokens the summary may have; lower-priority lines are dropped, and counted.
+    #[arg(long, value_name = "TOKENS", default_value_t = 500)]
+    pub budget: u64,
+
+    /// Output form.
+    #[arg(long, value_enum, default_value = "markdown")]
+    pub format: CavemanFormat,
 }
+
+/// Output forms of `bare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BareFormat {
+    /// The four lines.
+    Text,
+    /// One JSON object with the fields now, next, test and ci.
+    Jsonl,
+}
+
+/// The arguments of `condense bare`.
+#[derive(Debug, Args)]
+pub struct BareArgs {
+    /// Where the transcript comes from.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// How tokens are counted.
+    #[command(flatten)]
+    pub tokens: TokenizerArgs,
+
+    /// The most tokens the four lines may have together.
+    #[arg(long, value_name = "TOKENS", default_value_t = 100)]
+    pub budget: u64,
+
+    /// Output form.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: BareFormat,
+}
+
 
 /// How tokens are counted; shared by the commands that count.
 #[derive(Debug, Args)]

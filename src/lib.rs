@@ -61,7 +61,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Split(args) => cmd::split::run(&args, out),
         Command::Prompt(args) => cmd::prompt::run(&args, out),
         Command::Inject(args) => cmd::inject::run(&args, out),
-        Command::Caveman(_) => cmd::pending::run("caveman"),
-        Command::Bare(_) => cmd::pending::run("bare"),
+        Command::Caveman(args) => cmd::caveman::run(&args, out),
+        Command::Bare(args) => cmd::bare::run(&args, out),
     }
 }

@@ -67,7 +67,9 @@ pub fn run(args: &InjectArgs, out: &mut dyn Write) -> Result<Outcome> {
     };
     let written = match args.format {
         InjectFormat::Jsonl => {
-            let format = transcript.format.context("an empty transcript has no format")?;
+            let format = transcript
+                .format
+                .context("an empty transcript has no format")?;
             let mut written = Vec::with_capacity(bytes.len() + summary.len() + 1024);
             format.format().write_compacted(&compacted, &mut written)?;
             written
@@ -119,8 +121,12 @@ fn read_summary(path: &Path, transcript: &Source) -> Result<String> {
 fn checked_plan(path: &Path, transcript: &Transcript) -> Result<(Plan, Tokenizer)> {
     let text =
         fs::read(path).with_context(|| format!("{}: cannot read the plan", path.display()))?;
-    let report: PlanReport = serde_json::from_slice(&text)
-        .with_context(|| format!("{}: not a plan written by condense prompt --plan", path.display()))?;
+    let report: PlanReport = serde_json::from_slice(&text).with_context(|| {
+        format!(
+            "{}: not a plan written by condense prompt --plan",
+            path.display()
+        )
+    })?;
     let tokenizer = Tokenizer::from_name(&report.tokenizer)
         .with_context(|| format!("{}: unknown tokenizer in the plan", path.display()))?;
     let records = &transcript.records;

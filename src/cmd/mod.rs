@@ -1,8 +1,9 @@
 //! One module per subcommand, each with the same shape: `run(args, out) -> Result<Outcome>`.
 
+pub mod bare;
+pub mod caveman;
 pub mod estimate;
 pub mod inject;
-pub mod pending;
 pub mod prompt;
 pub mod shared;
 pub mod split;

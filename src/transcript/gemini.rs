@@ -98,7 +98,11 @@ impl Format for Gemini {
             let line = record(&format!("kept-{index}"), "user", json!([{ "text": text }]))?;
             push_line(out, &line);
         }
-        let summary = record("summary", "user", json!([{ "text": compacted.wrapped_summary() }]))?;
+        let summary = record(
+            "summary",
+            "user",
+            json!([{ "text": compacted.wrapped_summary() }]),
+        )?;
         push_line(out, &summary);
         push_line(out, &record("ack", "gemini", json!(ACKNOWLEDGEMENT))?);
         push_kept(out, &compacted.tail_lines());

@@ -114,14 +114,24 @@ impl Format for Openai {
         push_kept(out, &compacted.tail_lines());
         if kimi {
             let tokenizer = compacted.tokenizer;
-            let kept_records = compacted.plan.head.clone().chain(compacted.plan.tail.clone());
+            let kept_records = compacted
+                .plan
+                .head
+                .clone()
+                .chain(compacted.plan.tail.clone());
             let units: u64 = kept_records
                 .filter_map(|i| records[i].message())
                 .map(|m| tokenizer.message_units(m))
                 .chain(kept.iter().map(|t| tokenizer.text_units(t)))
-                .chain([tokenizer.text_units(WRAPPER), tokenizer.text_units(compacted.summary)])
+                .chain([
+                    tokenizer.text_units(WRAPPER),
+                    tokenizer.text_units(compacted.summary),
+                ])
                 .sum();
-            let usage = format!(r#"{{"role": "_usage", "token_count": {}}}"#, tokenizer.tokens(units));
+            let usage = format!(
+                r#"{{"role": "_usage", "token_count": {}}}"#,
+                tokenizer.tokens(units)
+            );
             push_line(out, usage.as_bytes());
         }
         Ok(())

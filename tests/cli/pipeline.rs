@@ -30,9 +30,16 @@ fn request_parts(args: &[&str], input: &str) -> Vec<String> {
         .write_stdin(input.to_owned())
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let lines = json_lines(&output.stdout);
-    assert_eq!(lines[0], json!({"role": "system", "content": SYSTEM_PROMPT}));
+    assert_eq!(
+        lines[0],
+        json!({"role": "system", "content": SYSTEM_PROMPT})
+    );
     lines[1]["content"]
         .as_array()
         .unwrap()
@@ -85,8 +92,17 @@ fn v3_the_request_numbers_messages_and_keeps_only_text() {
 fn v1_v2_d3_nothing_to_compact_exits_4_with_empty_stdout() {
     let cases = [
         (jsonl(&[text("user", "Only one message")]), vec![]),
-        (jsonl(&[text("user", "Latest question"), text("assistant", "Latest reply")]), vec![]),
-        (jsonl(&[text("user", "a"), text("assistant", "b"), text("user", "c")]), vec!["--preserve", "0"]),
+        (
+            jsonl(&[
+                text("user", "Latest question"),
+                text("assistant", "Latest reply"),
+            ]),
+            vec![],
+        ),
+        (
+            jsonl(&[text("user", "a"), text("assistant", "b"), text("user", "c")]),
+            vec!["--preserve", "0"],
+        ),
         (String::new(), vec![]),
     ];
     for (input, args) in cases {
@@ -110,7 +126,10 @@ fn v8_v9_custom_instruction_joins_the_last_part() {
         text("assistant", "Latest answer"),
     ]);
     let with = request_parts(
-        &["--instructions", "Preserve all discussions about the database"],
+        &[
+            "--instructions",
+            "Preserve all discussions about the database",
+        ],
         &input,
     );
     assert_eq!(with.len(), 5);
@@ -160,7 +179,9 @@ fn v11_v12_media_never_reaches_the_request_but_stays_in_the_tail() {
         .output()
         .unwrap()
         .stdout;
-    assert!(String::from_utf8(tail).unwrap().starts_with(&video.to_string()));
+    assert!(String::from_utf8(tail)
+        .unwrap()
+        .starts_with(&video.to_string()));
 }
 
 fn d1_input() -> String {
@@ -193,7 +214,11 @@ fn d1_tool_output_is_rendered_and_tool_calls_are_not() {
 
 #[test]
 fn d2_a_leading_system_message_alone_is_sent() {
-    let input = jsonl(&[text("system", "S"), text("user", "q"), text("assistant", "a")]);
+    let input = jsonl(&[
+        text("system", "S"),
+        text("user", "q"),
+        text("assistant", "a"),
+    ]);
     assert_eq!(
         request_parts(&[], &input),
         vec![header(1, "system"), "S".into(), format!("\n{}", body())]
@@ -212,8 +237,15 @@ fn d4_the_summary_message_then_the_tail() {
         .write_stdin(input.clone())
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let lines: Vec<&str> = std::str::from_utf8(&output.stdout).unwrap().lines().collect();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines: Vec<&str> = std::str::from_utf8(&output.stdout)
+        .unwrap()
+        .lines()
+        .collect();
     let first: Value = serde_json::from_str(lines[0]).unwrap();
     assert_eq!(
         first,
@@ -248,7 +280,11 @@ fn records_appended_after_prompt_are_kept() {
     let session = dir.path().join("s.jsonl");
     let plan = dir.path().join("plan.json");
     let summary = dir.path().join("summary.md");
-    std::fs::copy(fixture("corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl"), &session).unwrap();
+    std::fs::copy(
+        fixture("corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl"),
+        &session,
+    )
+    .unwrap();
     condense()
         .args(["prompt", "--plan"])
         .arg(&plan)
@@ -256,7 +292,11 @@ fn records_appended_after_prompt_are_kept() {
         .assert()
         .success();
     // The live session goes on while the LLM works.
-    let appended = format!("{}\n{}\n", text("user", "one more thing"), text("assistant", "on it"));
+    let appended = format!(
+        "{}\n{}\n",
+        text("user", "one more thing"),
+        text("assistant", "on it")
+    );
     let mut grown = std::fs::read(&session).unwrap();
     grown.extend_from_slice(appended.as_bytes());
     std::fs::write(&session, &grown).unwrap();
@@ -269,12 +309,22 @@ fn records_appended_after_prompt_are_kept() {
         .arg(&session)
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let text = String::from_utf8(output.stdout).unwrap();
-    assert!(text.contains(appended.trim_end()), "appended records are kept");
+    assert!(
+        text.contains(appended.trim_end()),
+        "appended records are kept"
+    );
 
     // A change to the compacted records is refused.
-    let changed = String::from_utf8(grown).unwrap().replacen("ColumnTransformer", "ColumnTransformor", 1);
+    let changed =
+        String::from_utf8(grown)
+            .unwrap()
+            .replacen("ColumnTransformer", "ColumnTransformor", 1);
     std::fs::write(&session, changed).unwrap();
     condense()
         .args(["inject", "--plan"])
@@ -296,7 +346,9 @@ fn markdown_handoff_document() {
     let output = condense()
         .args(["inject", "--format", "markdown", "--summary"])
         .arg(&summary)
-        .arg(fixture("corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl"))
+        .arg(fixture(
+            "corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl",
+        ))
         .output()
         .unwrap();
     let text = String::from_utf8(output.stdout).unwrap();
@@ -326,9 +378,14 @@ fn in_place_keeps_a_backup_and_replaces_the_file() {
         .assert()
         .success()
         .stdout("");
-    assert_eq!(std::fs::read_to_string(dir.path().join("s.jsonl.bak")).unwrap(), original);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("s.jsonl.bak")).unwrap(),
+        original
+    );
     let now = std::fs::read_to_string(&session).unwrap();
-    assert!(now.starts_with("{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"<system>"));
+    assert!(
+        now.starts_with("{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"<system>")
+    );
     let leftovers: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .filter_map(|e| e.ok())
@@ -364,7 +421,10 @@ fn in_place_killed_at_any_moment_leaves_the_original_intact() {
             // Either the original or the complete new transcript, never anything between.
             let check = condense().arg("estimate").arg(&session).output().unwrap();
             assert!(check.status.success(), "attempt {attempt}: a partial file");
-            assert_eq!(std::fs::read(dir.path().join("s.jsonl.bak")).unwrap(), original);
+            assert_eq!(
+                std::fs::read(dir.path().join("s.jsonl.bak")).unwrap(),
+                original
+            );
         }
     }
 }
@@ -380,7 +440,9 @@ fn llm_binary() -> Option<PathBuf> {
         return Some(venv);
     }
     let on_path = StdCommand::new("llm").arg("--version").output();
-    on_path.is_ok_and(|o| o.status.success()).then(|| PathBuf::from("llm"))
+    on_path
+        .is_ok_and(|o| o.status.success())
+        .then(|| PathBuf::from("llm"))
 }
 
 /// Every corpus session through `condense prompt | llm -m echo | condense inject`, read back by
@@ -405,7 +467,11 @@ fn every_corpus_session_through_a_real_llm_cli() {
             .arg(&session)
             .output()
             .unwrap();
-        assert!(request.status.success(), "{file}: {}", String::from_utf8_lossy(&request.stderr));
+        assert!(
+            request.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&request.stderr)
+        );
         let reply = StdCommand::new(&llm)
             .args(["-m", "echo", "--no-log", "-s", SYSTEM_PROMPT])
             .env("LLM_USER_PATH", dir.path())
@@ -423,7 +489,11 @@ fn every_corpus_session_through_a_real_llm_cli() {
         let echoed: Value = serde_json::from_slice(&reply.stdout).unwrap();
         assert_eq!(echoed["system"], SYSTEM_PROMPT, "{file}");
         let sent = String::from_utf8(request.stdout.clone()).unwrap();
-        assert_eq!(echoed["prompt"].as_str().unwrap().trim_end(), sent.trim_end(), "{file}");
+        assert_eq!(
+            echoed["prompt"].as_str().unwrap().trim_end(),
+            sent.trim_end(),
+            "{file}"
+        );
 
         let summary = dir.path().join("summary.md");
         std::fs::write(&summary, &reply.stdout).unwrap();
@@ -436,7 +506,11 @@ fn every_corpus_session_through_a_real_llm_cli() {
             .arg(&session)
             .output()
             .unwrap();
-        assert!(injected.status.success(), "{file}: {}", String::from_utf8_lossy(&injected.stderr));
+        assert!(
+            injected.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&injected.stderr)
+        );
         std::fs::write(&compacted, &injected.stdout).unwrap();
 
         let report = &json_lines(
@@ -447,7 +521,10 @@ fn every_corpus_session_through_a_real_llm_cli() {
                 .unwrap()
                 .stdout,
         )[0];
-        assert_eq!(report["format"], format, "{file} reads back in its own format");
+        assert_eq!(
+            report["format"], format,
+            "{file} reads back in its own format"
+        );
 
         // The preserved records are byte-identical (Claude Code re-points one parentUuid).
         let tail = condense()
@@ -461,7 +538,10 @@ fn every_corpus_session_through_a_real_llm_cli() {
         let kept: Vec<&str> = tail.lines().collect();
         let skip = usize::from(format == "claude-code");
         for line in &kept[skip..] {
-            assert!(out.contains(line), "{file}: a preserved record changed or is missing");
+            assert!(
+                out.contains(line),
+                "{file}: a preserved record changed or is missing"
+            );
         }
     }
 }
