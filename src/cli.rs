@@ -335,7 +335,6 @@ pub struct BareArgs {
     pub format: BareFormat,
 }
 
-
 /// How tokens are counted; shared by the commands that count.
 #[derive(Debug, Args)]
 pub struct TokenizerArgs {

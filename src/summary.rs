@@ -68,7 +68,9 @@ fn unwrap_json(text: &str) -> Option<String> {
     if !trimmed.starts_with('{') {
         return None;
     }
-    serde_json::from_str::<Wrapped>(trimmed).ok().map(|w| w.summary)
+    serde_json::from_str::<Wrapped>(trimmed)
+        .ok()
+        .map(|w| w.summary)
 }
 
 fn strip_thinking(text: &str) -> String {

@@ -39,6 +39,29 @@
 //! Speed: the envelope is read by a hand-written visitor that, once it has seen `type`, reads
 //! `payload` straight into the struct for that type, so a line is scanned once. Only when
 //! `payload` comes before `type` is it kept raw and read afterwards.
+//!
+//! Writing back (`inject`), as Codex's local compaction records itself. A rollout is
+//! append-only and Codex resumes from the newest `compacted` line that has a
+//! `replacement_history` (then replays the response items after it), so every line before the
+//! tail stays as it was, followed by:
+//!
+//! - `{"timestamp","type":"compacted","payload":{"message","replacement_history"}}`, where
+//!   `message` is Codex's [`SUMMARY_PREFIX`], a newline and the summary (the form Codex's
+//!   `is_summary_message` recognises), and `replacement_history` is: the initial context the
+//!   model has before the tail (developer and system messages, and the injected
+//!   `<environment_context>`, `# AGENTS.md instructions`, `<user_instructions>` and
+//!   `<INSTRUCTIONS>` user messages), copied byte for byte from the newest earlier replacement
+//!   history and the response items after it, each distinct item once; then, in user mode, the
+//!   kept user messages; then the summary as a user message. The `window_*` fields of
+//!   server-side compaction and the optional `ordinal` are not written, nor are
+//!   `ghost_snapshot` items (only `/undo` uses them);
+//! - `{"timestamp","type":"event_msg","payload":{"type":"context_compacted"}}`;
+//! - the tail, byte for byte.
+//!
+//! Both new lines take the timestamp of the last line before the tail that has one. The legacy
+//! bare layout has no compaction marker, so such a rollout is rewritten as a fresh one: its
+//! header and `record_type` lines from before the tail, the same replacement history as bare
+//! `message` lines, then the tail.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -50,7 +73,8 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::blocks::{borrowed_str, join_texts, LenientU64, StrOrSeq, Text};
-use super::write::{push_kept, push_line, top_level_str, top_level_value, Compacted};
+use super::write::Compacted as Compaction;
+use super::write::{push_kept, push_line, top_level_str, top_level_value};
 use super::{str_field, Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
 
 /// The Codex CLI rollout format.
@@ -74,7 +98,7 @@ impl Format for Codex {
     /// the tail stays, then a `compacted` line whose `replacement_history` is the initial context,
     /// the kept user messages (user mode) and the summary, then a `context_compacted` event, then
     /// the tail. A legacy bare rollout gets the same history as bare items instead.
-    fn write_compacted(&self, compacted: &Compacted, out: &mut Vec<u8>) -> Result<()> {
+    fn write_compacted(&self, compacted: &Compaction, out: &mut Vec<u8>) -> Result<()> {
         let records = compacted.records();
         let before = &records[..compacted.plan.tail.start];
         let envelope = records.iter().any(|record| is_envelope_line(record.raw));
@@ -84,7 +108,10 @@ impl Format for Codex {
             .into_iter()
             .map(HistoryItem::Copied)
             .collect();
-        history.extend(kept.iter().map(|text| HistoryItem::User(UserItem::new(text))));
+        history.extend(
+            kept.iter()
+                .map(|text| HistoryItem::User(UserItem::new(text))),
+        );
         history.push(HistoryItem::User(UserItem::new(&message)));
 
         if !envelope {
@@ -750,15 +777,14 @@ fn compacted_parts(compacted: Compacted<'_>) -> Vec<Part<'_>> {
     parts
 }
 
-/// The paragraph Codex puts before a summary (`summary_prefix.md`, followed by a newline and
-/// the summary). Codex's `is_summary_message` recognises a summary by it, so a later native
-/// compaction leaves this one out of the user messages it keeps. Newer builds word it
-/// differently; this is the long-lived text whose first sentence the formats spec names.
+/// What goes before a summary in a `compacted` line (then a newline and the summary). It opens
+/// with the marker sentence Codex puts before its own summaries (the formats spec names it), so
+/// readers that look for summaries by that sentence find this one; the rest of Codex's
+/// paragraph is its own prose and is not copied, so Codex's exact-paragraph check does not
+/// recognise it, which only means a later Codex compaction may keep it as a user message.
 pub const SUMMARY_PREFIX: &str = "Another language model started to solve this problem and \
-produced a summary of its thinking process. You also have access to the state of the tools that \
-were used by that language model. Use this to build on the work that has already been done and \
-avoid duplicating work. Here is the summary produced by the other language model, use the \
-information in this summary to assist with your own analysis:";
+produced a summary of its thinking process. The notes below are that summary: continue the work \
+from them.";
 
 /// How the user messages of Codex's initial context begin (environment, AGENTS.md and user
 /// instructions); developer and system messages belong to it whatever they say.
@@ -875,9 +901,8 @@ struct ContextProbe<'a> {
 /// left out.
 fn initial_context<'a>(before: &[Record<'a>], envelope: bool) -> Vec<&'a RawValue> {
     let text = |record: &Record<'a>| std::str::from_utf8(record.raw).ok();
-    let line = |record: &Record<'a>| -> Option<RawLine<'a>> {
-        serde_json::from_str(text(record)?).ok()
-    };
+    let line =
+        |record: &Record<'a>| -> Option<RawLine<'a>> { serde_json::from_str(text(record)?).ok() };
     let base = envelope
         .then(|| {
             before.iter().enumerate().rev().find_map(|(index, record)| {
@@ -923,7 +948,9 @@ fn is_initial_context(item: &RawValue) -> bool {
             })
             .is_some_and(|text| {
                 let text = text.trim_start();
-                CONTEXT_PREFIXES.iter().any(|prefix| text.starts_with(prefix))
+                CONTEXT_PREFIXES
+                    .iter()
+                    .any(|prefix| text.starts_with(prefix))
             }),
         _ => false,
     }
@@ -1496,6 +1523,338 @@ mod tests {
             "gemini-cli/agent-sessions-jsonl_v040.jsonl",
         ] {
             assert!(!Codex.detect(&corpus_head(&corpus(path))), "{path}");
+        }
+    }
+
+    mod write_back {
+        use super::super::*;
+        use crate::plan::{plan, Mode, Plan};
+        use crate::tokens::Tokenizer;
+        use crate::transcript::load::{LoadOptions, Transcript};
+        use crate::transcript::FormatId;
+
+        const SUMMARY: &str = "## Active task\nFix \"the\" bug\u{1b}[0m\n";
+        const MARKER: &str = "Another language model started to solve this problem and produced \
+                              a summary of its thinking process.";
+
+        fn corpus_bytes() -> Vec<u8> {
+            std::fs::read(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/fixtures/corpus/codex/agent-sessions-small.jsonl"
+            ))
+            .unwrap()
+        }
+
+        /// The keys of a JSON object, in order.
+        fn keys(json: &[u8]) -> Vec<String> {
+            struct Keys;
+            impl<'de> Visitor<'de> for Keys {
+                type Value = Vec<String>;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Vec<String>, A::Error> {
+                    let mut keys = Vec::new();
+                    while let Some((key, _)) = map.next_entry::<String, IgnoredAny>()? {
+                        keys.push(key);
+                    }
+                    Ok(keys)
+                }
+            }
+            let mut de = serde_json::Deserializer::from_slice(json);
+            de.deserialize_map(Keys).unwrap()
+        }
+
+        fn payload(line: &[u8]) -> &[u8] {
+            &line[top_level_value(line, "payload").unwrap()]
+        }
+
+        fn write(transcript: &Transcript, plan: &Plan) -> Vec<u8> {
+            let compacted = Compaction {
+                transcript,
+                plan,
+                summary: SUMMARY,
+                tokenizer: Tokenizer::Chars4,
+                tokens_before: 123_456,
+            };
+            let mut out = Vec::new();
+            Codex.write_compacted(&compacted, &mut out).unwrap();
+            out
+        }
+
+        fn user_item(text: &str) -> Value {
+            serde_json::json!({
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": text}]
+            })
+        }
+
+        /// Writes a compaction of the corpus under `mode`, checks it reads back as a native
+        /// one, and returns the replacement history (parsed, and each item's JSON as written) and
+        /// the kept user texts.
+        fn check_corpus(mode: Mode) -> (Vec<Value>, Vec<String>, Vec<String>) {
+            let bytes = corpus_bytes();
+            let input = Transcript::parse("codex", &bytes, LoadOptions::default()).unwrap();
+            let plan = plan(&input.records, mode, Tokenizer::Chars4).unwrap();
+            assert!(plan.noop.is_none());
+            let compacted = Compaction {
+                transcript: &input,
+                plan: &plan,
+                summary: SUMMARY,
+                tokenizer: Tokenizer::Chars4,
+                tokens_before: 123_456,
+            };
+            let out = write(&input, &plan);
+            assert_eq!(out, write(&input, &plan), "not deterministic");
+            let output = Transcript::parse("out", &out, LoadOptions::default()).unwrap();
+            assert_eq!(output.format, Some(FormatId::Codex));
+            let count = |t: &Transcript| t.records.iter().filter(|r| r.compaction).count();
+            assert_eq!(count(&output), count(&input) + 1);
+
+            // Every line before the tail, the two new lines, the tail: kept lines unchanged.
+            let before: Vec<u8> = compacted.lines_before_tail().concat();
+            let tail: Vec<u8> = compacted.tail_lines().concat();
+            assert!(out.starts_with(&before) && out.ends_with(&tail));
+            let new = &out[before.len()..out.len() - tail.len()];
+            let new: Vec<&[u8]> = new
+                .strip_suffix(b"\n")
+                .unwrap()
+                .split(|&b| b == b'\n')
+                .collect();
+            assert_eq!(new.len(), 2);
+            let (marker, event) = (new[0], new[1]);
+            let marker_record = &output.records[plan.tail.start];
+            assert!(marker_record.compaction && marker_record.raw == marker);
+
+            // Both have the keys of Codex's own lines, in its order. The newest real
+            // `compacted` line is a server-side one: its `ordinal` (optional, B.1) and
+            // `window_*` fields are not written by local compaction.
+            let real = input
+                .records
+                .iter()
+                .rev()
+                .filter(|r| r.compaction)
+                .map(|r| r.raw)
+                .find(|raw| {
+                    serde_json::from_slice::<Value>(payload(raw)).unwrap()["replacement_history"]
+                        .is_array()
+                })
+                .unwrap();
+            let mut real_keys = keys(real);
+            real_keys.retain(|key| key != "ordinal");
+            assert_eq!(keys(marker), real_keys);
+            let mut real_payload = keys(payload(real));
+            real_payload.retain(|key| !key.starts_with("window_") && !key.ends_with("_window_id"));
+            assert_eq!(keys(payload(marker)), real_payload);
+            assert_eq!(keys(payload(marker)), ["message", "replacement_history"]);
+            let real_event = input
+                .records
+                .iter()
+                .map(|r| r.raw)
+                .find(|raw| {
+                    top_level_value(raw, "payload")
+                        .is_some_and(|span| &raw[span] == br#"{"type":"context_compacted"}"#)
+                })
+                .unwrap();
+            assert_eq!(keys(event), keys(real_event));
+            assert_eq!(payload(event), payload(real_event));
+            let last_timestamp = input.records[..plan.tail.start]
+                .iter()
+                .rev()
+                .find_map(|r| top_level_str(r.raw, "timestamp"));
+            assert_eq!(top_level_str(marker, "timestamp"), last_timestamp);
+            assert_eq!(top_level_str(event, "timestamp"), last_timestamp);
+
+            // The message is Codex's summary text, and the history ends with it.
+            let value: Value = serde_json::from_slice(marker).unwrap();
+            let message = value["payload"]["message"].as_str().unwrap();
+            assert_eq!(message, format!("{SUMMARY_PREFIX}\n{SUMMARY}"));
+            assert!(message.starts_with(MARKER));
+            let history = value["payload"]["replacement_history"]
+                .as_array()
+                .unwrap()
+                .clone();
+            assert_eq!(history.last(), Some(&user_item(message)));
+            let text = history.last().unwrap()["content"][0]["text"]
+                .as_str()
+                .unwrap();
+            assert!(text.starts_with(&format!("{MARKER} ")));
+            // The model reads the summary once, from the history.
+            let read_back = crate::transcript::classify::text_of(marker_record.message().unwrap());
+            assert_eq!(read_back.matches(SUMMARY.trim_end()).count(), 1);
+            #[derive(Deserialize)]
+            struct Written<'a> {
+                #[serde(borrow)]
+                replacement_history: Vec<&'a RawValue>,
+            }
+            let written: Written = serde_json::from_slice(payload(marker)).unwrap();
+            let raw = written
+                .replacement_history
+                .iter()
+                .map(|item| item.get().to_owned());
+            (history, raw.collect(), compacted.kept_user_texts())
+        }
+
+        #[test]
+        fn writes_a_native_compaction_before_the_tail() {
+            let (history, _, kept) = check_corpus(Mode::Tail { preserve: 2 });
+            assert!(kept.is_empty());
+            // The tail starts at line 43 (the fixture's trimmed call ids tie line 115's output
+            // to that call). Codex resumes from line 26's replacement history, which holds no
+            // developer or injected message, and no response item of lines 27-42 is one:
+            //   sed -n 26p FILE | jq '.payload.replacement_history | map(.role)' → ["user"]
+            //   sed -n 27,42p FILE | jq -c 'select(.type=="response_item")
+            //     | [.payload.type, .payload.role]'   → custom_tool_call_output,
+            //                                           agent_message, reasoning
+            assert_eq!(history.len(), 1);
+        }
+
+        #[test]
+        fn user_mode_keeps_user_messages_before_the_summary() {
+            let (history, raw, kept) = check_corpus(Mode::User {
+                keep_user_tokens: 200,
+                user_head_tokens: 50,
+            });
+            assert!(!kept.is_empty());
+            // Everything is summarised; Codex resumes from line 111's replacement history
+            // (nothing after it is a response item), whose initial context is two distinct
+            // developer messages:
+            //   sed -n 111p FILE | jq '[.payload.replacement_history[] | select(.type=="message"
+            //     and ((.role|IN("developer","system")) or (.role=="user" and
+            //     ((.content[0].text // "") | test("^(<environment_context>|# AGENTS.md
+            //     instructions|<user_instructions>|<INSTRUCTIONS>)")))))] | unique | length'
+            //                                                                            → 2
+            //   sed -n 112,118p FILE | jq -c 'select(.type=="response_item")' | wc -l → 3,
+            //   a function_call, its output and an agent_message
+            assert_eq!(history.len(), 2 + kept.len() + 1);
+            let bytes = String::from_utf8(corpus_bytes()).unwrap();
+            for (item, raw) in history[..2].iter().zip(&raw) {
+                assert_eq!(item["role"], "developer");
+                // Copied byte for byte.
+                assert!(bytes.contains(raw.as_str()));
+            }
+            assert_ne!(raw[0], raw[1]);
+            for (item, text) in history[2..].iter().zip(&kept) {
+                assert_eq!(item, &user_item(text));
+            }
+        }
+
+        #[test]
+        fn initial_context_comes_from_what_codex_resumes_from() {
+            let env = r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n<cwd>/a</cwd>\n</environment_context>"}]}"#;
+            let dev = r#"{"type":"message","role":"developer","content":[{"type":"input_text","text":"perms"}]}"#;
+            let old = r#"{"type":"message","role":"system","content":"superseded"}"#;
+            let agents = r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"  # AGENTS.md instructions for /a"}]}"#;
+            let line = |kind: &str, payload: &str| {
+                format!(
+                    r#"{{"timestamp":"2025-11-22T20:00:00.000Z","type":"{kind}","payload":{payload}}}"#
+                )
+            };
+            let lines = [
+                line(
+                    "session_meta",
+                    r#"{"id":"s","cwd":"/a","originator":"codex_cli_rs"}"#,
+                ),
+                line("response_item", old),
+                line(
+                    "response_item",
+                    r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"first ask"}]}"#,
+                ),
+                line(
+                    "compacted",
+                    &format!(
+                        r#"{{"message":"","replacement_history":[{dev},{env},{{"type":"message","role":"user","content":[{{"type":"input_text","text":"first ask"}}]}},{{"type":"compaction","encrypted_content":"x"}}]}}"#
+                    ),
+                ),
+                line("response_item", env),
+                line("response_item", agents),
+                line(
+                    "response_item",
+                    r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"second ask"}]}"#,
+                ),
+                line(
+                    "response_item",
+                    r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}"#,
+                ),
+                line(
+                    "response_item",
+                    r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"third ask"}]}"#,
+                ),
+                line(
+                    "response_item",
+                    r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}"#,
+                ),
+            ];
+            let bytes = lines.join("\n") + "\n";
+            let input = Transcript::parse("t", bytes.as_bytes(), LoadOptions::default()).unwrap();
+            let plan = plan(
+                &input.records,
+                Mode::Tail { preserve: 2 },
+                Tokenizer::Chars4,
+            )
+            .unwrap();
+            assert_eq!(plan.tail, 8..10);
+            let out = String::from_utf8(write(&input, &plan)).unwrap();
+            let out_lines: Vec<&str> = out.lines().collect();
+            assert_eq!(out_lines.len(), lines.len() + 2);
+            let marker: Value = serde_json::from_str(out_lines[8]).unwrap();
+            let history = marker["payload"]["replacement_history"].as_array().unwrap();
+            let raw = |json: &str| serde_json::from_str::<Value>(json).unwrap();
+            // The superseded system message before the old compaction is gone, the repeated
+            // environment context is there once, and the summary ends it.
+            assert_eq!(history.len(), 4);
+            assert_eq!(history[0], raw(dev));
+            assert_eq!(history[1], raw(env));
+            assert_eq!(history[2], raw(agents));
+            assert!(out_lines[8].contains(dev) && out_lines[8].contains(env));
+            assert_eq!(
+                history[3]["content"][0]["text"],
+                format!("{SUMMARY_PREFIX}\n{SUMMARY}")
+            );
+            assert_eq!(
+                out_lines[9],
+                r#"{"timestamp":"2025-11-22T20:00:00.000Z","type":"event_msg","payload":{"type":"context_compacted"}}"#
+            );
+            assert_eq!(&out_lines[10..], &lines[8..]);
+        }
+
+        /// A bare rollout has no compaction marker: it becomes a fresh rollout whose first items
+        /// are the new history.
+        #[test]
+        fn legacy_rollouts_start_over_from_the_new_history() {
+            let lines = [
+                r#"{"id":"s","timestamp":"2025-08-01T10:00:00.000Z","instructions":null}"#,
+                r#"{"record_type":"state"}"#,
+                r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"<user_instructions>be brief</user_instructions>"}]}"#,
+                r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"first ask"}]}"#,
+                r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}"#,
+                r#"{"record_type":"state"}"#,
+                r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"second ask"}]}"#,
+                r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}"#,
+            ];
+            let bytes = lines.join("\n") + "\n";
+            let input = Transcript::parse("t", bytes.as_bytes(), LoadOptions::default()).unwrap();
+            assert_eq!(input.format, Some(FormatId::Codex));
+            let plan = plan(
+                &input.records,
+                Mode::Tail { preserve: 2 },
+                Tokenizer::Chars4,
+            )
+            .unwrap();
+            assert_eq!(plan.tail, 6..8);
+            let out = write(&input, &plan);
+            let output = Transcript::parse("out", &out, LoadOptions::default()).unwrap();
+            assert_eq!(output.format, Some(FormatId::Codex));
+            let out = String::from_utf8(out).unwrap();
+            let text = serde_json::to_string(&format!("{SUMMARY_PREFIX}\n{SUMMARY}")).unwrap();
+            let summary = format!(
+                r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":{text}}}]}}"#
+            );
+            let expected = [
+                lines[0], lines[1], lines[5], lines[2], &summary, lines[6], lines[7],
+            ];
+            assert_eq!(out, expected.join("\n") + "\n");
         }
     }
 }

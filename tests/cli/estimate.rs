@@ -416,18 +416,6 @@ fn a_missing_file_is_an_error() {
 }
 
 #[test]
-fn unbuilt_commands_say_so_and_fail() {
-    for command in ["inject", "caveman", "bare"] {
-        condense()
-            .arg(command)
-            .write_stdin("")
-            .assert()
-            .code(1)
-            .stderr(predicate::str::contains("not built yet"));
-    }
-}
-
-#[test]
 fn a_closed_pipe_is_a_quiet_success() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.jsonl");
