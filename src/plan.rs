@@ -20,7 +20,7 @@ use std::ops::Range;
 
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::{is_real_user_request, text_of};
-use crate::transcript::{Entry, Message, Record, Role};
+use crate::transcript::{Message, Record, Role};
 
 /// How to choose the regions. Plans record it (as `{"name": "tail", "preserve": 2}` …) so
 /// that `inject --plan` can check a plan the way it was made.
@@ -204,7 +204,7 @@ pub enum PlanError {
     },
     /// `--upto` would separate a tool call from its result.
     UptoSplitsToolCall {
-        /// The record holding the result.
+        /// The record `--upto` named.
         result_record: usize,
     },
 }
@@ -218,8 +218,8 @@ impl std::fmt::Display for PlanError {
             ),
             PlanError::UptoSplitsToolCall { result_record } => write!(
                 f,
-                "--upto would separate record {result_record}, a tool result, from the call it \
-                 answers; choose a record that starts a turn"
+                "--upto {result_record} would separate a tool result from the call it answers; \
+                 choose a record that starts a turn"
             ),
         }
     }
@@ -338,10 +338,9 @@ fn plan_upto(mut plan: Plan, records: &[Record], index: usize) -> Result<Plan, P
         });
     }
     if keep_calls_with_results(records, index) != index {
-        let result_record = (index..records.len())
-            .find(|&i| answers_call_before(records, i, index))
-            .unwrap_or(index);
-        return Err(PlanError::UptoSplitsToolCall { result_record });
+        return Err(PlanError::UptoSplitsToolCall {
+            result_record: index,
+        });
     }
     plan.lead.end = plan.lead.end.min(index);
     plan.head = plan.lead.end..plan.lead.end;
@@ -397,36 +396,40 @@ fn plan_budgets(
 
 /// Moves a proposed tail start earlier until no record in the tail answers a tool call made
 /// before it, so a call and its result always stay on the same side.
-fn keep_calls_with_results(records: &[Record], mut start: usize) -> usize {
-    loop {
-        let earliest_call = (start..records.len())
-            .flat_map(|i| answered_ids(&records[i]))
-            .filter_map(|id| call_position(records, id, start))
-            .min();
-        match earliest_call {
-            Some(call) if call < start => start = call,
-            _ => return start,
+fn keep_calls_with_results(records: &[Record], start: usize) -> usize {
+    let earliest = earliest_call_from(records);
+    let mut start = start.min(records.len());
+    while start < records.len() && earliest[start] < start {
+        start = earliest[start];
+    }
+    start
+}
+
+/// For each index `i`, the earliest record holding a call that some record at `i` or later
+/// answers (`usize::MAX` when none does). A result answers the nearest call before it with
+/// its id, so ids reused later in a file (a replayed or concatenated session) link correctly.
+fn earliest_call_from(records: &[Record]) -> Vec<usize> {
+    let mut last_call: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut answered_call = vec![usize::MAX; records.len()];
+    for (index, record) in records.iter().enumerate() {
+        let Some(message) = record.message() else {
+            continue;
+        };
+        for id in message.answered_ids() {
+            if let Some(&call) = last_call.get(id) {
+                answered_call[index] = answered_call[index].min(call);
+            }
+        }
+        for id in message.call_ids() {
+            last_call.insert(id, index);
         }
     }
-}
-
-/// True when record `i` answers a call made before `start`.
-fn answers_call_before(records: &[Record], i: usize, start: usize) -> bool {
-    answered_ids(&records[i]).any(|id| call_position(records, id, start).is_some())
-}
-
-/// The index of the record before `before` that made the call `id`, if any.
-fn call_position(records: &[Record], id: &str, before: usize) -> Option<usize> {
-    records[..before]
-        .iter()
-        .rposition(|r| r.message().is_some_and(|m| m.call_ids().any(|c| c == id)))
-}
-
-fn answered_ids<'r>(record: &'r Record) -> Box<dyn Iterator<Item = &'r str> + 'r> {
-    match &record.entry {
-        Entry::Message(message) => Box::new(message.answered_ids()),
-        Entry::Bookkeeping(_) => Box::new(std::iter::empty()),
+    let mut suffix_min = usize::MAX;
+    for slot in answered_call.iter_mut().rev() {
+        suffix_min = suffix_min.min(*slot);
+        *slot = suffix_min;
     }
+    answered_call
 }
 
 /// kimi-code's `selectCompactionUserMessages` over the transcript's real user messages.
@@ -761,6 +764,57 @@ mod tests {
             tail_tokens: 1000,
         };
         plan(records, mode, Tokenizer::Chars4).unwrap()
+    }
+
+    fn call(id: &str) -> Record<'static> {
+        let part = Part::ToolCall {
+            id: Some(id.to_owned().into()),
+            name: "Shell".into(),
+            arguments: "{}".into(),
+        };
+        Record::new(
+            0,
+            b"",
+            Entry::Message(Message::new(Role::Assistant, vec![part])),
+        )
+    }
+
+    fn result(id: &str) -> Record<'static> {
+        let part = Part::ToolResult {
+            call_id: Some(id.to_owned().into()),
+            text: "ok".into(),
+        };
+        Record::new(0, b"", Entry::Message(Message::new(Role::User, vec![part])))
+    }
+
+    #[test]
+    fn the_tail_moves_back_to_the_call_its_first_result_answers() {
+        // preserve 2 would start the tail at the result (index 2); its call comes with it.
+        let records = [
+            record(Role::User, "go"),
+            call("c1"),
+            result("c1"),
+            record(Role::Assistant, "done"),
+        ];
+        let plan = tail(&records, 2);
+        assert_eq!(plan.tail, 1..4);
+        let upto = super::plan(&records, Mode::Upto { index: 2 }, Tokenizer::Chars4);
+        assert!(matches!(upto, Err(PlanError::UptoSplitsToolCall { .. })));
+    }
+
+    #[test]
+    fn a_reused_call_id_links_to_the_nearest_call() {
+        // A replayed session reuses ids: the second result answers the second call only.
+        let records = [
+            record(Role::User, "a"),
+            call("c1"),
+            result("c1"),
+            record(Role::User, "b"),
+            call("c1"),
+            result("c1"),
+            record(Role::Assistant, "done"),
+        ];
+        assert_eq!(tail(&records, 2).tail, 4..7);
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::plan::{fingerprint, plan, Plan};
 use crate::summary;
 use crate::tokens::Tokenizer;
 use crate::transcript::load::Transcript;
-use crate::transcript::write::Compacted;
+use crate::transcript::write::{Compacted, Sink};
 use crate::transcript::Record;
 use crate::Outcome;
 
@@ -65,20 +65,27 @@ pub fn run(args: &InjectArgs, out: &mut dyn Write) -> Result<Outcome> {
         tokenizer,
         tokens_before: context_tokens(&transcript.records[..plan.tail.start], tokenizer),
     };
-    let written = match args.format {
-        InjectFormat::Jsonl => {
-            let format = transcript
-                .format
-                .context("an empty transcript has no format")?;
-            let mut written = Vec::with_capacity(bytes.len() + summary.len() + 1024);
-            format.format().write_compacted(&compacted, &mut written)?;
-            written
+    let write = |out: &mut dyn Write| -> Result<()> {
+        match args.format {
+            InjectFormat::Jsonl => {
+                let format = transcript
+                    .format
+                    .context("an empty transcript has no format")?;
+                let mut sink = Sink::new(out);
+                format.format().write_compacted(&compacted, &mut sink)?;
+                Ok(sink.finish()?)
+            }
+            InjectFormat::Markdown => {
+                Ok(out.write_all(handoff_document(args, &compacted).as_bytes())?)
+            }
         }
-        InjectFormat::Markdown => handoff_document(args, &compacted).into_bytes(),
     };
+    // A dry run first: a writer that finds the input unusable fails before any byte reaches
+    // the real output, and the result is streamed rather than held in memory a second time.
+    write(&mut std::io::sink())?;
     match in_place {
-        Some(path) => replace_atomically(&path, &written, &args.backup_suffix)?,
-        None => out.write_all(&written)?,
+        Some(path) => replace_atomically(&path, &args.backup_suffix, write)?,
+        None => write(out)?,
     }
     warnings.print();
     Ok(Outcome::Success)
@@ -190,11 +197,15 @@ fn handoff_document(args: &InjectArgs, compacted: &Compacted) -> String {
     })
 }
 
-/// Replaces `path` with `bytes` so that at every instant `path` holds either the original or
-/// the complete new transcript: the new text goes to a temporary file in the same directory
-/// and is synced; the original is hard-linked to the backup name; then the temporary file is
-/// renamed over `path`.
-fn replace_atomically(path: &Path, bytes: &[u8], backup_suffix: &str) -> Result<()> {
+/// Replaces `path` with what `write` writes so that at every instant `path` holds either the
+/// original or the complete new transcript: the new text goes to a temporary file in the same
+/// directory and is synced; the original is hard-linked to the backup name; then the temporary
+/// file is renamed over `path`.
+fn replace_atomically(
+    path: &Path,
+    backup_suffix: &str,
+    write: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<()> {
     let name = path
         .file_name()
         .with_context(|| format!("{}: not a file name", path.display()))?
@@ -212,9 +223,11 @@ fn replace_atomically(path: &Path, bytes: &[u8], backup_suffix: &str) -> Result<
         let permissions = fs::metadata(path)
             .with_context(|| format!("{}: cannot read", path.display()))?
             .permissions();
-        let mut file = File::create(&temporary)
+        let file = File::create(&temporary)
             .with_context(|| format!("{}: cannot write in this directory", dir.display()))?;
-        file.write_all(bytes)?;
+        let mut buffered = std::io::BufWriter::with_capacity(1 << 20, file);
+        write(&mut buffered)?;
+        let file = buffered.into_inner().map_err(|e| e.into_error())?;
         file.set_permissions(permissions)?;
         file.sync_all()?;
         drop(file);

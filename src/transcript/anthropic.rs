@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::blocks::{borrowed_str, push_anthropic_content, AnthropicBlock, StrOrSeq};
-use super::write::{chat_user_line, push_kept, push_line, Compacted};
+use super::write::{chat_user_line, push_kept, push_line, Compacted, Sink};
 use super::{str_field, Entry, Format, Message, Record, Role};
 use crate::summary::WRAPPER;
 
@@ -57,7 +57,7 @@ impl Format for Anthropic {
 
     /// The summary as the first user message after the kept leading records, then the tail.
     /// Two user messages in a row are fine: the Messages API merges consecutive turns.
-    fn write_compacted(&self, compacted: &Compacted, out: &mut Vec<u8>) -> Result<()> {
+    fn write_compacted(&self, compacted: &Compacted, out: &mut Sink) -> Result<()> {
         push_kept(out, &compacted.lead_lines());
         push_kept(out, &compacted.head_lines());
         for text in compacted.kept_user_texts() {

@@ -57,7 +57,7 @@ use serde_json::Value;
 
 use super::blocks::{push_anthropic_content, AnthropicBlock, LenientU64, StrOrSeq};
 use super::write::{
-    derived_uuid, push_kept, push_line, replace_top_level, top_level_value, Compacted,
+    derived_uuid, push_kept, push_line, replace_top_level, top_level_value, Compacted, Sink,
 };
 use super::{str_field, Entry, Format, Message, Record, Role, Usage};
 
@@ -127,7 +127,7 @@ impl Format for ClaudeCode {
     /// then a `compact_boundary` line, the summary line chained to it, the kept user messages
     /// (user mode) chained after it, and the tail, whose first main-chain line is re-pointed at
     /// the last new line. See the module docs.
-    fn write_compacted(&self, compacted: &Compacted, out: &mut Vec<u8>) -> Result<()> {
+    fn write_compacted(&self, compacted: &Compacted, out: &mut Sink) -> Result<()> {
         let records = compacted.records();
         let before = &records[..compacted.plan.tail.start];
         // The line the boundary follows: the last main-chain line with a uuid.
@@ -855,7 +855,9 @@ mod tests {
             tokens_before: 155_250,
         };
         let mut out = Vec::new();
-        ClaudeCode.write_compacted(&compacted, &mut out).unwrap();
+        ClaudeCode
+            .write_compacted(&compacted, &mut super::super::write::Sink::new(&mut out))
+            .unwrap();
         out
     }
 

@@ -74,7 +74,7 @@ use serde_json::Value;
 
 use super::blocks::{borrowed_str, join_texts, LenientU64, StrOrSeq, Text};
 use super::write::Compacted as Compaction;
-use super::write::{push_kept, push_line, top_level_str, top_level_value};
+use super::write::{push_kept, push_line, top_level_str, top_level_value, Sink};
 use super::{str_field, Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
 
 /// The Codex CLI rollout format.
@@ -98,7 +98,7 @@ impl Format for Codex {
     /// the tail stays, then a `compacted` line whose `replacement_history` is the initial context,
     /// the kept user messages (user mode) and the summary, then a `context_compacted` event, then
     /// the tail. A legacy bare rollout gets the same history as bare items instead.
-    fn write_compacted(&self, compacted: &Compaction, out: &mut Vec<u8>) -> Result<()> {
+    fn write_compacted(&self, compacted: &Compaction, out: &mut Sink) -> Result<()> {
         let records = compacted.records();
         let before = &records[..compacted.plan.tail.start];
         let envelope = records.iter().any(|record| is_envelope_line(record.raw));
@@ -1578,7 +1578,12 @@ mod tests {
                 tokens_before: 123_456,
             };
             let mut out = Vec::new();
-            Codex.write_compacted(&compacted, &mut out).unwrap();
+            Codex
+                .write_compacted(
+                    &compacted,
+                    &mut crate::transcript::write::Sink::new(&mut out),
+                )
+                .unwrap();
             out
         }
 
@@ -1700,14 +1705,12 @@ mod tests {
         fn writes_a_native_compaction_before_the_tail() {
             let (history, _, kept) = check_corpus(Mode::Tail { preserve: 2 });
             assert!(kept.is_empty());
-            // The tail starts at line 43 (the fixture's trimmed call ids tie line 115's output
-            // to that call). Codex resumes from line 26's replacement history, which holds no
-            // developer or injected message, and no response item of lines 27-42 is one:
-            //   sed -n 26p FILE | jq '.payload.replacement_history | map(.role)' → ["user"]
-            //   sed -n 27,42p FILE | jq -c 'select(.type=="response_item")
-            //     | [.payload.type, .payload.role]'   → custom_tool_call_output,
-            //                                           agent_message, reasoning
-            assert_eq!(history.len(), 1);
+            // The tail starts at line 114: line 115's output answers the nearest earlier call
+            // with its (trimmed) id, the one on line 114. Codex resumes from line 111's
+            // replacement history, whose two distinct developer messages are the initial
+            // context; nothing on lines 112-113 is one. So: two copied items and the summary.
+            //   sed -n 111p FILE | jq -c '.payload.replacement_history | map([.type,.role])'
+            assert_eq!(history.len(), 3);
         }
 
         #[test]

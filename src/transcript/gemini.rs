@@ -41,7 +41,7 @@ use serde_json::{json, Value};
 
 use super::blocks::borrowed_str;
 use super::blocks::{join_texts, LenientU64};
-use super::write::{derived_uuid, push_kept, push_line, top_level_str, Compacted};
+use super::write::{derived_uuid, push_kept, push_line, top_level_str, Compacted, Sink};
 use super::{str_field, Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
 
 /// The Gemini CLI JSONL session format.
@@ -76,7 +76,7 @@ impl Format for Gemini {
     /// its own compression uses in memory: the summary as a user turn, a short model turn
     /// acknowledging it, then the kept turns. The metadata line and `$set` records before the
     /// cut stay; the new records take their timestamp from the last compacted record.
-    fn write_compacted(&self, compacted: &Compacted, out: &mut Vec<u8>) -> Result<()> {
+    fn write_compacted(&self, compacted: &Compacted, out: &mut Sink) -> Result<()> {
         let records = compacted.records();
         let timestamp = records[..compacted.plan.tail.start]
             .iter()

@@ -5,6 +5,7 @@
 //! that any stretch of it can be written back exactly as it was read.
 
 use anyhow::Result;
+use rayon::prelude::*;
 
 use super::read::{detect_format, read_line, BadLine};
 use super::{FormatId, Record};
@@ -56,20 +57,25 @@ impl<'a> Transcript<'a> {
             skipped: Vec::new(),
             incomplete: None,
         };
-        for line in all {
+        // Reading lines is independent work, done on all cores; assembling stays in order.
+        let read: Vec<Option<Result<Record<'a>, BadLine>>> = all
+            .par_iter()
+            .map(|line| match format {
+                Some(format) if !line.is_blank() => Some(read_line(format, line)),
+                _ => None,
+            })
+            .collect();
+        for (line, result) in all.into_iter().zip(read) {
             let index = transcript.lines.len();
             transcript.lines.push(line);
-            let Some(format) = format else { continue };
-            if line.is_blank() {
-                continue;
-            }
-            match read_line(format, &line) {
-                Ok(record) => {
+            match result {
+                None => {}
+                Some(Ok(record)) => {
                     transcript.records.push(record);
                     transcript.record_lines.push(index);
                 }
-                Err(BadLine::Incomplete) => transcript.incomplete = Some(index),
-                Err(BadLine::Invalid(error)) => {
+                Some(Err(BadLine::Incomplete)) => transcript.incomplete = Some(index),
+                Some(Err(BadLine::Invalid(error))) => {
                     let located = error.context(format!("{name}:{}", line.number));
                     if !options.skip_invalid {
                         return Err(located);

@@ -93,7 +93,7 @@ pub trait Format: Sync {
 
     /// Writes the compacted transcript: what the plan keeps, byte for byte, and the summary in
     /// the place and shape this agent uses for its own compactions, so the agent can resume.
-    fn write_compacted(&self, compacted: &write::Compacted, out: &mut Vec<u8>) -> Result<()>;
+    fn write_compacted(&self, compacted: &write::Compacted, out: &mut write::Sink) -> Result<()>;
 }
 
 /// The first format, in detection order, whose fingerprint matches these lines; `None` when no

@@ -17,7 +17,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::blocks::{borrowed_str, LenientU64, StrOrSeq};
-use super::write::{chat_user_line, push_kept, push_line, Compacted};
+use super::write::{chat_user_line, push_kept, push_line, Compacted, Sink};
 use super::{Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
 use crate::summary::WRAPPER;
 
@@ -90,7 +90,7 @@ impl Format for Openai {
     /// the summary message, the kept tail, and a usage record with the new estimate. The
     /// checkpoint and usage records are written only for kimi-cli files (ones holding `_`
     /// records); a plain OpenAI message list gets just the messages.
-    fn write_compacted(&self, compacted: &Compacted, out: &mut Vec<u8>) -> Result<()> {
+    fn write_compacted(&self, compacted: &Compacted, out: &mut Sink) -> Result<()> {
         let records = compacted.records();
         let kimi = records
             .iter()

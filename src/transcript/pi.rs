@@ -71,7 +71,9 @@ use serde_json::Value;
 use super::blocks::{borrowed_str, Text};
 use super::blocks::{join_texts, LenientU64, StrOrSeq};
 use super::load::Transcript;
-use super::write::{derived_uuid, push_kept, push_line, top_level_str, top_level_value, Compacted};
+use super::write::{
+    derived_uuid, push_kept, push_line, top_level_str, top_level_value, Compacted, Sink,
+};
 use super::{str_field, Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
 
 /// The pi session format.
@@ -88,7 +90,7 @@ impl Format for Pi {
 
     /// As pi's own compaction appends to a session (see the module docs): every line stays, then
     /// a `compaction` entry pointing at the first tail entry, by index (v1) or by id (v2, v3).
-    fn write_compacted(&self, compacted: &Compacted, out: &mut Vec<u8>) -> Result<()> {
+    fn write_compacted(&self, compacted: &Compacted, out: &mut Sink) -> Result<()> {
         let records = compacted.records();
         let tail = &compacted.plan.tail;
         // The entry is appended after every kept line, so it takes the time of the last one.
@@ -949,8 +951,11 @@ mod tests {
             assert!(plan.noop.is_none());
             let write = || {
                 let mut out = Vec::new();
-                Pi.write_compacted(&compacted(transcript, &plan), &mut out)
-                    .unwrap();
+                Pi.write_compacted(
+                    &compacted(transcript, &plan),
+                    &mut crate::transcript::write::Sink::new(&mut out),
+                )
+                .unwrap();
                 out
             };
             let out = write();
@@ -1154,7 +1159,10 @@ mod tests {
             )
             .unwrap();
             let error = Pi
-                .write_compacted(&compacted(&input, &plan), &mut Vec::new())
+                .write_compacted(
+                    &compacted(&input, &plan),
+                    &mut crate::transcript::write::Sink::new(&mut Vec::new()),
+                )
                 .unwrap_err();
             assert!(error.to_string().contains("no \"id\""), "{error}");
         }

@@ -117,23 +117,60 @@ pub fn region_lines(transcript: &Transcript, records: &Range<usize>) -> Range<us
     start..line_of(records.end).max(start)
 }
 
+/// Where a writer's lines go: any `Write`, remembering whether the last byte ended a line (so a
+/// generated line never joins an input's unterminated last line) and holding on to the first
+/// I/O error, which [`Sink::finish`] reports, so writers need not check every line.
+pub struct Sink<'w> {
+    out: &'w mut dyn std::io::Write,
+    at_line_start: bool,
+    error: Option<std::io::Error>,
+}
+
+impl<'w> Sink<'w> {
+    /// A sink writing to `out`.
+    pub fn new(out: &'w mut dyn std::io::Write) -> Self {
+        Sink {
+            out,
+            at_line_start: true,
+            error: None,
+        }
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        if self.error.is_some() || bytes.is_empty() {
+            return;
+        }
+        match self.out.write_all(bytes) {
+            Ok(()) => self.at_line_start = bytes.ends_with(b"\n"),
+            Err(error) => self.error = Some(error),
+        }
+    }
+
+    fn end_line(&mut self) {
+        if !self.at_line_start {
+            self.write(b"\n");
+        }
+    }
+
+    /// The first error any write met.
+    pub fn finish(self) -> std::io::Result<()> {
+        self.error.map_or(Ok(()), Err)
+    }
+}
+
 /// Appends a generated line, first ending the previous line if the input's last line had no
 /// newline.
-pub fn push_line(out: &mut Vec<u8>, line: &[u8]) {
-    if out.last().is_some_and(|&b| b != b'\n') {
-        out.push(b'\n');
-    }
-    out.extend_from_slice(line);
-    out.push(b'\n');
+pub fn push_line(out: &mut Sink, line: &[u8]) {
+    out.end_line();
+    out.write(line);
+    out.write(b"\n");
 }
 
 /// Appends kept lines as they were.
-pub fn push_kept(out: &mut Vec<u8>, lines: &[&[u8]]) {
+pub fn push_kept(out: &mut Sink, lines: &[&[u8]]) {
     for line in lines {
-        if out.last().is_some_and(|&b| b != b'\n') {
-            out.push(b'\n');
-        }
-        out.extend_from_slice(line);
+        out.end_line();
+        out.write(line);
     }
 }
 
@@ -342,8 +379,11 @@ mod tests {
 
     #[test]
     fn generated_lines_never_join_an_unterminated_line() {
-        let mut out = b"{\"a\":1}".to_vec();
-        push_line(&mut out, b"{\"b\":2}");
+        let mut out = Vec::new();
+        let mut sink = Sink::new(&mut out);
+        push_kept(&mut sink, &[b"{\"a\":1}"]);
+        push_line(&mut sink, b"{\"b\":2}");
+        sink.finish().unwrap();
         assert_eq!(out, b"{\"a\":1}\n{\"b\":2}\n");
     }
 }
