@@ -106,6 +106,7 @@ fn has_anthropic_blocks(line: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transcript::model::testing::head;
     use crate::transcript::{MediaKind, Part};
 
     fn read(text: &str) -> Record<'_> {
@@ -114,13 +115,6 @@ mod tests {
 
     fn parts<'a>(record: &'a Record<'_>) -> &'a [Part<'a>] {
         &record.message().unwrap().parts
-    }
-
-    fn head(lines: &[&str]) -> Vec<Value> {
-        lines
-            .iter()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect()
     }
 
     #[test]

@@ -423,8 +423,9 @@ mod tests {
     use crate::transcript::anthropic::Anthropic;
     use crate::transcript::load::{LoadOptions, Transcript};
     use crate::transcript::model::testing;
+    use crate::transcript::model::testing::{corpus_head, head};
     use crate::transcript::write::top_level_str;
-    use crate::transcript::{FormatId, MediaKind, Part, DETECT_LINES};
+    use crate::transcript::{FormatId, MediaKind, Part};
 
     fn read(text: &str) -> Record<'_> {
         ClaudeCode.read(7, text).unwrap()
@@ -432,13 +433,6 @@ mod tests {
 
     fn parts<'a>(record: &'a Record<'_>) -> &'a [Part<'a>] {
         &record.message().unwrap().parts
-    }
-
-    fn head(lines: &[&str]) -> Vec<Value> {
-        lines
-            .iter()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect()
     }
 
     #[test]
@@ -716,14 +710,6 @@ mod tests {
                 let name = path.file_name().unwrap().to_string_lossy().into_owned();
                 (name, lines)
             })
-            .collect()
-    }
-
-    fn corpus_head(lines: &[(usize, String)]) -> Vec<Value> {
-        lines
-            .iter()
-            .take(DETECT_LINES)
-            .map(|(_, line)| serde_json::from_str(line).unwrap())
             .collect()
     }
 

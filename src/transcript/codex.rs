@@ -958,15 +958,13 @@ fn is_initial_context(item: &RawValue) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use std::fs;
-    use std::path::Path;
 
     use super::*;
     use crate::transcript::claude_code::ClaudeCode;
     use crate::transcript::gemini::Gemini;
     use crate::transcript::model::testing;
+    use crate::transcript::model::testing::{corpus, corpus_head, head};
     use crate::transcript::pi::Pi;
-    use crate::transcript::DETECT_LINES;
 
     fn read(text: &str) -> Record<'_> {
         Codex.read(1, text).unwrap()
@@ -989,13 +987,6 @@ mod tests {
 
     fn item(payload: &str) -> String {
         format!(r#"{{"timestamp":"t","type":"response_item","payload":{payload}}}"#)
-    }
-
-    fn head(lines: &[&str]) -> Vec<Value> {
-        lines
-            .iter()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect()
     }
 
     #[test]
@@ -1440,28 +1431,6 @@ mod tests {
             r#"{"id":"s","timestamp":"t","instructions":null}"#,
         ])));
         assert!(!Codex.detect(&head(&[r#"{"role":"user","content":"x"}"#, "1"])));
-    }
-
-    /// Every non-blank line of a corpus file, with its 1-based number.
-    fn corpus(path: &str) -> Vec<(usize, String)> {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/corpus")
-            .join(path);
-        fs::read_to_string(path)
-            .unwrap()
-            .lines()
-            .enumerate()
-            .filter(|(_, line)| !line.trim().is_empty())
-            .map(|(index, line)| (index + 1, line.to_owned()))
-            .collect()
-    }
-
-    fn corpus_head(lines: &[(usize, String)]) -> Vec<Value> {
-        lines
-            .iter()
-            .filter_map(|(_, line)| serde_json::from_str(line).ok())
-            .take(DETECT_LINES)
-            .collect()
     }
 
     #[test]

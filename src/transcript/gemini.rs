@@ -482,15 +482,13 @@ fn context_size(raw: &RawValue) -> Option<Usage> {
 
 #[cfg(test)]
 mod tests {
-    use std::fs;
-    use std::path::Path;
 
     use super::*;
     use crate::transcript::claude_code::ClaudeCode;
     use crate::transcript::codex::Codex;
     use crate::transcript::model::testing;
+    use crate::transcript::model::testing::{corpus, corpus_head, head};
     use crate::transcript::pi::Pi;
-    use crate::transcript::DETECT_LINES;
 
     fn read(text: &str) -> Record<'_> {
         Gemini.read(1, text).unwrap()
@@ -509,13 +507,6 @@ mod tests {
             Entry::Bookkeeping(name) => name.to_string(),
             Entry::Message(_) => panic!("a message, not bookkeeping"),
         }
-    }
-
-    fn head(lines: &[&str]) -> Vec<Value> {
-        lines
-            .iter()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect()
     }
 
     #[test]
@@ -723,28 +714,6 @@ mod tests {
             r#"{"sessionId":"s","projectHash":"h","startTime":"t","type":"user"}"#
         ])));
         assert!(!Gemini.detect(&head(&[r#"{"id":"u","type":"user","content":"hi"}"#])));
-    }
-
-    /// Every non-blank line of a corpus file, with its 1-based number.
-    fn corpus(path: &str) -> Vec<(usize, String)> {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/corpus")
-            .join(path);
-        fs::read_to_string(path)
-            .unwrap()
-            .lines()
-            .enumerate()
-            .filter(|(_, line)| !line.trim().is_empty())
-            .map(|(index, line)| (index + 1, line.to_owned()))
-            .collect()
-    }
-
-    fn corpus_head(lines: &[(usize, String)]) -> Vec<Value> {
-        lines
-            .iter()
-            .filter_map(|(_, line)| serde_json::from_str(line).ok())
-            .take(DETECT_LINES)
-            .collect()
     }
 
     #[test]

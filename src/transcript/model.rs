@@ -279,6 +279,42 @@ impl<'a> Record<'a> {
 #[cfg(test)]
 pub(crate) mod testing {
     use std::collections::HashSet;
+    use std::path::Path;
+
+    use serde_json::Value;
+
+    use crate::transcript::DETECT_LINES;
+
+    /// Parses literal lines, as detection sees them.
+    pub fn head(lines: &[&str]) -> Vec<Value> {
+        lines
+            .iter()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+
+    /// Every non-blank line of a file under `fixtures/corpus/`, with its 1-based number.
+    pub fn corpus(path: &str) -> Vec<(usize, String)> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/corpus")
+            .join(path);
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .enumerate()
+            .filter(|(_, line)| !line.trim().is_empty())
+            .map(|(index, line)| (index + 1, line.to_owned()))
+            .collect()
+    }
+
+    /// The lines detection looks at.
+    pub fn corpus_head(lines: &[(usize, String)]) -> Vec<Value> {
+        lines
+            .iter()
+            .filter_map(|(_, line)| serde_json::from_str(line).ok())
+            .take(DETECT_LINES)
+            .collect()
+    }
 
     use super::{Message, Part, Role};
 

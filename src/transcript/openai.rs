@@ -215,11 +215,10 @@ fn arguments_text<'a>(raw: Option<&'a RawValue>) -> Result<Cow<'a, str>> {
 
 #[cfg(test)]
 mod tests {
-    use std::fs;
-    use std::path::Path;
 
     use super::*;
     use crate::transcript::model::testing;
+    use crate::transcript::model::testing::corpus;
     use crate::transcript::{detect, FormatId, DETECT_LINES};
 
     fn read(text: &str) -> Record<'_> {
@@ -302,20 +301,6 @@ mod tests {
         assert_eq!(parts[1], Part::Media(MediaKind::Image));
         let empty = read(r#"{"role":"assistant","content":null}"#);
         assert!(empty.message().unwrap().parts.is_empty());
-    }
-
-    /// Every non-blank line of a corpus file, with its 1-based number.
-    fn corpus(path: &str) -> Vec<(usize, String)> {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/corpus")
-            .join(path);
-        fs::read_to_string(path)
-            .unwrap()
-            .lines()
-            .enumerate()
-            .filter(|(_, line)| !line.trim().is_empty())
-            .map(|(index, line)| (index + 1, line.to_owned()))
-            .collect()
     }
 
     #[test]

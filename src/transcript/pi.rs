@@ -527,15 +527,13 @@ fn summary_with_kept(compacted: &Compacted) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::fs;
-    use std::path::Path;
 
     use super::*;
     use crate::transcript::claude_code::ClaudeCode;
     use crate::transcript::codex::Codex;
     use crate::transcript::gemini::Gemini;
     use crate::transcript::model::testing;
-    use crate::transcript::DETECT_LINES;
+    use crate::transcript::model::testing::{corpus, corpus_head, head};
 
     fn read(text: &str) -> Record<'_> {
         Pi.read(1, text).unwrap()
@@ -554,13 +552,6 @@ mod tests {
             Entry::Bookkeeping(name) => name.to_string(),
             Entry::Message(_) => panic!("a message, not bookkeeping"),
         }
-    }
-
-    fn head(lines: &[&str]) -> Vec<Value> {
-        lines
-            .iter()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect()
     }
 
     #[test]
@@ -820,28 +811,6 @@ mod tests {
         assert!(!Pi.detect(&head(&[
             r#"{"type":"message","message":{"role":"user","content":"x"}}"#
         ])));
-    }
-
-    /// Every non-blank line of a corpus file, with its 1-based number.
-    fn corpus(path: &str) -> Vec<(usize, String)> {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/corpus")
-            .join(path);
-        fs::read_to_string(path)
-            .unwrap()
-            .lines()
-            .enumerate()
-            .filter(|(_, line)| !line.trim().is_empty())
-            .map(|(index, line)| (index + 1, line.to_owned()))
-            .collect()
-    }
-
-    fn corpus_head(lines: &[(usize, String)]) -> Vec<Value> {
-        lines
-            .iter()
-            .filter_map(|(_, line)| serde_json::from_str(line).ok())
-            .take(DETECT_LINES)
-            .collect()
     }
 
     #[test]
