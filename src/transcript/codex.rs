@@ -963,7 +963,7 @@ mod tests {
     use crate::transcript::claude_code::ClaudeCode;
     use crate::transcript::gemini::Gemini;
     use crate::transcript::model::testing;
-    use crate::transcript::model::testing::{corpus, corpus_head, head};
+    use crate::transcript::model::testing::{corpus, corpus_head, head, read_all};
     use crate::transcript::pi::Pi;
 
     fn read(text: &str) -> Record<'_> {
@@ -1441,17 +1441,7 @@ mod tests {
         for other in [&ClaudeCode as &dyn Format, &Pi, &Gemini] {
             assert!(!other.detect(&head));
         }
-        let (mut messages, mut compactions, mut usages) = (0, 0, 0);
-        let mut records = Vec::new();
-        for (number, line) in &lines {
-            let record = Codex
-                .read(*number, line)
-                .unwrap_or_else(|err| panic!("line {number}: {err}"));
-            messages += usize::from(record.message().is_some());
-            compactions += usize::from(record.compaction);
-            usages += usize::from(record.usage.is_some());
-            records.push(record);
-        }
+        let (records, (messages, compactions, usages)) = read_all(&Codex, &lines);
         // Counted with jq:
         //   messages (response items of the types read as messages, plus `compacted`):
         //     jq -c 'select((.type=="response_item" and (.payload.type | IN("message",

@@ -487,7 +487,7 @@ mod tests {
     use crate::transcript::claude_code::ClaudeCode;
     use crate::transcript::codex::Codex;
     use crate::transcript::model::testing;
-    use crate::transcript::model::testing::{corpus, corpus_head, head};
+    use crate::transcript::model::testing::{corpus, corpus_head, head, read_all};
     use crate::transcript::pi::Pi;
 
     fn read(text: &str) -> Record<'_> {
@@ -724,17 +724,7 @@ mod tests {
         for other in [&Codex as &dyn Format, &ClaudeCode, &Pi] {
             assert!(!other.detect(&head));
         }
-        let (mut messages, mut compactions, mut usages) = (0, 0, 0);
-        let mut records = Vec::new();
-        for (number, line) in &lines {
-            let record = Gemini
-                .read(*number, line)
-                .unwrap_or_else(|err| panic!("line {number}: {err}"));
-            messages += usize::from(record.message().is_some());
-            compactions += usize::from(record.compaction);
-            usages += usize::from(record.usage.is_some());
-            records.push(record);
-        }
+        let (records, (messages, compactions, usages)) = read_all(&Gemini, &lines);
         // Counted with jq:
         //   messages: jq -c 'select(.type=="user" or .type=="gemini")' FILE | wc -l   → 3
         //   compactions: none; Gemini CLI writes no marker                            → 0

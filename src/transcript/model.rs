@@ -307,6 +307,30 @@ pub(crate) mod testing {
             .collect()
     }
 
+    /// Reads corpus lines with `format`, panicking on a bad line, and counts the messages,
+    /// compaction markers and usage figures among the records.
+    pub fn read_all<'l>(
+        format: &dyn crate::transcript::Format,
+        lines: &'l [(usize, String)],
+    ) -> (Vec<crate::transcript::Record<'l>>, (usize, usize, usize)) {
+        let records: Vec<_> = lines
+            .iter()
+            .map(|(number, line)| {
+                format
+                    .read(*number, line)
+                    .unwrap_or_else(|err| panic!("line {number}: {err}"))
+            })
+            .collect();
+        let count =
+            |f: fn(&crate::transcript::Record) -> bool| records.iter().filter(|r| f(r)).count();
+        let counts = (
+            count(|r| r.message().is_some()),
+            count(|r| r.compaction),
+            count(|r| r.usage.is_some()),
+        );
+        (records, counts)
+    }
+
     /// The lines detection looks at.
     pub fn corpus_head(lines: &[(usize, String)]) -> Vec<Value> {
         lines

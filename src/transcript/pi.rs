@@ -533,7 +533,7 @@ mod tests {
     use crate::transcript::codex::Codex;
     use crate::transcript::gemini::Gemini;
     use crate::transcript::model::testing;
-    use crate::transcript::model::testing::{corpus, corpus_head, head};
+    use crate::transcript::model::testing::{corpus, corpus_head, head, read_all};
 
     fn read(text: &str) -> Record<'_> {
         Pi.read(1, text).unwrap()
@@ -821,17 +821,7 @@ mod tests {
         for other in [&Codex as &dyn Format, &ClaudeCode, &Gemini] {
             assert!(!other.detect(&head));
         }
-        let (mut messages, mut compactions, mut usages) = (0, 0, 0);
-        let mut records = Vec::new();
-        for (number, line) in &lines {
-            let record = Pi
-                .read(*number, line)
-                .unwrap_or_else(|err| panic!("line {number}: {err}"));
-            messages += usize::from(record.message().is_some());
-            compactions += usize::from(record.compaction);
-            usages += usize::from(record.usage.is_some());
-            records.push(record);
-        }
+        let (records, (messages, compactions, usages)) = read_all(&Pi, &lines);
         // Counted with jq:
         //   messages: jq -c 'select(.type=="message")' FILE | wc -l                   → 914
         //   compactions: jq -c 'select(.type=="compaction")' FILE | wc -l             → 0
