@@ -55,14 +55,16 @@ impl RecordMeasure {
     /// Measures one record.
     pub fn of(tokenizer: Tokenizer, record: &Record) -> Self {
         let message = record.message().map(|message| {
+            // Each part is measured once: exact tokenizers are slow enough for that to matter.
             let mut parts = [Tally::default(); 6];
             for part in &message.parts {
                 parts[part_index(part.kind())].add(1, tokenizer.part_units(part));
             }
+            let part_units: u64 = parts.iter().map(|p| p.units).sum();
             MessageMeasure {
                 role: message.role,
                 sidechain: message.sidechain,
-                units: tokenizer.message_units(message),
+                units: crate::tokens::role_units(tokenizer, message.role) + part_units,
                 parts,
             }
         });
