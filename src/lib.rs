@@ -8,6 +8,7 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod extract;
 pub mod handoff;
 pub mod input;
 pub mod measure;

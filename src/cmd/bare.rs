@@ -1,12 +1,44 @@
-//! PLACEHOLDER: `condense bare` is being written.
+//! `condense bare`: four lines, `NOW:`, `NEXT:`, `TEST:`, `CI:`, within `--budget` tokens, for
+//! scripts that `grep ^NEXT:` and for the last resort when even caveman is too big. The work is
+//! in [`crate::extract`].
 
 use std::io::Write;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 
+use crate::cli::{BareArgs, BareFormat};
+use crate::cmd::shared::{load_options, read_source, single_source, transcript_warnings};
+use crate::extract::{bare, extract};
+use crate::output::{write_json_line, OrderedMap, Warnings};
+use crate::transcript::load::Transcript;
 use crate::Outcome;
 
 /// Runs `bare`.
-pub fn run(_args: &crate::cli::BareArgs, _out: &mut dyn Write) -> Result<Outcome> {
-    bail!("`condense bare` is being written")
+pub fn run(args: &BareArgs, out: &mut dyn Write) -> Result<Outcome> {
+    let tokenizer = args.tokens.tokenizer()?;
+    let source = single_source(&args.input)?;
+    let bytes = read_source(&source)?;
+    let transcript = Transcript::parse(&source.name(), &bytes, load_options(&args.input))?;
+    let mut warnings = Warnings::default();
+    transcript_warnings(&transcript, &mut warnings);
+    let lines = bare(&extract(&transcript.records), args.budget, tokenizer);
+    match args.format {
+        BareFormat::Text => out.write_all(lines.lines().as_bytes())?,
+        // The same values as the lines, `none` included, so `jq -r .test` prints what
+        // `grep ^TEST:` finds.
+        BareFormat::Jsonl => {
+            let object: OrderedMap<&str> = [
+                ("now", lines.now.as_str()),
+                ("next", lines.next.as_str()),
+                ("test", lines.test.as_str()),
+                ("ci", lines.ci.as_str()),
+            ]
+            .into_iter()
+            .collect();
+            write_json_line(out, &object)?;
+        }
+    }
+    out.flush()?;
+    warnings.print();
+    Ok(Outcome::Success)
 }

@@ -1,12 +1,36 @@
-//! PLACEHOLDER: `condense caveman` is being written.
+//! `condense caveman`: a summary of one transcript with no model — goal, current task,
+//! unresolved errors, files, commands with their outcomes, next step and CI — in paths, counts,
+//! labels and exact commands, never over `--budget` tokens. The work is in [`crate::extract`].
 
 use std::io::Write;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 
+use crate::cli::{CavemanArgs, CavemanFormat};
+use crate::cmd::shared::{load_options, read_source, single_source, transcript_warnings};
+use crate::extract::{caveman, extract};
+use crate::output::{write_json_line, OrderedMap, Warnings};
+use crate::transcript::load::Transcript;
 use crate::Outcome;
 
 /// Runs `caveman`.
-pub fn run(_args: &crate::cli::CavemanArgs, _out: &mut dyn Write) -> Result<Outcome> {
-    bail!("`condense caveman` is being written")
+pub fn run(args: &CavemanArgs, out: &mut dyn Write) -> Result<Outcome> {
+    let tokenizer = args.tokens.tokenizer()?;
+    let source = single_source(&args.input)?;
+    let bytes = read_source(&source)?;
+    let transcript = Transcript::parse(&source.name(), &bytes, load_options(&args.input))?;
+    let mut warnings = Warnings::default();
+    transcript_warnings(&transcript, &mut warnings);
+    let summary = caveman(&extract(&transcript.records), args.budget, tokenizer);
+    match args.format {
+        CavemanFormat::Markdown => out.write_all(summary.as_bytes())?,
+        // The object `inject --summary` unwraps, so the two pipe together with no model.
+        CavemanFormat::Jsonl => {
+            let object: OrderedMap<&str> = [("summary", summary.as_str())].into_iter().collect();
+            write_json_line(out, &object)?;
+        }
+    }
+    out.flush()?;
+    warnings.print();
+    Ok(Outcome::Success)
 }
