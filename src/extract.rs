@@ -246,6 +246,9 @@ pub struct Extract {
     pub ci: Vec<CiCheck>,
     /// The transcript ends on the agent's answer: its turn is over.
     pub answered: bool,
+    /// Code names (identifiers, types, file names) the session mentions most, most frequent
+    /// first: what a continuing agent will meet again.
+    pub names: Vec<String>,
 }
 
 impl Extract {
@@ -322,7 +325,83 @@ pub fn extract(records: &[Record]) -> Extract {
             builder.message(index, record, message);
         }
     }
-    builder.finish(records)
+    let mut extract = builder.finish(records);
+    extract.names = frequent_names(records, NAMES);
+    extract
+}
+
+/// How many frequent names an extract keeps.
+const NAMES: usize = 120;
+
+/// The code names main-chain messages mention at least twice, most frequent first (ties in
+/// first-seen order). A name is a word with an inner `_` (`parse_jsonl`), a camelCase or
+/// PascalCase word with two humps (`checkConcurrentSessions`, `TodoItem`), or a file name with
+/// an extension (`CLAUDE.md`): the words an agent searches for, not prose.
+pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
+    let mut counts: std::collections::HashMap<&str, (usize, usize)> =
+        std::collections::HashMap::new();
+    let mut order = 0;
+    for message in records.iter().filter_map(Record::message) {
+        if message.sidechain {
+            continue;
+        }
+        for part in &message.parts {
+            let text = match part {
+                Part::Text(text) | Part::Thinking(text) | Part::ToolResult { text, .. } => text,
+                Part::ToolCall { arguments, .. } => arguments,
+                _ => continue,
+            };
+            // A word right after a backslash is the rest of an escape in JSON arguments
+            // (`\nPlease`): it is no name.
+            let words = text
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+                .map(|w| w.trim_matches('.'));
+            for word in words.filter(|w| is_code_name(w) && !escaped(text, w)) {
+                order += 1;
+                counts.entry(word).or_insert((0, order)).0 += 1;
+            }
+        }
+    }
+    let mut ranked: Vec<(&str, (usize, usize))> =
+        counts.into_iter().filter(|(_, (n, _))| *n >= 2).collect();
+    ranked.sort_by_key(|&(_, (n, first))| (std::cmp::Reverse(n), first));
+    ranked
+        .into_iter()
+        .take(limit)
+        .map(|(name, _)| name.to_owned())
+        .collect()
+}
+
+/// True when `word` (a slice of `text`) directly follows a backslash.
+fn escaped(text: &str, word: &str) -> bool {
+    let start = word.as_ptr() as usize - text.as_ptr() as usize;
+    text[..start].ends_with('\\')
+}
+
+/// True for a word that names something in code (see [`frequent_names`]).
+fn is_code_name(word: &str) -> bool {
+    let Some(first) = word.chars().next() else {
+        return false;
+    };
+    if !(4..=60).contains(&word.len()) || !(first.is_ascii_alphabetic() || first == '_') {
+        return false;
+    }
+    if let Some((stem, extension)) = word.rsplit_once('.') {
+        return !stem.is_empty()
+            && (1..=5).contains(&extension.len())
+            && extension.chars().all(|c| c.is_ascii_alphabetic())
+            && !stem.ends_with('.');
+    }
+    let lower = word.chars().filter(char::is_ascii_lowercase).count();
+    let inner_upper = word
+        .chars()
+        .skip(1)
+        .filter(char::is_ascii_uppercase)
+        .count();
+    let snake = word.trim_matches('_').contains('_') && lower > 0;
+    let camel = first.is_ascii_lowercase() && inner_upper >= 1;
+    let pascal = first.is_ascii_uppercase() && inner_upper >= 1 && lower >= 2;
+    snake || camel || pascal
 }
 
 /// What a tool does, from its name (and, for multi-command editors, its arguments).
@@ -2119,10 +2198,11 @@ enum Section {
     Commands,
     Next,
     Ci,
+    Names,
 }
 
 impl Section {
-    const ALL: [Section; 8] = [
+    const ALL: [Section; 9] = [
         Section::Head,
         Section::Goal,
         Section::Now,
@@ -2131,6 +2211,7 @@ impl Section {
         Section::Commands,
         Section::Next,
         Section::Ci,
+        Section::Names,
     ];
 
     fn heading(self) -> Option<&'static str> {
@@ -2143,6 +2224,7 @@ impl Section {
             Section::Commands => Some("## cmds"),
             Section::Next => Some("## next"),
             Section::Ci => Some("## ci"),
+            Section::Names => Some("## names"),
         }
     }
 
@@ -2155,6 +2237,7 @@ impl Section {
             Section::Commands => "cmd",
             Section::Next => "todo",
             Section::Ci => "check",
+            Section::Names => "name",
         }
     }
 }
@@ -2450,8 +2533,21 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         let priority = if n == 0 { 25 } else { 85 };
         push(Section::Ci, format!("- {}", check.label()), None, priority);
     }
+    // Last, the names the session keeps coming back to, a few to a line, filling what budget
+    // is left: they are what the next turns will search for.
+    for (n, group) in ex.names.chunks(NAMES_PER_LINE).take(CANDIDATES).enumerate() {
+        push(
+            Section::Names,
+            format!("- {}", group.join(" ")),
+            None,
+            100 + n as u32,
+        );
+    }
     lines
 }
+
+/// Names on one line of the names section.
+const NAMES_PER_LINE: usize = 6;
 
 /// The summary with the shown lines, and with the counts of what is not shown when `footer`.
 fn render(lines: &[Line], shown: &[Option<String>], ex: &Extract, footer: bool) -> String {
@@ -2663,6 +2759,53 @@ fn compact_command(command: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_names_are_identifiers_types_and_file_names_not_prose() {
+        for name in [
+            "parse_jsonl",
+            "checkConcurrentSessions",
+            "TodoItem",
+            "CLAUDE.md",
+            "_safe_set_output",
+        ] {
+            assert!(is_code_name(name), "{name}");
+        }
+        for word in [
+            "the",
+            "Hello",
+            "README",
+            "v1.2.3",
+            "1234",
+            "a_b",
+            "TypeScript.",
+        ] {
+            assert!(!is_code_name(word), "{word}");
+        }
+    }
+
+    #[test]
+    fn frequent_names_rank_by_mentions_and_skip_escapes() {
+        let text = |s: &str| {
+            Record::new(
+                0,
+                b"",
+                crate::transcript::Entry::Message(Message::new(
+                    crate::transcript::Role::Assistant,
+                    vec![Part::Text(s.to_owned().into())],
+                )),
+            )
+        };
+        let records = [
+            text("fix parse_jsonl in reader.rs, then parse_jsonl again"),
+            text("reader.rs calls parse_jsonl; TodoItem once"),
+            text("{\"a\":\"x\\nPleaseNote\\nPleaseNote\"}"),
+        ];
+        assert_eq!(
+            frequent_names(&records, 10),
+            vec!["parse_jsonl", "reader.rs"]
+        );
+    }
     use crate::transcript::Entry;
 
     fn record(message: Message<'static>) -> Record<'static> {

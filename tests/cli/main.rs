@@ -1,8 +1,10 @@
 //! The one integration-test binary: every test runs the real `condense` binary (or, for the
 //! byte-level contracts, the library) on files inside the repository.
 
+mod caveman;
 mod corpus;
 mod docs;
 mod estimate;
 mod pipeline;
+mod quality;
 mod util;

@@ -1,0 +1,80 @@
+//! The quality benchmark (`cargo bench --bench quality`) as a regression test: the same cuts,
+//! entities and probes (`benches/quality/score.rs`), run through the debug binary. caveman's
+//! and bare's outputs on each prefix are golden files in `fixtures/probes/` (regenerate with
+//! `CONDENSE_BLESS=1 cargo test`, then rerun the benchmark and read its tables before
+//! committing), and issue 4's goals must hold, or, for the ones that do not hold yet, must not
+//! get further from holding.
+
+#[path = "../../benches/quality/score.rs"]
+mod score;
+
+use crate::util::{condense, fixture};
+
+/// Goals the extractor does not reach yet, with the margin it reached when this was written
+/// (see the benchmark's output for the figures). A change that lowers the margin fails; one
+/// that makes the goal hold fails too, so that it moves out of this list and stays held.
+/// Coverage is the worst session's shortfall against the frequency list: pi, whose caveman
+/// fills its 500 tokens with structure before the names section (corpus-wide, caveman covers
+/// 126 of 377 later entities against the list's 198).
+const NOT_YET: [(&str, f64); 1] = [(score::COVERAGE, -50.0)];
+
+fn run(args: &[&str]) -> String {
+    let output = condense().args(args).output().expect("condense runs");
+    assert!(
+        output.status.success(),
+        "condense {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("condense prints UTF-8")
+}
+
+fn check_golden(name: &str, actual: &str) {
+    let path = fixture(&format!("probes/{name}"));
+    if std::env::var_os("CONDENSE_BLESS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("{} is missing; run with CONDENSE_BLESS=1", path.display()));
+    assert!(
+        expected == actual,
+        "{name} differs; rerun with CONDENSE_BLESS=1 and check the quality benchmark's tables\n\
+         --- expected\n{expected}\n--- actual\n{actual}"
+    );
+}
+
+#[test]
+fn compaction_keeps_what_the_agent_needed_after_the_cut() {
+    let report = score::run(&fixture(""), &run);
+    let tables = report.render();
+    for (name, text) in report.goldens() {
+        check_golden(&name, text);
+    }
+    for session in report.sessions() {
+        let caveman = session.row(score::CAVEMAN).expect("caveman row");
+        assert!(
+            caveman.tokens <= score::BUDGET,
+            "{}: caveman used {} tokens\n{tables}",
+            session.name,
+            caveman.tokens
+        );
+    }
+    for goal in report.goals() {
+        match NOT_YET.iter().find(|(id, _)| *id == goal.id) {
+            Some(&(_, floor)) => {
+                assert!(
+                    !goal.holds,
+                    "goal {} holds now (margin {:+.1}): move it out of NOT_YET\n{tables}",
+                    goal.id, goal.margin
+                );
+                assert!(
+                    goal.margin >= floor,
+                    "goal {} moved away: margin {:+.1}, was {floor:+.1}\n{tables}",
+                    goal.id,
+                    goal.margin
+                );
+            }
+            None => assert!(goal.holds, "goal {} fails\n{tables}", goal.id),
+        }
+    }
+}
