@@ -46,7 +46,8 @@ time_it() {
   for _ in $(seq "$RUNS"); do
     local start end took peak
     start=$EPOCHREALTIME
-    peak=$( { /usr/bin/time -f '%M' "$@" > /dev/null 2>/dev/null; } 2>&1 | tail -1 )
+    /usr/bin/time -f '%M' -o "$rss_file" "$@" > /dev/null 2>&1 || true
+    peak=$(tail -1 "$rss_file")
     end=$EPOCHREALTIME
     took=$(echo "$end - $start" | bc -l)
     if [ -z "$best" ] || [ "$(echo "$took < $best" | bc -l)" = 1 ]; then best=$took; fi
@@ -62,7 +63,8 @@ echo
 big=$(session 100)
 summary=$(mktemp)
 plan=$(mktemp)
-trap 'rm -f "$summary" "$plan"' EXIT
+rss_file=$(mktemp)
+trap 'rm -f "$summary" "$plan" "$rss_file"' EXIT
 echo "SUMMARY" > "$summary"
 "$CONDENSE" prompt --plan "$plan" "$big" > /dev/null
 time_it split 100 "$CONDENSE" split "$big"
