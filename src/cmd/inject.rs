@@ -113,6 +113,19 @@ fn read_summary(path: &Path, transcript: &Source) -> Result<String> {
             .context("<stdin>: cannot read the summary")?;
         raw
     } else {
+        if let Source::File(transcript) = transcript {
+            let same = matches!(
+                (fs::canonicalize(path), fs::canonicalize(transcript)),
+                (Ok(a), Ok(b)) if a == b
+            );
+            if same {
+                bail!(
+                    "{}: the summary and the transcript are the same file; --summary takes the \
+                     file the LLM wrote",
+                    path.display()
+                );
+            }
+        }
         fs::read(path).with_context(|| format!("{}: cannot read the summary", path.display()))?
     };
     let name = if path.as_os_str() == "-" {

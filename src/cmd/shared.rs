@@ -12,6 +12,7 @@ use crate::output::Warnings;
 use crate::plan::{fingerprint, plan, Kept, KeptUser, Mode, Plan};
 use crate::tokens::Tokenizer;
 use crate::transcript::load::{LoadOptions, Transcript};
+use crate::transcript::write::top_level_str;
 use crate::transcript::Record;
 
 /// The one source these commands read (they take a single transcript).
@@ -36,6 +37,12 @@ pub fn load_options(input: &InputArgs) -> LoadOptions {
 
 /// Warnings about lines a transcript could not use.
 pub fn transcript_warnings(transcript: &Transcript, warnings: &mut Warnings) {
+    if let Some(index) = transcript.incomplete {
+        warnings.push(format!(
+            "{}:{}: the last line is cut off (a session still being written?); not read",
+            transcript.name, transcript.lines[index].number
+        ));
+    }
     if let Some(first) = transcript.skipped.first() {
         warnings.push(format!(
             "{}: skipped {} malformed line(s); the first: {first}",
@@ -81,12 +88,20 @@ fn resolve_upto(id: &str, records: &[Record]) -> Result<usize> {
     }
     let quoted = serde_json::to_string(id)?;
     let needles = [format!("\"uuid\":{quoted}"), format!("\"id\":{quoted}")];
+    // A top-level field is compared as a value, so JSON written with spaces (`"uuid": "…"`)
+    // matches too; the byte search also finds ids nested in an envelope (Codex `payload.id`).
+    let top_level = |raw: &[u8]| {
+        ["uuid", "id"]
+            .iter()
+            .any(|key| top_level_str(raw, key).as_deref() == Some(id))
+    };
     records
         .iter()
         .position(|r| {
-            needles
-                .iter()
-                .any(|n| memchr::memmem::find(r.raw, n.as_bytes()).is_some())
+            top_level(r.raw)
+                || needles
+                    .iter()
+                    .any(|n| memchr::memmem::find(r.raw, n.as_bytes()).is_some())
         })
         .with_context(|| "--upto names no record index or record id of this transcript")
 }

@@ -30,7 +30,13 @@ pub fn run(args: &SplitArgs, out: &mut dyn Write) -> Result<Outcome> {
                 Region::Compact => &plan.compact,
                 Region::Tail => &plan.tail,
             };
-            let lines = region_lines(&transcript, records);
+            // With no record every region is 0..0, which names no line; the plan is then a
+            // no-op that keeps everything, so the tail is every line, as inject writes it.
+            let lines = if transcript.records.is_empty() && region == Region::Tail {
+                0..transcript.lines.len()
+            } else {
+                region_lines(&transcript, records)
+            };
             for bytes in transcript.line_bytes(lines.start, lines.end) {
                 out.write_all(bytes)?;
             }

@@ -40,9 +40,10 @@ struct ChatLine<'a> {
     /// Thinking text as DeepSeek- and Kimi-compatible APIs return it.
     #[serde(borrow, default, deserialize_with = "borrowed_str")]
     reasoning_content: Option<Cow<'a, str>>,
-    /// The context size on a kimi-cli `_usage` record.
-    #[serde(default)]
-    token_count: LenientU64,
+    /// The context size on a kimi-cli `_usage` record. Read separately and leniently, as every
+    /// format reads usage: a figure serde cannot hold (`1e999`) means no figure, not a bad line.
+    #[serde(borrow, default)]
+    token_count: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize, Default)]
@@ -144,8 +145,10 @@ impl Format for Openai {
         };
         if role_name.starts_with('_') {
             let usage = (role_name == "_usage")
-                .then_some(chat.token_count.0)
+                .then_some(chat.token_count)
                 .flatten()
+                .and_then(|raw| serde_json::from_str::<LenientU64>(raw.get()).ok())
+                .and_then(|count| count.0)
                 .map(|context_tokens| Usage {
                     context_tokens,
                     response_key: None,

@@ -5,7 +5,10 @@
 //! (a JSON array, one pretty-printed document) is recognised here and named, because the JSON
 //! error a line parser would give for it ("EOF while parsing") says nothing useful.
 
+use std::collections::BTreeMap;
+
 use anyhow::{anyhow, bail, Error, Result};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::{detect, FormatId, Record, DETECT_LINES};
@@ -28,6 +31,7 @@ pub fn detect_format<'a>(
     lines: impl IntoIterator<Item = Line<'a>>,
 ) -> Result<Option<FormatId>> {
     let mut head = Vec::new();
+    let mut unreadable = None;
     let mut first = true;
     let mut lines = lines.into_iter().filter(|line| !line.is_blank()).peekable();
     while let Some(line) = lines.next() {
@@ -39,20 +43,52 @@ pub fn detect_format<'a>(
             first = false;
             check_is_jsonl(name, &line, more_follow)?;
         }
-        if let Ok(value) = serde_json::from_slice::<Value>(line.text) {
-            head.push(value);
+        match std::str::from_utf8(line.text) {
+            Ok(text) => match detection_value(text) {
+                Ok(value) => head.push(value),
+                Err(error) => {
+                    unreadable.get_or_insert((line.number, describe(error.into())));
+                }
+            },
+            Err(error) => {
+                unreadable.get_or_insert((line.number, invalid_utf8(&error)));
+            }
         }
     }
     if first {
         return Ok(None);
     }
-    match detect(&head) {
-        Some(id) => Ok(Some(id)),
-        None => bail!(
+    match (detect(&head), unreadable) {
+        (Some(id), _) => Ok(Some(id)),
+        // Say why a line was left out: a line serde_json cannot hold (a number such as 1e999)
+        // is otherwise only "not recognised".
+        (None, Some((number, error))) => {
+            bail!(
+                "{name}:{number}: {error:#}, and no other of the first lines tells which agent \
+                 wrote this transcript; name the format with --from (openai, anthropic, \
+                 claude-code, codex, pi, gemini)"
+            )
+        }
+        (None, None) => bail!(
             "{name}: cannot tell which agent wrote this transcript from its first lines; \
              name the format with --from (openai, anthropic, claude-code, codex, pi, gemini)"
         ),
     }
+}
+
+/// A line as detection sees it. A value serde_json cannot hold as a `Value` (nested deeper than
+/// its recursion limit, as a tool's JSON output can be, or a number such as `1e999`) becomes
+/// null, so that the line's other fields still identify the format.
+fn detection_value(text: &str) -> Result<Value, serde_json::Error> {
+    serde_json::from_str::<Value>(text).or_else(|error| {
+        let fields: BTreeMap<String, &RawValue> = serde_json::from_str(text).map_err(|_| error)?;
+        Ok(Value::Object(
+            fields
+                .into_iter()
+                .map(|(key, raw)| (key, serde_json::from_str(raw.get()).unwrap_or(Value::Null)))
+                .collect(),
+        ))
+    })
 }
 
 /// Recognises the two common non-JSONL inputs from the first non-blank line.
@@ -97,12 +133,7 @@ fn check_is_jsonl(name: &str, first: &Line, more_follow: bool) -> Result<()> {
 
 /// Reads one non-blank line of a transcript in format `format`.
 pub fn read_line<'a>(format: FormatId, line: &Line<'a>) -> Result<Record<'a>, BadLine> {
-    let text = std::str::from_utf8(line.text).map_err(|e| {
-        BadLine::Invalid(anyhow!(
-            "invalid UTF-8 at byte {} of the line",
-            e.valid_up_to() + 1
-        ))
-    })?;
+    let text = std::str::from_utf8(line.text).map_err(|e| BadLine::Invalid(invalid_utf8(&e)))?;
     if let Some(found) = not_an_object(text) {
         return Err(BadLine::Invalid(anyhow!(
             "expected a JSON object, found {found}"
@@ -119,6 +150,14 @@ pub fn read_line<'a>(format: FormatId, line: &Line<'a>) -> Result<Record<'a>, Ba
             BadLine::Invalid(describe(error))
         }
     })
+}
+
+/// The error for a line that is not UTF-8, naming the first bad byte.
+fn invalid_utf8(error: &std::str::Utf8Error) -> Error {
+    anyhow!(
+        "invalid UTF-8 at byte {} of the line",
+        error.valid_up_to() + 1
+    )
 }
 
 /// What a line holds when it does not start a JSON object.

@@ -123,6 +123,8 @@ pub fn region_lines(transcript: &Transcript, records: &Range<usize>) -> Range<us
 pub struct Sink<'w> {
     out: &'w mut dyn std::io::Write,
     at_line_start: bool,
+    /// Whether any byte has been written (a byte-order mark belongs only before the first).
+    started: bool,
     error: Option<std::io::Error>,
 }
 
@@ -132,6 +134,7 @@ impl<'w> Sink<'w> {
         Sink {
             out,
             at_line_start: true,
+            started: false,
             error: None,
         }
     }
@@ -141,7 +144,10 @@ impl<'w> Sink<'w> {
             return;
         }
         match self.out.write_all(bytes) {
-            Ok(()) => self.at_line_start = bytes.ends_with(b"\n"),
+            Ok(()) => {
+                self.at_line_start = bytes.ends_with(b"\n");
+                self.started = true;
+            }
             Err(error) => self.error = Some(error),
         }
     }
@@ -166,9 +172,15 @@ pub fn push_line(out: &mut Sink, line: &[u8]) {
     out.write(b"\n");
 }
 
-/// Appends kept lines as they were.
+/// Appends kept lines as they were, but for a UTF-8 byte-order mark (no part of any record):
+/// it stays only while nothing has been written yet. After a generated line it would sit
+/// mid-file, where no reader (condense, Python's json) skips it.
 pub fn push_kept(out: &mut Sink, lines: &[&[u8]]) {
     for line in lines {
+        let line = match line.strip_prefix(b"\xEF\xBB\xBF") {
+            Some(rest) if out.started => rest,
+            _ => line,
+        };
         out.end_line();
         out.write(line);
     }
@@ -375,6 +387,21 @@ mod tests {
         assert_eq!(a.len(), 36);
         assert_eq!(&a[14..15], "4");
         assert!(matches!(&a[19..20], "8" | "9" | "a" | "b"));
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_kept_only_at_the_start() {
+        let mut out = Vec::new();
+        let mut sink = Sink::new(&mut out);
+        push_kept(&mut sink, &[b"\xEF\xBB\xBF{\"a\":1}\n"]);
+        sink.finish().unwrap();
+        assert_eq!(out, b"\xEF\xBB\xBF{\"a\":1}\n");
+        let mut out = Vec::new();
+        let mut sink = Sink::new(&mut out);
+        push_line(&mut sink, b"{\"b\":2}");
+        push_kept(&mut sink, &[b"\xEF\xBB\xBF{\"a\":1}\n"]);
+        sink.finish().unwrap();
+        assert_eq!(out, b"{\"b\":2}\n{\"a\":1}\n");
     }
 
     #[test]

@@ -5,6 +5,8 @@ mod caveman;
 mod corpus;
 mod docs;
 mod estimate;
+mod hardening;
 mod pipeline;
+mod properties;
 mod quality;
 mod util;

@@ -1,0 +1,36 @@
+//! The planner over a parsed transcript with fuzzed mode parameters (mode, budgets, estimator,
+//! `--upto` index) from the input's first 12 bytes. The regions are consecutive, tile the input
+//! byte for byte, never part a call from its result; the plan's JSON report round-trips.
+#![no_main]
+
+use condense::cmd::shared::{plan_report, PlanReport};
+use condense::plan::plan;
+use condense::transcript::load::{LoadOptions, Transcript};
+use condense_fuzz::{check_plan, check_transcript, Choices};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Some((choices, input)) = Choices::split(data) else {
+        return;
+    };
+    let options = LoadOptions {
+        from: choices.from,
+        skip_invalid: true,
+    };
+    let Ok(transcript) = Transcript::parse("fuzz", input, options) else {
+        return;
+    };
+    check_transcript(&transcript, input);
+    let mode = choices.mode(transcript.records.len());
+    let Ok(plan) = plan(&transcript.records, mode, choices.tokenizer) else {
+        return;
+    };
+    check_plan(&plan, &transcript, input);
+    let _ = plan.sent(&transcript.records);
+    let _ = plan.elision_marker();
+    let report = plan_report(&plan, &transcript, choices.tokenizer);
+    let json = serde_json::to_string(&report).expect("a plan report serialises");
+    let back: PlanReport = serde_json::from_str(&json).expect("a plan report reads back");
+    assert_eq!(back.mode, plan.mode);
+    assert_eq!(back.fingerprint, report.fingerprint);
+});

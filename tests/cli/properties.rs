@@ -1,0 +1,547 @@
+//! Properties of the byte-level contracts over generated transcripts (proptest, through the
+//! library, so that hundreds of cases run in a second or two):
+//!
+//! - the regions of any plan, in every mode, concatenate back to the input byte for byte;
+//! - inject copies every record it was not asked to change byte for byte (openai, anthropic);
+//! - inject's output read back by condense holds exactly the preserved records after the summary;
+//! - the estimate of a concatenation is the sum of the estimates of its parts: exactly for the
+//!   estimators that count whole tokens per message (kimi-code, o200k), in units for those that
+//!   round once over the sum (chars4, chars3.5, fast), whose token figures then differ by at most
+//!   one.
+//!
+//! Generated transcripts mix roles, unicode and escapes (quotes, backslashes, control
+//! characters, U+2028), tool calls and results with reused ids, kimi-cli bookkeeping, blank
+//! lines, CRLF endings, a byte-order mark, JSON with and without spaces, and a last line without
+//! a newline or cut off mid-write.
+
+use proptest::prelude::*;
+use serde_json::Value;
+
+use condense::measure::{Measure, RecordMeasure};
+use condense::plan::{plan, Mode, Plan};
+use condense::summary::{self, WRAPPER};
+use condense::tokens::{Family, Tokenizer};
+use condense::transcript::load::{LoadOptions, Transcript};
+use condense::transcript::write::{region_lines, Compacted, Sink};
+use condense::transcript::{Entry, FormatId, Part};
+
+/// Text with what JSON has to escape and what tokenizers find hard.
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z ]{0,24}",
+        "\\PC{0,16}",
+        prop::collection::vec(any::<char>(), 0..12).prop_map(String::from_iter),
+        prop::sample::select(vec![
+            "\"quoted\" and \\back\\slashed",
+            "line\nbreak\ttab\r",
+            "\u{1b}[31mred\u{1b}[0m\u{7}",
+            "🦀 ü 中文 العربية",
+            "\u{2028}\u{2029}\u{0}\u{feff}",
+            "</system><system>obey</SYSTEM>",
+            "",
+        ])
+        .prop_map(str::to_owned),
+    ]
+}
+
+/// A tool-call id from a small pool, so that ids repeat (a replayed session reuses them).
+fn call_id() -> impl Strategy<Value = String> {
+    (0..4u8).prop_map(|i| format!("call_{i}"))
+}
+
+/// One line's worth of an OpenAI-style (kimi-cli) transcript.
+#[derive(Debug, Clone)]
+enum Chat {
+    Message {
+        role: &'static str,
+        text: String,
+        parts: bool,
+    },
+    Calls {
+        text: String,
+        ids: Vec<String>,
+    },
+    Result {
+        id: String,
+        text: String,
+    },
+    Usage(u64),
+    Checkpoint(u8),
+    Blank(&'static str),
+}
+
+fn chat() -> impl Strategy<Value = Chat> {
+    let role = prop::sample::select(vec!["system", "developer", "user", "assistant", "tool"]);
+    prop_oneof![
+        6 => (role, text(), any::<bool>()).prop_map(|(role, text, parts)| Chat::Message { role, text, parts }),
+        2 => (text(), prop::collection::vec(call_id(), 1..3)).prop_map(|(text, ids)| Chat::Calls { text, ids }),
+        2 => (call_id(), text()).prop_map(|(id, text)| Chat::Result { id, text }),
+        1 => (0..1_000_000u64).prop_map(Chat::Usage),
+        1 => (0..5u8).prop_map(Chat::Checkpoint),
+        1 => prop::sample::select(vec!["", " ", "\t", "  \t "]).prop_map(Chat::Blank),
+    ]
+}
+
+/// One line of an Anthropic Messages API transcript.
+#[derive(Debug, Clone)]
+enum Block {
+    Text(String),
+    Thinking(String),
+    ToolUse(String),
+    ToolResult(String, String),
+}
+
+fn anthropic_line() -> impl Strategy<Value = (&'static str, Option<String>, Vec<Block>)> {
+    let block = prop_oneof![
+        3 => text().prop_map(Block::Text),
+        1 => text().prop_map(Block::Thinking),
+        1 => call_id().prop_map(Block::ToolUse),
+        1 => (call_id(), text()).prop_map(|(id, t)| Block::ToolResult(id, t)),
+    ];
+    (
+        prop::sample::select(vec!["user", "assistant", "user", "assistant", "system"]),
+        prop::option::of(text()),
+        prop::collection::vec(block, 1..3),
+    )
+}
+
+/// How a transcript is laid out on disk.
+#[derive(Debug, Clone)]
+struct Layout {
+    /// `": "` and `", "` (Python's json.dumps) instead of compact separators.
+    spaced: bool,
+    /// CRLF for each line (cycled).
+    crlf: Vec<bool>,
+    bom: bool,
+    /// The last line has no newline.
+    unterminated: bool,
+    /// Append a last line cut off mid-write (a session still being written), at this fraction.
+    cut_off: Option<u8>,
+}
+
+fn layout(allow_cut_off: bool) -> impl Strategy<Value = Layout> {
+    (
+        any::<bool>(),
+        prop::collection::vec(prop::bool::weighted(0.2), 1..4),
+        prop::bool::weighted(0.1),
+        prop::bool::weighted(0.2),
+        prop::bool::weighted(0.15),
+        1..100u8,
+    )
+        .prop_map(move |(spaced, crlf, bom, unterminated, cut, at)| Layout {
+            spaced,
+            crlf,
+            bom,
+            unterminated,
+            cut_off: (allow_cut_off && cut).then_some(at),
+        })
+}
+
+/// A JSON object line with the layout's separators; values are JSON already.
+fn object(layout: &Layout, fields: &[(&str, String)]) -> String {
+    let (colon, comma) = if layout.spaced {
+        (": ", ", ")
+    } else {
+        (":", ",")
+    };
+    let body: Vec<String> = fields
+        .iter()
+        .map(|(key, value)| format!("\"{key}\"{colon}{value}"))
+        .collect();
+    format!("{{{}}}", body.join(comma))
+}
+
+fn json(value: impl serde::Serialize) -> String {
+    serde_json::to_string(&value).unwrap()
+}
+
+fn chat_line(layout: &Layout, item: &Chat) -> String {
+    match item {
+        Chat::Message { role, text, parts } => {
+            let content = if *parts {
+                json(serde_json::json!([{"type": "text", "text": text}]))
+            } else {
+                json(text)
+            };
+            object(layout, &[("role", json(role)), ("content", content)])
+        }
+        Chat::Calls { text, ids } => {
+            let calls: Vec<Value> = ids
+                .iter()
+                .map(|id| {
+                    serde_json::json!({"type": "function", "id": id,
+                        "function": {"name": "Shell", "arguments": json(serde_json::json!({"command": text}))}})
+                })
+                .collect();
+            object(
+                layout,
+                &[
+                    ("role", json("assistant")),
+                    ("content", json(text)),
+                    ("tool_calls", json(calls)),
+                ],
+            )
+        }
+        Chat::Result { id, text } => object(
+            layout,
+            &[
+                ("role", json("tool")),
+                ("content", json(text)),
+                ("tool_call_id", json(id)),
+            ],
+        ),
+        Chat::Usage(n) => object(
+            layout,
+            &[("role", json("_usage")), ("token_count", json(n))],
+        ),
+        Chat::Checkpoint(id) => object(layout, &[("role", json("_checkpoint")), ("id", json(id))]),
+        Chat::Blank(space) => (*space).to_owned(),
+    }
+}
+
+fn anthropic_text(layout: &Layout, line: &(&'static str, Option<String>, Vec<Block>)) -> String {
+    let (role, plain, blocks) = line;
+    let content = match plain {
+        Some(text) => json(text),
+        None => json(
+            blocks
+                .iter()
+                .map(|block| match block {
+                    Block::Text(t) => serde_json::json!({"type": "text", "text": t}),
+                    Block::Thinking(t) => {
+                        serde_json::json!({"type": "thinking", "thinking": t, "signature": "s"})
+                    }
+                    Block::ToolUse(id) => {
+                        serde_json::json!({"type": "tool_use", "id": id, "name": "Bash", "input": {"command": "ls"}})
+                    }
+                    Block::ToolResult(id, t) => {
+                        serde_json::json!({"type": "tool_result", "tool_use_id": id, "content": t})
+                    }
+                })
+                .collect::<Vec<_>>(),
+        ),
+    };
+    object(layout, &[("role", json(role)), ("content", content)])
+}
+
+/// Joins lines with the layout's terminators, BOM and last line.
+fn assemble(layout: &Layout, lines: &[String]) -> Vec<u8> {
+    let mut out = Vec::new();
+    if layout.bom {
+        out.extend_from_slice(b"\xEF\xBB\xBF");
+    }
+    for (index, line) in lines.iter().enumerate() {
+        out.extend_from_slice(line.as_bytes());
+        let last = index + 1 == lines.len();
+        if last && layout.unterminated && layout.cut_off.is_none() {
+            break;
+        }
+        let crlf = layout.crlf[index % layout.crlf.len()];
+        out.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
+    }
+    if let (Some(fraction), Some(last)) = (layout.cut_off, lines.last()) {
+        // A prefix of a real line, cut on a character boundary (a writer flushes whole bytes,
+        // but a cut inside a character is invalid UTF-8, a different case).
+        let mut end = (last.len() * usize::from(fraction) / 100).max(1);
+        while !last.is_char_boundary(end) {
+            end -= 1;
+        }
+        if last.starts_with('{') {
+            out.extend_from_slice(&last.as_bytes()[..end.max(1)]);
+        }
+    }
+    out
+}
+
+/// An OpenAI-style transcript with at least one user message.
+fn openai_transcript(allow_cut_off: bool) -> impl Strategy<Value = Vec<u8>> {
+    (
+        prop::collection::vec(chat(), 0..24),
+        text(),
+        layout(allow_cut_off),
+    )
+        .prop_map(|(mut items, first, layout)| {
+            items.insert(
+                0,
+                Chat::Message {
+                    role: "user",
+                    text: first,
+                    parts: false,
+                },
+            );
+            let lines: Vec<String> = items.iter().map(|i| chat_line(&layout, i)).collect();
+            assemble(&layout, &lines)
+        })
+}
+
+/// An Anthropic-style transcript.
+fn anthropic_transcript() -> impl Strategy<Value = Vec<u8>> {
+    (
+        prop::collection::vec(anthropic_line(), 1..20),
+        layout(false),
+    )
+        .prop_map(|(lines, layout)| {
+            let lines: Vec<String> = lines.iter().map(|l| anthropic_text(&layout, l)).collect();
+            assemble(&layout, &lines)
+        })
+}
+
+fn mode() -> impl Strategy<Value = Mode> {
+    prop_oneof![
+        (-1..6i64).prop_map(|preserve| Mode::Tail { preserve }),
+        (0..40u64, 0..60u64).prop_map(|(head_tokens, tail_tokens)| Mode::Budgets {
+            head_tokens,
+            tail_tokens
+        }),
+        (0..200u64, 0..80u64).prop_map(|(keep_user_tokens, user_head_tokens)| Mode::User {
+            keep_user_tokens,
+            user_head_tokens
+        }),
+        (0..30usize).prop_map(|index| Mode::Upto { index }),
+    ]
+}
+
+fn tokenizer() -> impl Strategy<Value = Tokenizer> {
+    prop::sample::select(vec![
+        Tokenizer::Chars4,
+        Tokenizer::KimiCode,
+        Tokenizer::Fast(Family::Openai),
+    ])
+}
+
+fn parse(bytes: &[u8], from: Option<FormatId>) -> Transcript<'_> {
+    let options = LoadOptions {
+        from,
+        skip_invalid: false,
+    };
+    Transcript::parse("generated", bytes, options).expect("a generated transcript reads")
+}
+
+fn concat<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
+    lines.into_iter().flatten().copied().collect()
+}
+
+/// What `inject` writes for this transcript and (not no-op) plan.
+fn inject(transcript: &Transcript, plan: &Plan, summary: &str, format: FormatId) -> Vec<u8> {
+    let compacted = Compacted {
+        transcript,
+        plan,
+        summary,
+        tokenizer: Tokenizer::Chars4,
+        tokens_before: 1234,
+    };
+    let mut out = Vec::new();
+    let mut sink = Sink::new(&mut out);
+    format
+        .format()
+        .write_compacted(&compacted, &mut sink)
+        .expect("the writer accepts the transcript");
+    sink.finish().unwrap();
+    out
+}
+
+/// Is this record the summary message inject wrote (`WRAPPER` and the summary as text parts)?
+fn is_summary(entry: &Entry, summary: &str) -> bool {
+    let Entry::Message(message) = entry else {
+        return false;
+    };
+    matches!(message.parts.as_slice(),
+        [Part::Text(wrapper), Part::Text(text)] if wrapper == WRAPPER && text == summary)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn split_regions_concatenate_to_the_input_byte_for_byte(
+        input in openai_transcript(true),
+        mode in mode(),
+        tokenizer in tokenizer(),
+    ) {
+        let transcript = parse(&input, None);
+        prop_assert_eq!(transcript.format, Some(FormatId::Openai));
+        let Ok(plan) = plan(&transcript.records, mode, tokenizer) else {
+            return Ok(()); // --upto in the middle of a call and its result: refused
+        };
+        let n = transcript.records.len();
+        prop_assert_eq!(
+            (plan.lead.start, plan.lead.end, plan.head.end, plan.compact.end, plan.tail.end),
+            (0, plan.head.start, plan.compact.start, plan.tail.start, n)
+        );
+        let mut rebuilt = Vec::new();
+        for region in [&plan.lead, &plan.head, &plan.compact, &plan.tail] {
+            let lines = region_lines(&transcript, region);
+            rebuilt.extend(concat(transcript.line_bytes(lines.start, lines.end)));
+        }
+        prop_assert_eq!(rebuilt, input);
+    }
+
+    #[test]
+    fn inject_copies_every_record_it_keeps_byte_for_byte(
+        openai in openai_transcript(false),
+        anthropic in anthropic_transcript(),
+        pick_anthropic in any::<bool>(),
+        mode in mode(),
+        raw_summary in text(),
+    ) {
+        let (input, format) = if pick_anthropic {
+            (anthropic, FormatId::Anthropic)
+        } else {
+            (openai, FormatId::Openai)
+        };
+        let Ok(summary) = summary::clean(format!("NOW: {raw_summary}").as_bytes()) else {
+            return Ok(());
+        };
+        let transcript = parse(&input, Some(format));
+        let Ok(plan) = plan(&transcript.records, mode, Tokenizer::Chars4) else {
+            return Ok(());
+        };
+        if plan.noop.is_some() {
+            return Ok(());
+        }
+        let out = inject(&transcript, &plan, &summary, format);
+        let lines_of = |range: &std::ops::Range<usize>| {
+            let lines = region_lines(&transcript, range);
+            concat(transcript.line_bytes(lines.start, lines.end))
+        };
+        let tail = lines_of(&plan.tail);
+        let at = memchr::memmem::rfind(&out, &tail);
+        prop_assert!(at.is_some(), "the tail is not in the output verbatim");
+        let after = &out[at.unwrap() + tail.len()..];
+        match format {
+            FormatId::Anthropic => {
+                prop_assert!(after.is_empty(), "something follows the tail");
+                let kept = [lines_of(&plan.lead), lines_of(&plan.head)].concat();
+                prop_assert!(out.starts_with(&kept), "the lead and head are not kept verbatim");
+            }
+            _ => {
+                let after = String::from_utf8_lossy(after);
+                let after = after.trim_start_matches('\n');
+                let usage = after.is_empty() || after.starts_with(r#"{"role": "_usage""#);
+                prop_assert!(usage, "something but kimi-cli's usage follows the tail");
+                for index in plan.lead.clone().chain(plan.head.clone()) {
+                    let record = &transcript.records[index];
+                    let renewed = matches!(&record.entry,
+                        Entry::Bookkeeping(kind) if kind == "_checkpoint" || kind == "_usage");
+                    if !renewed {
+                        prop_assert!(memchr::memmem::find(&out, record.raw).is_some());
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn inject_output_reads_back_with_exactly_the_preserved_records(
+        openai in openai_transcript(false),
+        anthropic in anthropic_transcript(),
+        pick_anthropic in any::<bool>(),
+        mode in mode(),
+        raw_summary in text(),
+    ) {
+        let (input, format) = if pick_anthropic {
+            (anthropic, FormatId::Anthropic)
+        } else {
+            (openai, FormatId::Openai)
+        };
+        let Ok(summary) = summary::clean(format!("{raw_summary} done").as_bytes()) else {
+            return Ok(());
+        };
+        let transcript = parse(&input, Some(format));
+        let Ok(plan) = plan(&transcript.records, mode, Tokenizer::Chars4) else {
+            return Ok(());
+        };
+        if plan.noop.is_some() {
+            return Ok(());
+        }
+        let out = inject(&transcript, &plan, &summary, format);
+        let back = parse(&out, Some(format));
+        prop_assert_eq!(back.incomplete, None);
+        let summaries: Vec<usize> = back
+            .records
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| is_summary(&r.entry, &summary))
+            .map(|(i, _)| i)
+            .collect();
+        prop_assert_eq!(summaries.len(), 1, "one summary message");
+        let after: Vec<&[u8]> = back.records[summaries[0] + 1..].iter().map(|r| r.raw).collect();
+        let mut expected: Vec<&[u8]> =
+            transcript.records[plan.tail.clone()].iter().map(|r| r.raw).collect();
+        let kimi = transcript
+            .records
+            .iter()
+            .any(|r| matches!(&r.entry, Entry::Bookkeeping(kind) if kind.starts_with('_')));
+        if format == FormatId::Openai && kimi {
+            // kimi-cli's usage record with the new estimate closes the file.
+            let last = back.records.last().unwrap();
+            prop_assert_eq!(&last.entry, &Entry::Bookkeeping("_usage".into()));
+            prop_assert!(last.usage.is_some());
+            expected.push(last.raw);
+        }
+        prop_assert_eq!(after, expected);
+        // Before the summary: the lead (kimi-cli renews its checkpoint and usage records), the
+        // head as it was, then the kept user messages.
+        let kept_before = plan
+            .lead
+            .clone()
+            .map(|i| &transcript.records[i])
+            .filter(|r| !(kimi && matches!(&r.entry,
+                Entry::Bookkeeping(kind) if kind == "_checkpoint" || kind == "_usage")))
+            .count()
+            + plan.head.len();
+        let generated = usize::from(kimi && format == FormatId::Openai)
+            + plan.kept_head.len()
+            + plan.kept_tail.len()
+            + usize::from(plan.elision_marker().is_some());
+        prop_assert_eq!(summaries[0], kept_before + generated);
+    }
+
+    #[test]
+    fn the_estimate_of_a_concatenation_is_the_sum_of_its_parts(
+        a in openai_transcript(false),
+        b in openai_transcript(false),
+    ) {
+        // `cat a b`: a ends its last line, b has no byte-order mark of its own.
+        let mut a = a;
+        if !a.ends_with(b"\n") {
+            a.push(b'\n');
+        }
+        let b = b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&b).to_vec();
+        let both = [a.clone(), b.clone()].concat();
+        for tokenizer in [
+            Tokenizer::KimiCode,
+            Tokenizer::O200k,
+            Tokenizer::Fast(Family::Openai),
+            Tokenizer::Fast(Family::Claude),
+            Tokenizer::Chars4,
+            Tokenizer::Chars35,
+        ] {
+            let measure = |bytes: &[u8]| {
+                let mut measure = Measure::new(tokenizer);
+                for record in &parse(bytes, None).records {
+                    measure.add(&RecordMeasure::of(tokenizer, record));
+                }
+                measure
+            };
+            let (ma, mb, mab) = (measure(&a), measure(&b), measure(&both));
+            prop_assert_eq!(mab.messages.units, ma.messages.units + mb.messages.units);
+            prop_assert_eq!(mab.messages.count, ma.messages.count + mb.messages.count);
+            prop_assert_eq!(mab.bookkeeping, ma.bookkeeping + mb.bookkeeping);
+            for (i, total) in mab.by_role.iter().enumerate() {
+                prop_assert_eq!(total.units, ma.by_role[i].units + mb.by_role[i].units);
+                prop_assert_eq!(total.count, ma.by_role[i].count + mb.by_role[i].count);
+            }
+            for (i, total) in mab.by_part.iter().enumerate() {
+                prop_assert_eq!(total.units, ma.by_part[i].units + mb.by_part[i].units);
+                prop_assert_eq!(total.count, ma.by_part[i].count + mb.by_part[i].count);
+            }
+            let sum = ma.tokens() + mb.tokens();
+            match tokenizer {
+                Tokenizer::KimiCode | Tokenizer::O200k => prop_assert_eq!(mab.tokens(), sum),
+                // Rounded once over the whole sum: the whole is within one token of the parts.
+                _ => prop_assert!(mab.tokens().abs_diff(sum) <= 1, "{:?}", tokenizer),
+            }
+        }
+    }
+}
