@@ -125,15 +125,9 @@ fn longest_fitting(max: usize, fits: impl Fn(usize) -> bool) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::{Entry, Message, Role};
+    use crate::transcript::Role;
 
-    fn record(role: Role, text: &str) -> Record<'static> {
-        Record::new(
-            1,
-            b"",
-            Entry::Message(Message::new(role, vec![Part::Text(text.to_owned().into())])),
-        )
-    }
+    use crate::transcript::model::testing::text_record as record;
 
     #[test]
     fn the_document_has_the_acf_sections_in_order() {

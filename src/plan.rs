@@ -584,13 +584,7 @@ mod tests {
     use super::*;
     use crate::transcript::{Entry, Message, Part};
 
-    fn record(role: Role, text: &str) -> Record<'static> {
-        Record::new(
-            0,
-            b"",
-            Entry::Message(Message::new(role, vec![Part::Text(text.to_owned().into())])),
-        )
-    }
+    use crate::transcript::model::testing::text_record as record;
 
     fn tail(records: &[Record], preserve: i64) -> Plan {
         plan(records, Mode::Tail { preserve }, Tokenizer::Chars4).unwrap()

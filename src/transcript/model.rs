@@ -285,6 +285,15 @@ pub(crate) mod testing {
 
     use crate::transcript::DETECT_LINES;
 
+    /// A main-chain message record holding one text.
+    pub fn text_record(role: Role, text: &str) -> super::Record<'static> {
+        super::Record::new(
+            0,
+            b"",
+            super::Entry::Message(Message::new(role, vec![Part::Text(text.to_owned().into())])),
+        )
+    }
+
     /// Parses literal lines, as detection sees them.
     pub fn head(lines: &[&str]) -> Vec<Value> {
         lines
