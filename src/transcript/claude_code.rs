@@ -34,9 +34,10 @@
 //! from the last line and stop at the boundary. Every line before the tail is kept as it was;
 //! then come a `compact_boundary` system line (`parentUuid` null, `logicalParentUuid` naming
 //! the last main-chain line with a uuid before the tail, `compactMetadata` with trigger
-//! `manual` and the context size before), the summary as an `isCompactSummary` user line
-//! chained to the boundary, its text opening with Claude Code's marker sentence, and in user
-//! mode the kept user messages, chained one after another. The new lines copy `userType`,
+//! `manual` and the context size before), in user mode the kept user messages chained one
+//! after another (before the summary, as kimi-code orders them), and the summary as an
+//! `isCompactSummary` user line, its text opening with Claude Code's marker sentence. The new
+//! lines copy `userType`,
 //! `cwd`, `sessionId`, `version`, `gitBranch`, `slug`, `entrypoint` and `timestamp` verbatim
 //! from that last line (whichever it has) and get uuids derived from the compaction, so the
 //! same input gives the same output. The tail follows byte for byte, except that its first
@@ -124,8 +125,8 @@ impl Format for ClaudeCode {
     }
 
     /// As Claude Code's own `/compact` appends to a session: every line before the tail stays,
-    /// then a `compact_boundary` line, the summary line chained to it, the kept user messages
-    /// (user mode) chained after it, and the tail, whose first main-chain line is re-pointed at
+    /// then a `compact_boundary` line, the kept user messages (user mode) chained to it, the
+    /// summary line chained after them, and the tail, whose first main-chain line is re-pointed at
     /// the last new line. See the module docs.
     fn write_compacted(&self, compacted: &Compacted, out: &mut Sink) -> Result<()> {
         let records = compacted.records();
@@ -176,25 +177,9 @@ impl Format for ClaudeCode {
         };
         push_line(out, &serde_json::to_vec(&boundary)?);
 
-        let summary_uuid = derived_uuid(&seed, "summary");
-        let summary_text = format!("{SUMMARY_LEAD}\n\n{}", compacted.summary);
-        let summary = UserLine {
-            parent_uuid: &boundary_uuid,
-            is_sidechain: false,
-            envelope: &envelope,
-            kind: "user",
-            message: UserMessage {
-                role: "user",
-                content: &summary_text,
-            },
-            is_visible_in_transcript_only: Some(true),
-            is_compact_summary: Some(true),
-            uuid: &summary_uuid,
-            timestamp,
-        };
-        push_line(out, &serde_json::to_vec(&summary)?);
-
-        let mut last_uuid = summary_uuid;
+        // Kept user messages (user mode) come before the summary, as kimi-code orders them: its
+        // elision marker tells the model the summary is at the end.
+        let mut last_uuid = boundary_uuid;
         for (index, text) in compacted.kept_user_texts().iter().enumerate() {
             let uuid = derived_uuid(&seed, &format!("kept-{index}"));
             let kept = UserLine {
@@ -214,6 +199,25 @@ impl Format for ClaudeCode {
             push_line(out, &serde_json::to_vec(&kept)?);
             last_uuid = uuid;
         }
+
+        let summary_uuid = derived_uuid(&seed, "summary");
+        let summary_text = format!("{SUMMARY_LEAD}\n\n{}", compacted.summary);
+        let summary = UserLine {
+            parent_uuid: &last_uuid,
+            is_sidechain: false,
+            envelope: &envelope,
+            kind: "user",
+            message: UserMessage {
+                role: "user",
+                content: &summary_text,
+            },
+            is_visible_in_transcript_only: Some(true),
+            is_compact_summary: Some(true),
+            uuid: &summary_uuid,
+            timestamp,
+        };
+        push_line(out, &serde_json::to_vec(&summary)?);
+        let last_uuid = summary_uuid;
 
         let mut tail = compacted.tail_lines().into_iter();
         let parent = serde_json::to_string(&last_uuid)?;
@@ -886,12 +890,13 @@ mod tests {
                 || (!line.ends_with(b"\n") && full(i).strip_suffix(b"\n") == Some(line));
             assert!(unchanged, "{name}: line {i} changed");
         }
+        // The boundary, the kept user messages (user mode), then the summary.
         let boundary = output.lines[before.len()].text;
-        let summary = output.lines[before.len() + 1].text;
         let kept_texts = compacted.kept_user_texts();
         let kept: Vec<&[u8]> = (0..kept_texts.len())
-            .map(|i| output.lines[before.len() + 2 + i].text)
+            .map(|i| output.lines[before.len() + 1 + i].text)
             .collect();
+        let summary = output.lines[before.len() + 1 + kept.len()].text;
         let tail_start = before.len() + 2 + kept.len();
         let tail = compacted.tail_lines();
         assert_eq!(output.lines.len(), tail_start + tail.len(), "{name}");
@@ -902,7 +907,7 @@ mod tests {
         }
 
         // The tail, byte for byte, but for one re-pointed parentUuid.
-        let last_new = top_level_str(kept.last().copied().unwrap_or(summary), "uuid").unwrap();
+        let last_new = top_level_str(summary, "uuid").unwrap();
         let first_chained = tail.iter().position(|line| {
             !is_sidechain_line(line) && top_level_value(line, "parentUuid").is_some()
         });
@@ -955,7 +960,11 @@ mod tests {
             serde_json::json!({"trigger": "manual", "preTokens": 155_250})
         );
         let summary_value: Value = serde_json::from_slice(summary).unwrap();
-        assert_eq!(summary_value["parentUuid"], boundary_value["uuid"]);
+        let summary_parent = kept.last().copied().unwrap_or(boundary);
+        assert_eq!(
+            summary_value["parentUuid"].as_str(),
+            top_level_str(summary_parent, "uuid").as_deref()
+        );
         let text = summary_value["message"]["content"].as_str().unwrap();
         assert!(text.starts_with(
             "This session is being continued from a previous conversation that ran out of context. "
@@ -971,8 +980,8 @@ mod tests {
             });
         }
 
-        // Following parentUuid back from the last main-chain line reaches the summary, then
-        // the boundary, whose parentUuid is null.
+        // Following parentUuid back from the last main-chain line reaches the summary, the
+        // kept user messages, then the boundary, whose parentUuid is null.
         let mut parents = std::collections::HashMap::new();
         for line in &output.lines {
             if let Some(uuid) = top_level_str(line.text, "uuid") {
@@ -1013,7 +1022,7 @@ mod tests {
             "{name}"
         );
         assert_eq!(
-            chain[n - 2],
+            chain[n - 2 - kept.len()],
             summary_value["uuid"].as_str().unwrap(),
             "{name}"
         );
