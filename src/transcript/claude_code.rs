@@ -58,7 +58,8 @@ use serde_json::Value;
 
 use super::blocks::{push_anthropic_content, AnthropicBlock, LenientU64, StrOrSeq};
 use super::write::{
-    derived_uuid, push_kept, push_line, replace_top_level, top_level_value, Compacted, Sink,
+    derived_uuid, push_kept, push_line, replace_top_level, top_level_fields, top_level_value,
+    Compacted, Sink,
 };
 use super::{str_field, Entry, Format, Message, Record, Role, Usage};
 
@@ -79,6 +80,49 @@ struct Line<'a> {
     request_id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     message: Option<&'a RawValue>,
+}
+
+/// The raw JSON text of the envelope fields a line's reading needs.
+#[derive(Default)]
+struct Fields<'a> {
+    kind: Option<&'a str>,
+    subtype: Option<&'a str>,
+    is_sidechain: Option<&'a str>,
+    request_id: Option<&'a str>,
+    message: Option<&'a str>,
+}
+
+impl<'a> Fields<'a> {
+    /// The fields, found by walking the line's top level without parsing what is skipped:
+    /// lines carry whole files in `toolUseResult`, which a full parse would scan twice as
+    /// slowly. A line the walk cannot follow goes to serde_json, which says what is wrong.
+    fn of(text: &'a str) -> Result<Self> {
+        let Some(found) = top_level_fields(text.as_bytes()) else {
+            let line: Line<'a> = serde_json::from_str(text)?;
+            let get = |raw: Option<&'a RawValue>| raw.map(RawValue::get);
+            return Ok(Fields {
+                kind: get(line.kind),
+                subtype: get(line.subtype),
+                is_sidechain: get(line.is_sidechain),
+                request_id: get(line.request_id),
+                message: get(line.message),
+            });
+        };
+        let mut fields = Fields::default();
+        // The first of a repeated key wins, as serde's borrowed reading would reject it anyway.
+        for (key, span) in found {
+            let slot = match key {
+                b"type" => &mut fields.kind,
+                b"subtype" => &mut fields.subtype,
+                b"isSidechain" => &mut fields.is_sidechain,
+                b"requestId" => &mut fields.request_id,
+                b"message" => &mut fields.message,
+                _ => continue,
+            };
+            slot.get_or_insert(&text[span]);
+        }
+        Ok(fields)
+    }
 }
 
 /// The parts of an API message a message line needs; `role`, `stop_reason` … are skipped.
@@ -243,7 +287,7 @@ impl Format for ClaudeCode {
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
-        let event: Line<'a> = serde_json::from_str(text)?;
+        let event = Fields::of(text)?;
         let Some(kind) = raw_str(event.kind) else {
             bail!("line has no \"type\"");
         };
@@ -263,10 +307,10 @@ impl Format for ClaudeCode {
             _ => return Ok(Record::new(line, text.as_bytes(), Entry::Bookkeeping(kind))),
         };
 
-        let Some(raw_message) = event.message.filter(|raw| raw.get().starts_with('{')) else {
+        let Some(raw_message) = event.message.filter(|raw| raw.starts_with('{')) else {
             bail!("{} line has no \"message\" object", role.as_str());
         };
-        let message: ApiMessage<'a> = serde_json::from_str(raw_message.get())?;
+        let message: ApiMessage<'a> = serde_json::from_str(raw_message)?;
         let usage = match role {
             Role::Assistant => response_usage(&message, raw_str(event.request_id)),
             _ => None,
@@ -277,7 +321,7 @@ impl Format for ClaudeCode {
             line,
             text.as_bytes(),
             Entry::Message(Message {
-                sidechain: event.is_sidechain.is_some_and(|raw| raw.get() == "true"),
+                sidechain: event.is_sidechain == Some("true"),
                 ..Message::new(role, parts)
             }),
         );
@@ -405,14 +449,31 @@ struct UserMessage<'r> {
 
 /// The string a raw JSON value holds, or `None` when it is not a string. Borrows unless the
 /// string has escapes.
-fn raw_str(raw: Option<&RawValue>) -> Option<Cow<'_, str>> {
-    let json = raw?.get();
+fn raw_str<'r>(raw: Option<&'r (impl AsRawJson + ?Sized)>) -> Option<Cow<'r, str>> {
+    let json = raw?.json();
     if !json.starts_with('"') {
         return None;
     }
     match serde_json::from_str::<&str>(json) {
         Ok(text) => Some(Cow::Borrowed(text)),
         Err(_) => serde_json::from_str::<String>(json).ok().map(Cow::Owned),
+    }
+}
+
+/// JSON text kept raw: a `RawValue`, or a span of a line.
+trait AsRawJson {
+    fn json(&self) -> &str;
+}
+
+impl AsRawJson for RawValue {
+    fn json(&self) -> &str {
+        self.get()
+    }
+}
+
+impl AsRawJson for str {
+    fn json(&self) -> &str {
+        self
     }
 }
 

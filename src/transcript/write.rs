@@ -310,12 +310,48 @@ fn skip_space(line: &[u8], mut i: usize) -> usize {
 
 /// The index just past the string starting at `i` (which must be a quote).
 fn skip_string(line: &[u8], i: usize) -> Option<usize> {
+    // memchr2 jumps over long strings (file contents in tool output) many bytes at a time.
     let mut j = i + 1;
     loop {
-        match *line.get(j)? {
+        j += memchr::memchr2(b'"', b'\\', line.get(j..)?)?;
+        match line[j] {
             b'\\' => j += 2,
-            b'"' => return Some(j + 1),
-            _ => j += 1,
+            _ => return Some(j + 1),
+        }
+    }
+}
+
+/// The top-level fields of a JSON object line, as (key as written, value span) pairs, in
+/// order; `None` when the line is not an object this scanner can walk (the caller then lets
+/// serde_json say what is wrong). Values are skipped, not validated.
+pub fn top_level_fields(line: &[u8]) -> Option<Vec<(&[u8], Range<usize>)>> {
+    let mut fields = Vec::new();
+    let mut i = skip_space(line, 0);
+    if line.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = skip_space(line, i + 1);
+    if line.get(i) == Some(&b'}') {
+        return (skip_space(line, i + 1) == line.len()).then_some(fields);
+    }
+    loop {
+        if line.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_end = skip_string(line, i)?;
+        let key = &line[i + 1..key_end - 1];
+        i = skip_space(line, key_end);
+        if line.get(i) != Some(&b':') {
+            return None;
+        }
+        let value_start = skip_space(line, i + 1);
+        let value_end = skip_value(line, value_start)?;
+        fields.push((key, value_start..value_end));
+        i = skip_space(line, value_end);
+        match line.get(i) {
+            Some(b',') => i = skip_space(line, i + 1),
+            Some(b'}') if skip_space(line, i + 1) == line.len() => return Some(fields),
+            _ => return None,
         }
     }
 }
