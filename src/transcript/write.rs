@@ -416,6 +416,39 @@ mod tests {
     }
 
     #[test]
+    fn top_level_fields_walks_one_level_and_refuses_what_is_not_an_object() {
+        let line =
+            br#" { "type" : "user", "x": {"type": "inner", "s": "a\"}b"}, "n": [1, {"m": 2}] } "#;
+        let fields = top_level_fields(line).unwrap();
+        let found: Vec<(&[u8], &[u8])> = fields
+            .iter()
+            .map(|(k, span)| (*k, &line[span.clone()]))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                (&b"type"[..], &br#""user""#[..]),
+                (&b"x"[..], &br#"{"type": "inner", "s": "a\"}b"}"#[..]),
+                (&b"n"[..], &br#"[1, {"m": 2}]"#[..]),
+            ]
+        );
+        assert_eq!(top_level_fields(b"{}").unwrap().len(), 0);
+        for bad in [
+            &b"[1]"[..],
+            b"{\"a\":1",
+            b"{\"a\":1} x",
+            b"{\"a\" 1}",
+            b"{\"a\":\"b}",
+        ] {
+            assert!(
+                top_level_fields(bad).is_none(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[test]
     fn derived_uuids_are_stable_unique_and_v4_shaped() {
         let a = derived_uuid("seed", "boundary");
         assert_eq!(a, derived_uuid("seed", "boundary"));
