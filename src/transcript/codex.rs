@@ -960,11 +960,8 @@ fn is_initial_context(item: &RawValue) -> bool {
 mod tests {
 
     use super::*;
-    use crate::transcript::claude_code::ClaudeCode;
-    use crate::transcript::gemini::Gemini;
     use crate::transcript::model::testing;
     use crate::transcript::model::testing::{corpus, corpus_head, head, read_all};
-    use crate::transcript::pi::Pi;
 
     fn read(text: &str) -> Record<'_> {
         Codex.read(1, text).unwrap()
@@ -1438,9 +1435,6 @@ mod tests {
         let lines = corpus("codex/agent-sessions-small.jsonl");
         let head = corpus_head(&lines);
         assert!(Codex.detect(&head));
-        for other in [&ClaudeCode as &dyn Format, &Pi, &Gemini] {
-            assert!(!other.detect(&head));
-        }
         let (records, (messages, compactions, usages)) = read_all(&Codex, &lines);
         // Counted with jq:
         //   messages (response items of the types read as messages, plus `compacted`):
@@ -1467,22 +1461,6 @@ mod tests {
         // outputs "match" trimmed calls only because every trimmed id is the same text.
         let links = testing::links(records.iter().filter_map(Record::message));
         assert_eq!((links.results, links.orphans), (6, 1));
-    }
-
-    #[test]
-    fn leaves_other_corpora_alone() {
-        for path in [
-            "claude-code/claude-code-viewer-5c0375b4.jsonl",
-            "claude-code/claude-code-viewer-fe5e1c67.jsonl",
-            "claude-code/entireio-cli-a6e4c2a0fbd1.jsonl",
-            "claude-code/kimi-cli-5b2c427a42e0.jsonl",
-            "openai-chat/kimi-cli-swebench-531d195b.jsonl",
-            "openai-chat/kimi-cli-swebench-531d195b_read_1.jsonl",
-            "pi/pi-mono-large-session.jsonl",
-            "gemini-cli/agent-sessions-jsonl_v040.jsonl",
-        ] {
-            assert!(!Codex.detect(&corpus_head(&corpus(path))), "{path}");
-        }
     }
 
     mod write_back {

@@ -108,3 +108,58 @@ pub fn detect(head: &[Value]) -> Option<FormatId> {
 pub(crate) fn str_field<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
     value.get(key).and_then(Value::as_str)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::model::testing::{corpus, corpus_head};
+
+    /// Every real transcript is recognised by its own format's detector and by no other, so
+    /// detection does not depend on the order formats are tried in.
+    #[test]
+    fn each_corpus_file_matches_exactly_its_own_format() {
+        let files = [
+            (
+                "claude-code/claude-code-viewer-5c0375b4.jsonl",
+                FormatId::ClaudeCode,
+            ),
+            (
+                "claude-code/claude-code-viewer-fe5e1c67.jsonl",
+                FormatId::ClaudeCode,
+            ),
+            (
+                "claude-code/entireio-cli-a6e4c2a0fbd1.jsonl",
+                FormatId::ClaudeCode,
+            ),
+            (
+                "claude-code/kimi-cli-5b2c427a42e0.jsonl",
+                FormatId::ClaudeCode,
+            ),
+            ("codex/agent-sessions-small.jsonl", FormatId::Codex),
+            (
+                "gemini-cli/agent-sessions-jsonl_v040.jsonl",
+                FormatId::Gemini,
+            ),
+            (
+                "openai-chat/kimi-cli-swebench-531d195b.jsonl",
+                FormatId::Openai,
+            ),
+            (
+                "openai-chat/kimi-cli-swebench-531d195b_read_1.jsonl",
+                FormatId::Openai,
+            ),
+            ("pi/pi-mono-large-session.jsonl", FormatId::Pi),
+        ];
+        for (path, own) in files {
+            let head = corpus_head(&corpus(path));
+            for id in FormatId::DETECTION_ORDER {
+                assert_eq!(
+                    id.format().detect(&head),
+                    id == own,
+                    "{path}: {}",
+                    id.as_str()
+                );
+            }
+        }
+    }
+}
