@@ -274,6 +274,18 @@ fn an_empty_or_missing_summary_is_an_error_and_writes_nothing() {
     }
 }
 
+/// `condense inject --plan PLAN --summary SUMMARY SESSION`.
+fn inject_with_plan(plan: &Path, summary: &Path, session: &Path) -> assert_cmd::Command {
+    let mut command = condense();
+    command
+        .args(["inject", "--plan"])
+        .arg(plan)
+        .arg("--summary")
+        .arg(summary)
+        .arg(session);
+    command
+}
+
 #[test]
 fn records_appended_after_prompt_are_kept() {
     let dir = tempfile::tempdir().unwrap();
@@ -301,12 +313,7 @@ fn records_appended_after_prompt_are_kept() {
     grown.extend_from_slice(appended.as_bytes());
     std::fs::write(&session, &grown).unwrap();
     std::fs::write(&summary, "SUMMARY").unwrap();
-    let output = condense()
-        .args(["inject", "--plan"])
-        .arg(&plan)
-        .arg("--summary")
-        .arg(&summary)
-        .arg(&session)
+    let output = inject_with_plan(&plan, &summary, &session)
         .output()
         .unwrap();
     assert!(
@@ -326,12 +333,7 @@ fn records_appended_after_prompt_are_kept() {
             .unwrap()
             .replacen("ColumnTransformer", "ColumnTransformor", 1);
     std::fs::write(&session, changed).unwrap();
-    condense()
-        .args(["inject", "--plan"])
-        .arg(&plan)
-        .arg("--summary")
-        .arg(&summary)
-        .arg(&session)
+    inject_with_plan(&plan, &summary, &session)
         .assert()
         .code(1)
         .stdout("")
@@ -498,12 +500,7 @@ fn every_corpus_session_through_a_real_llm_cli() {
         let summary = dir.path().join("summary.md");
         std::fs::write(&summary, &reply.stdout).unwrap();
         let compacted = dir.path().join("compacted.jsonl");
-        let injected = condense()
-            .args(["inject", "--plan"])
-            .arg(&plan)
-            .arg("--summary")
-            .arg(&summary)
-            .arg(&session)
+        let injected = inject_with_plan(&plan, &summary, &session)
             .output()
             .unwrap();
         assert!(
