@@ -81,6 +81,12 @@ pub struct InputArgs {
     /// Skip malformed lines (and say how many on stderr) instead of failing.
     #[arg(long)]
     pub skip_invalid: bool,
+
+    /// Work on every record of the file, in file order, instead of the live context: the path
+    /// to the agent's active leaf since its latest compaction, without abandoned branches,
+    /// earlier epochs or sub-agent lines.
+    #[arg(long)]
+    pub whole_file: bool,
 }
 
 /// Which records a compaction keeps; shared by `split`, `prompt` and `inject` so the three

@@ -7,7 +7,9 @@
 //! ("the last usage figure plus the estimate of everything after it") depends on order.
 
 use crate::tokens::Tokenizer;
-use crate::transcript::{PartKind, Record, Role, Usage};
+use crate::transcript::classify::is_real_user_request;
+use crate::transcript::live::{Node, NodeMessage};
+use crate::transcript::{Link, PartKind, Record, Role, Usage};
 
 /// Counts of messages (or parts) and the estimator units they hold.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +38,8 @@ pub struct RecordMeasure {
     pub usage: Option<Usage>,
     /// True for the agent's own compaction marker.
     pub compaction: bool,
+    /// Its place in the session, for the live-context rules.
+    pub link: Link,
 }
 
 /// What one message contributes.
@@ -45,6 +49,8 @@ pub struct MessageMeasure {
     pub role: Role,
     /// True for a sub-agent message, which never reaches the main context.
     pub sidechain: bool,
+    /// True for a request a person typed.
+    pub user_turn: bool,
     /// Units of the whole message, role included.
     pub units: u64,
     /// Parts and units by part kind, indexed like [`PartKind::ALL`].
@@ -64,6 +70,7 @@ impl RecordMeasure {
             MessageMeasure {
                 role: message.role,
                 sidechain: message.sidechain,
+                user_turn: is_real_user_request(message),
                 units: crate::tokens::role_units(tokenizer, message.role) + part_units,
                 parts,
             }
@@ -73,6 +80,21 @@ impl RecordMeasure {
             message,
             usage: record.usage.clone(),
             compaction: record.compaction,
+            link: record.link.clone(),
+        }
+    }
+
+    /// What the live-context rules need of it.
+    pub fn node(&self) -> Node<'_> {
+        Node {
+            link: &self.link,
+            message: self.message.as_ref().map(|message| NodeMessage {
+                role: message.role,
+                sidechain: message.sidechain,
+                tool_result: message.parts[part_index(PartKind::ToolResult)].count > 0,
+                user_turn: message.user_turn,
+            }),
+            compaction: self.compaction,
         }
     }
 }
@@ -141,14 +163,25 @@ impl Measure {
         }
     }
 
-    /// Folds in the next record, in input order.
+    /// Folds in the next record, in file order: a compaction marker voids what came before it.
     pub fn add(&mut self, record: &RecordMeasure) {
         if record.compaction {
             self.context = ContextTracker::default();
         }
+        self.add_with(record, record.usage.as_ref());
+    }
+
+    /// Folds in the next record of a live context, in its order (see
+    /// [`crate::transcript::live`]); `usage_counts` says whether the usage figure the record
+    /// carries still describes this context.
+    pub fn add_live(&mut self, record: &RecordMeasure, usage_counts: bool) {
+        self.add_with(record, record.usage.as_ref().filter(|_| usage_counts));
+    }
+
+    fn add_with(&mut self, record: &RecordMeasure, usage: Option<&Usage>) {
         let Some(message) = &record.message else {
             self.bookkeeping += 1;
-            self.add_usage(record.usage.as_ref());
+            self.add_usage(usage);
             return;
         };
         if message.sidechain {
@@ -161,9 +194,9 @@ impl Measure {
             total.add(part.count, part.units);
         }
         self.context.since_compaction_units += message.units;
-        if record.usage.is_some() {
+        if usage.is_some() {
             // A message carrying usage is the response the figure measured: it is inside it.
-            self.add_usage(record.usage.as_ref());
+            self.add_usage(usage);
         } else {
             self.context.pending_units += message.units;
         }

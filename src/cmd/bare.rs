@@ -21,7 +21,7 @@ pub fn run(args: &BareArgs, out: &mut dyn Write) -> Result<Outcome> {
     let transcript = Transcript::parse(&source.name(), &bytes, load_options(&args.input))?;
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
-    let lines = bare(&extract(&transcript.records), args.budget, tokenizer);
+    let lines = bare(&extract(&transcript.context), args.budget, tokenizer);
     match args.format {
         BareFormat::Text => out.write_all(lines.lines().as_bytes())?,
         // The same values as the lines, `none` included, so `jq -r .test` prints what

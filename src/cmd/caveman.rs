@@ -21,7 +21,7 @@ pub fn run(args: &CavemanArgs, out: &mut dyn Write) -> Result<Outcome> {
     let transcript = Transcript::parse(&source.name(), &bytes, load_options(&args.input))?;
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
-    let summary = caveman(&extract(&transcript.records), args.budget, tokenizer);
+    let summary = caveman(&extract(&transcript.context), args.budget, tokenizer);
     match args.format {
         CavemanFormat::Markdown => out.write_all(summary.as_bytes())?,
         // The object `inject --summary` unwraps, so the two pipe together with no model.

@@ -1,9 +1,13 @@
 //! `condense estimate`: token counts, the context size and the compaction trigger.
 //!
 //! Files are measured in parallel and reported in argument order. Each file is streamed block
-//! by block (constant memory), the lines of a block are read and measured on all cores, and the
-//! measures are folded in line order. Nothing is printed until every file has been measured, so
-//! a bad line anywhere leaves stdout empty.
+//! by block, the lines of a block are read and measured on all cores, and the measures are
+//! folded in line order into the whole file's totals. Each record's measure is also kept (a
+//! small, fixed-size node, never its text) so that, once the whole file has been read, the
+//! live context can be found by the agent's own rule and folded in its order: that is what
+//! `tokens`, `messages`, `by_role`, `by_part` and `context` describe, while `file` keeps the
+//! totals of every line. Nothing is printed until every file has been measured, so a bad line
+//! anywhere leaves stdout empty.
 
 use std::io::Write;
 
@@ -16,6 +20,7 @@ use crate::input::{for_each_block, Line, Source};
 use crate::measure::{compaction_due, Measure, RecordMeasure};
 use crate::output::{self, Warnings};
 use crate::tokens::Tokenizer;
+use crate::transcript::live::{live, Live};
 use crate::transcript::read::{detect_format, read_line, BadLine};
 use crate::transcript::{FormatId, PartKind, Role};
 use crate::Outcome;
@@ -29,6 +34,7 @@ pub fn run(args: &EstimateArgs, out: &mut dyn Write) -> Result<Outcome> {
         skip_invalid: args.input.skip_invalid,
         tokenizer,
         per_message: args.per_message,
+        whole_file: args.input.whole_file,
     };
     let reports: Vec<FileReport> = sources
         .par_iter()
@@ -65,14 +71,20 @@ struct ReadOptions {
     skip_invalid: bool,
     tokenizer: Tokenizer,
     per_message: bool,
+    whole_file: bool,
 }
 
 /// Everything measured in one input.
 struct FileReport {
     name: String,
     format: Option<FormatId>,
+    /// The live context (or, with --whole-file, every record).
     measure: Measure,
-    /// Per-message rows, kept only for --per-message.
+    /// Every record of the file.
+    file: Measure,
+    /// Each record's measure, in file order, until the live context is known.
+    records: Vec<RecordMeasure>,
+    /// Per-message rows of the live context, kept only for --per-message.
     rows: Vec<MessageRow>,
     /// Malformed lines skipped under --skip-invalid: how many, and the first one's message.
     skipped: u64,
@@ -95,6 +107,8 @@ fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> 
         name: name.clone(),
         format: options.from,
         measure: Measure::new(options.tokenizer),
+        file: Measure::new(options.tokenizer),
+        records: Vec::new(),
         rows: Vec::new(),
         skipped: 0,
         first_skipped: None,
@@ -120,7 +134,10 @@ fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> 
             .collect();
         for result in measured {
             match result {
-                Ok(record) => report.add(&record, options.per_message),
+                Ok(record) => {
+                    report.file.add(&record);
+                    report.records.push(record);
+                }
                 Err((line, BadLine::Incomplete)) => report.incomplete_line = Some(line),
                 Err((line, BadLine::Invalid(error))) if options.skip_invalid => {
                     report.skipped += 1;
@@ -135,21 +152,37 @@ fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> 
         }
         Ok(())
     })?;
+    report.fold_live(options);
     Ok(report)
 }
 
 impl FileReport {
-    fn add(&mut self, record: &RecordMeasure, per_message: bool) {
-        if let (true, Some(message)) = (per_message, &record.message) {
-            self.rows.push(MessageRow {
-                index: self.rows.len(),
-                line: record.line,
-                role: message.role,
-                sidechain: message.sidechain,
-                units: message.units,
-            });
+    /// Folds the live context of the measured records into `measure` (and `rows`).
+    fn fold_live(&mut self, options: &ReadOptions) {
+        let records = std::mem::take(&mut self.records);
+        let live = match self.format {
+            Some(format) if !options.whole_file => {
+                let nodes: Vec<_> = records.iter().map(RecordMeasure::node).collect();
+                live(format, &nodes)
+            }
+            _ => Live {
+                marker: records.iter().rposition(|r| r.compaction),
+                ..Live::whole(records.len())
+            },
+        };
+        for &index in &live.order {
+            let record = &records[index];
+            if let (true, Some(message)) = (options.per_message, &record.message) {
+                self.rows.push(MessageRow {
+                    index: self.rows.len(),
+                    line: record.line,
+                    role: message.role,
+                    sidechain: message.sidechain,
+                    units: message.units,
+                });
+            }
+            self.measure.add_live(record, live.usage_counts(index));
         }
-        self.measure.add(record);
     }
 
     fn warn(&self, warnings: &mut Warnings) {
@@ -182,6 +215,10 @@ impl FileReport {
             tokenizer: tokenizer.name(),
             tokens: measure.tokens(),
             messages: measure.messages.count,
+            whole_file: FileTotals {
+                tokens: self.file.tokens(),
+                messages: self.file.messages.count,
+            },
             by_role: Role::ALL
                 .iter()
                 .zip(&measure.by_role)
@@ -192,8 +229,8 @@ impl FileReport {
                 .zip(&measure.by_part)
                 .map(|(kind, t)| (kind.as_str(), tally(t)))
                 .collect(),
-            bookkeeping: measure.bookkeeping,
-            sidechain: tally(&measure.sidechain),
+            bookkeeping: self.file.bookkeeping,
+            sidechain: tally(&self.file.sidechain),
             skipped_invalid: self.skipped,
             context: wants_context.then(|| ContextSummary {
                 tokens: context.tokens,
@@ -228,6 +265,7 @@ struct Summary {
     tokenizer: &'static str,
     tokens: u64,
     messages: u64,
+    whole_file: FileTotals,
     by_role: output::OrderedMap<Counted>,
     by_part: output::OrderedMap<Counted>,
     bookkeeping: u64,
@@ -244,6 +282,13 @@ impl Summary {
     fn headline_tokens(&self) -> u64 {
         self.context.as_ref().map_or(self.tokens, |c| c.tokens)
     }
+}
+
+/// The totals of every line of the file, the history outside the live context included.
+#[derive(Serialize)]
+struct FileTotals {
+    tokens: u64,
+    messages: u64,
 }
 
 #[derive(Serialize)]

@@ -7,19 +7,19 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+use super::compaction::compaction;
 use super::shared::{
     load_options, plan_for, read_source, single_source, transcript_warnings, PlanReport,
 };
 use crate::cli::{InjectArgs, InjectFormat};
 use crate::handoff::{self, Handoff};
 use crate::input::Source;
-use crate::measure::{Measure, RecordMeasure};
 use crate::output::Warnings;
 use crate::plan::{fingerprint, plan, Plan};
 use crate::summary;
 use crate::tokens::Tokenizer;
 use crate::transcript::load::Transcript;
-use crate::transcript::write::{Compacted, Sink};
+use crate::transcript::write::Sink;
 use crate::transcript::Record;
 use crate::Outcome;
 
@@ -58,13 +58,7 @@ pub fn run(args: &InjectArgs, out: &mut dyn Write) -> Result<Outcome> {
         return Ok(Outcome::NothingToCompact);
     }
 
-    let compacted = Compacted {
-        transcript: &transcript,
-        plan: &plan,
-        summary: &summary,
-        tokenizer,
-        tokens_before: context_tokens(&transcript.records[..plan.tail.start], tokenizer),
-    };
+    let compacted = compaction(&transcript, &plan, &summary, tokenizer);
     let write = |out: &mut dyn Write| -> Result<()> {
         match args.format {
             InjectFormat::Jsonl => {
@@ -75,9 +69,9 @@ pub fn run(args: &InjectArgs, out: &mut dyn Write) -> Result<Outcome> {
                 format.format().write_compacted(&compacted, &mut sink)?;
                 Ok(sink.finish()?)
             }
-            InjectFormat::Markdown => {
-                Ok(out.write_all(handoff_document(args, &compacted).as_bytes())?)
-            }
+            InjectFormat::Markdown => Ok(out.write_all(
+                handoff_document(args, &transcript, &plan, &summary, tokenizer).as_bytes(),
+            )?),
         }
     };
     // A dry run first: a writer that finds the input unusable fails before any byte reaches
@@ -149,7 +143,7 @@ fn checked_plan(path: &Path, transcript: &Transcript) -> Result<(Plan, Tokenizer
     })?;
     let tokenizer = Tokenizer::from_name(&report.tokenizer)
         .with_context(|| format!("{}: unknown tokenizer in the plan", path.display()))?;
-    let records = &transcript.records;
+    let records = &transcript.context;
     if records.len() < report.records {
         bail!(
             "{}: the plan was made for {} records but the transcript now has {}; run prompt again",
@@ -183,30 +177,27 @@ fn checked_plan(path: &Path, transcript: &Transcript) -> Result<(Plan, Tokenizer
     Ok((plan, tokenizer))
 }
 
-/// The context size the records had, for formats that record it with their compaction.
-fn context_tokens(records: &[Record], tokenizer: Tokenizer) -> u64 {
-    let mut measure = Measure::new(tokenizer);
-    for record in records {
-        measure.add(&RecordMeasure::of(tokenizer, record));
-    }
-    measure.context().tokens
-}
-
-fn handoff_document(args: &InjectArgs, compacted: &Compacted) -> String {
-    let records = compacted.records();
-    let compacted_tokens = compacted.tokenizer.messages_tokens(
-        records[compacted.plan.compact.clone()]
+fn handoff_document(
+    args: &InjectArgs,
+    transcript: &Transcript,
+    plan: &Plan,
+    summary: &str,
+    tokenizer: Tokenizer,
+) -> String {
+    let records = &transcript.context;
+    let compacted_tokens = tokenizer.messages_tokens(
+        records[plan.compact.clone()]
             .iter()
             .filter_map(Record::message),
     );
     handoff::render(&Handoff {
         records,
-        tail: compacted.plan.tail.clone(),
+        tail: plan.tail.clone(),
         compacted_tokens,
-        summary: compacted.summary,
+        summary,
         head_tokens: args.plan.head_tokens.unwrap_or(500),
         tail_tokens: args.plan.tail_tokens.unwrap_or(1000),
-        tokenizer: compacted.tokenizer,
+        tokenizer,
     })
 }
 

@@ -2,6 +2,7 @@
 
 pub mod bare;
 pub mod caveman;
+pub mod compaction;
 pub mod estimate;
 pub mod inject;
 pub mod prompt;

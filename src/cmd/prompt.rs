@@ -49,7 +49,7 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
         return Ok(Outcome::NothingToCompact);
     }
 
-    let messages = plan.sent(&transcript.records);
+    let messages = plan.sent(&transcript.context);
     let parts = request_parts(&messages, &body, args.instructions.as_deref());
     let system = ChatMessage {
         role: "system",

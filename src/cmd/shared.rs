@@ -32,6 +32,7 @@ pub fn load_options(input: &InputArgs) -> LoadOptions {
     LoadOptions {
         from: input.from,
         skip_invalid: input.skip_invalid,
+        whole_file: input.whole_file,
     }
 }
 
@@ -81,7 +82,8 @@ pub fn mode(args: &PlanArgs, records: &[Record]) -> Result<Mode> {
     })
 }
 
-/// A record index, or the first record whose `uuid` or `id` field is `id`.
+/// A position in the live context, or the first record of it whose `uuid` or `id` field is
+/// `id`.
 fn resolve_upto(id: &str, records: &[Record]) -> Result<usize> {
     if let Ok(index) = id.parse::<usize>() {
         return Ok(index);
@@ -109,9 +111,9 @@ fn resolve_upto(id: &str, records: &[Record]) -> Result<usize> {
 /// Plans `transcript` by the flags.
 pub fn plan_for(args: &PlanArgs, transcript: &Transcript) -> Result<(Plan, Tokenizer)> {
     let tokenizer = args.tokens.tokenizer()?;
-    let mode = mode(args, &transcript.records)?;
+    let mode = mode(args, &transcript.context)?;
     let plan =
-        plan(&transcript.records, mode, tokenizer).with_context(|| transcript.name.clone())?;
+        plan(&transcript.context, mode, tokenizer).with_context(|| transcript.name.clone())?;
     Ok((plan, tokenizer))
 }
 
@@ -126,7 +128,7 @@ pub struct PlanReport {
     pub mode: Mode,
     /// The estimator that measured the regions (and the budgets of budgets mode).
     pub tokenizer: String,
-    /// How many records the transcript has.
+    /// How many records the live context has (positions below count in it).
     pub records: usize,
     /// Why nothing is compacted, or null.
     pub noop: Option<String>,
@@ -155,7 +157,7 @@ pub struct Regions {
 /// One region.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct RegionReport {
-    /// Record indexes, start inclusive, end exclusive.
+    /// Positions in the live context, start inclusive, end exclusive.
     pub records: [usize; 2],
     /// First and last line numbers of its records, or null when it is empty.
     pub lines: Option<[usize; 2]>,
@@ -199,9 +201,9 @@ pub struct Fingerprint {
     pub hash: String,
 }
 
-/// The JSON form of `plan` over `transcript`.
+/// The JSON form of `plan` over `transcript`'s live context.
 pub fn plan_report(plan: &Plan, transcript: &Transcript, tokenizer: Tokenizer) -> PlanReport {
-    let records = &transcript.records;
+    let records = &transcript.context;
     let region = |range: &Range<usize>| {
         let messages: Vec<_> = records[range.clone()]
             .iter()

@@ -10,7 +10,6 @@ use super::shared::{
 use crate::cli::{Region, SplitArgs};
 use crate::output::{write_json_line, Warnings};
 use crate::transcript::load::Transcript;
-use crate::transcript::write::region_lines;
 use crate::Outcome;
 
 /// Runs `split`.
@@ -24,21 +23,14 @@ pub fn run(args: &SplitArgs, out: &mut dyn Write) -> Result<Outcome> {
     match args.emit {
         None => write_json_line(out, &plan_report(&plan, &transcript, tokenizer))?,
         Some(region) => {
-            let records = match region {
+            let positions = match region {
                 Region::Lead => &plan.lead,
                 Region::Head => &plan.head,
                 Region::Compact => &plan.compact,
                 Region::Tail => &plan.tail,
             };
-            // With no record every region is 0..0, which names no line; the plan is then a
-            // no-op that keeps everything, so the tail is every line, as inject writes it.
-            let lines = if transcript.records.is_empty() && region == Region::Tail {
-                0..transcript.lines.len()
-            } else {
-                region_lines(&transcript, records)
-            };
-            for bytes in transcript.line_bytes(lines.start, lines.end) {
-                out.write_all(bytes)?;
+            for position in positions.clone() {
+                out.write_all(transcript.record_full(transcript.record_index(position)))?;
             }
         }
     }

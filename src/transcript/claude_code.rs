@@ -58,10 +58,12 @@ use serde_json::Value;
 
 use super::blocks::{push_anthropic_content, AnthropicBlock, LenientU64, StrOrSeq};
 use super::write::{
-    derived_uuid, push_kept, push_line, replace_top_level, top_level_fields, top_level_value,
+    derived_uuid, push_kept, push_line, top_level_fields, top_level_str, top_level_value,
     Compacted, Sink,
 };
-use super::{str_field, Entry, Format, Message, Record, Role, Usage};
+use super::{
+    node_id, str_field, Entry, Event, Format, Keep, Link, Message, Parent, Record, Role, Usage,
+};
 
 /// The Claude Code session log format.
 pub struct ClaudeCode;
@@ -80,6 +82,12 @@ struct Line<'a> {
     request_id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     message: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    uuid: Option<&'a RawValue>,
+    #[serde(rename = "parentUuid", borrow, default)]
+    parent_uuid: Option<&'a RawValue>,
+    #[serde(rename = "compactMetadata", borrow, default)]
+    compact_metadata: Option<&'a RawValue>,
 }
 
 /// The raw JSON text of the envelope fields a line's reading needs.
@@ -90,6 +98,9 @@ struct Fields<'a> {
     is_sidechain: Option<&'a str>,
     request_id: Option<&'a str>,
     message: Option<&'a str>,
+    uuid: Option<&'a str>,
+    parent_uuid: Option<&'a str>,
+    compact_metadata: Option<&'a str>,
 }
 
 impl<'a> Fields<'a> {
@@ -106,6 +117,9 @@ impl<'a> Fields<'a> {
                 is_sidechain: get(line.is_sidechain),
                 request_id: get(line.request_id),
                 message: get(line.message),
+                uuid: get(line.uuid),
+                parent_uuid: get(line.parent_uuid),
+                compact_metadata: get(line.compact_metadata),
             });
         };
         let mut fields = Fields::default();
@@ -117,6 +131,9 @@ impl<'a> Fields<'a> {
                 b"isSidechain" => &mut fields.is_sidechain,
                 b"requestId" => &mut fields.request_id,
                 b"message" => &mut fields.message,
+                b"uuid" => &mut fields.uuid,
+                b"parentUuid" => &mut fields.parent_uuid,
+                b"compactMetadata" => &mut fields.compact_metadata,
                 _ => continue,
             };
             slot.get_or_insert(&text[span]);
@@ -168,18 +185,23 @@ impl Format for ClaudeCode {
         })
     }
 
-    /// As Claude Code's own `/compact` appends to a session: every line before the tail stays,
-    /// then a `compact_boundary` line, the kept user messages (user mode) chained to it, the
-    /// summary line chained after them, and the tail, whose first main-chain line is re-pointed at
-    /// the last new line. See the module docs.
+    /// As Claude Code's own `/compact` appends to a session: every line stays, then a
+    /// `compact_boundary` line naming the kept records in `preservedMessages`, the kept user
+    /// messages (user mode) chained to it, and the summary line chained after them. See the
+    /// module docs.
     fn write_compacted(&self, compacted: &Compacted, out: &mut Sink) -> Result<()> {
         let records = compacted.records();
-        let before = &records[..compacted.plan.tail.start];
-        // The line the boundary follows: the last main-chain line with a uuid.
-        let source = before
+        // The line the boundary follows: the last main-chain line with a uuid of the context.
+        let context_order = compacted
+            .lead
             .iter()
+            .chain(&compacted.head)
+            .chain(&compacted.summarised)
+            .chain(&compacted.tail);
+        let source = context_order
+            .clone()
             .rev()
-            .map(|record| record.raw)
+            .map(|&index| records[index].raw)
             .find(|raw| !is_sidechain_line(raw) && top_level_value(raw, "uuid").is_some());
         let copy = |key: &str| -> Result<Option<&RawValue>> {
             match source.and_then(|raw| Some(&raw[top_level_value(raw, key)?])) {
@@ -196,12 +218,28 @@ impl Format for ClaudeCode {
             git_branch: copy("gitBranch")?,
             slug: copy("slug")?,
         };
-        let timestamp = copy("timestamp")?;
-        let seed = compacted.seed();
+        // The new lines come after every line of the file, so they take the time of the last.
+        let timestamp = records
+            .iter()
+            .rev()
+            .find_map(|record| top_level_value(record.raw, "timestamp").map(|s| &record.raw[s]))
+            .map(serde_json::from_slice::<&RawValue>)
+            .transpose()?;
+        let seed = &compacted.seed;
+        let summary_uuid = derived_uuid(seed, "summary");
+        // The kept records stay where they are; Claude Code chains them under the summary.
+        let preserved: Vec<String> = compacted
+            .head
+            .iter()
+            .chain(&compacted.tail)
+            .map(|&index| records[index].raw)
+            .filter(|raw| !is_sidechain_line(raw))
+            .filter_map(|raw| top_level_str(raw, "uuid"))
+            .collect();
 
-        push_kept(out, &compacted.lines_before_tail());
+        push_kept(out, &compacted.all_lines());
 
-        let boundary_uuid = derived_uuid(&seed, "boundary");
+        let boundary_uuid = derived_uuid(seed, "boundary");
         let boundary = BoundaryLine {
             parent_uuid: None,
             logical_parent_uuid: copy("uuid")?,
@@ -217,6 +255,10 @@ impl Format for ClaudeCode {
             compact_metadata: CompactMetadata {
                 trigger: "manual",
                 pre_tokens: compacted.tokens_before,
+                preserved_messages: (!preserved.is_empty()).then(|| PreservedMessages {
+                    anchor_uuid: &summary_uuid,
+                    uuids: &preserved,
+                }),
             },
         };
         push_line(out, &serde_json::to_vec(&boundary)?);
@@ -224,8 +266,8 @@ impl Format for ClaudeCode {
         // Kept user messages (user mode) come before the summary, as kimi-code orders them: its
         // elision marker tells the model the summary is at the end.
         let mut last_uuid = boundary_uuid;
-        for (index, text) in compacted.kept_user_texts().iter().enumerate() {
-            let uuid = derived_uuid(&seed, &format!("kept-{index}"));
+        for (index, text) in compacted.kept_user_texts.iter().enumerate() {
+            let uuid = derived_uuid(seed, &format!("kept-{index}"));
             let kept = UserLine {
                 parent_uuid: &last_uuid,
                 is_sidechain: false,
@@ -244,7 +286,6 @@ impl Format for ClaudeCode {
             last_uuid = uuid;
         }
 
-        let summary_uuid = derived_uuid(&seed, "summary");
         let summary_text = format!("{SUMMARY_LEAD}\n\n{}", compacted.summary);
         let summary = UserLine {
             parent_uuid: &last_uuid,
@@ -261,72 +302,138 @@ impl Format for ClaudeCode {
             timestamp,
         };
         push_line(out, &serde_json::to_vec(&summary)?);
-        let last_uuid = summary_uuid;
-
-        let mut tail = compacted.tail_lines().into_iter();
-        let parent = serde_json::to_string(&last_uuid)?;
-        for line in tail.by_ref() {
-            if is_sidechain_line(line) {
-                push_kept(out, &[line]);
-                continue;
-            }
-            let Some(span) = top_level_value(line, "parentUuid") else {
-                push_kept(out, &[line]);
-                continue;
-            };
-            // A root (an earlier boundary, a fresh start) stays one: its chain never led back
-            // into the compacted region.
-            match replace_top_level(line, "parentUuid", &parent) {
-                Some(repointed) if &line[span] != b"null" => push_kept(out, &[&repointed]),
-                _ => push_kept(out, &[line]),
-            }
-            break;
-        }
-        push_kept(out, &tail.collect::<Vec<_>>());
         Ok(())
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
         let event = Fields::of(text)?;
-        let Some(kind) = raw_str(event.kind) else {
-            bail!("line has no \"type\"");
+        let mut record = read_entry(line, text, &event)?;
+        record.link = Link {
+            response: record.link.response,
+            ..link(&event, record.compaction)
         };
-        let role = match kind.as_ref() {
-            "user" => Role::User,
-            "assistant" => Role::Assistant,
-            "system" => {
-                let name = match raw_str(event.subtype) {
-                    Some(subtype) => Cow::Owned(format!("system/{subtype}")),
-                    None => kind,
-                };
-                let compaction = name == "system/compact_boundary";
-                let mut record = Record::new(line, text.as_bytes(), Entry::Bookkeeping(name));
-                record.compaction = compaction;
-                return Ok(record);
-            }
-            _ => return Ok(Record::new(line, text.as_bytes(), Entry::Bookkeeping(kind))),
-        };
-
-        let Some(raw_message) = event.message.filter(|raw| raw.starts_with('{')) else {
-            bail!("{} line has no \"message\" object", role.as_str());
-        };
-        let message: ApiMessage<'a> = serde_json::from_str(raw_message)?;
-        let usage = match role {
-            Role::Assistant => response_usage(&message, raw_str(event.request_id)),
-            _ => None,
-        };
-        let mut parts = Vec::new();
-        push_anthropic_content(message.content, &mut parts);
-        let mut record = Record::new(
-            line,
-            text.as_bytes(),
-            Entry::Message(Message {
-                sidechain: event.is_sidechain == Some("true"),
-                ..Message::new(role, parts)
-            }),
-        );
-        record.usage = usage;
         Ok(record)
+    }
+}
+
+/// The record of a line, without its link.
+fn read_entry<'a>(line: usize, text: &'a str, event: &Fields<'a>) -> Result<Record<'a>> {
+    let Some(kind) = raw_str(event.kind) else {
+        bail!("line has no \"type\"");
+    };
+    let role = match kind.as_ref() {
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "system" => {
+            let name = match raw_str(event.subtype) {
+                Some(subtype) => Cow::Owned(format!("system/{subtype}")),
+                None => kind,
+            };
+            let compaction = name == "system/compact_boundary";
+            let mut record = Record::new(line, text.as_bytes(), Entry::Bookkeeping(name));
+            record.compaction = compaction;
+            return Ok(record);
+        }
+        _ => return Ok(Record::new(line, text.as_bytes(), Entry::Bookkeeping(kind))),
+    };
+
+    let Some(raw_message) = event.message.filter(|raw| raw.starts_with('{')) else {
+        bail!("{} line has no \"message\" object", role.as_str());
+    };
+    let message: ApiMessage<'a> = serde_json::from_str(raw_message)?;
+    let usage = match role {
+        Role::Assistant => response_usage(&message, raw_str(event.request_id)),
+        _ => None,
+    };
+    let response = match role {
+        Role::Assistant => raw_str(message.id).map(|id| node_id(&id)),
+        _ => None,
+    };
+    let mut parts = Vec::new();
+    push_anthropic_content(message.content, &mut parts);
+    let mut record = Record::new(
+        line,
+        text.as_bytes(),
+        Entry::Message(Message {
+            sidechain: event.is_sidechain == Some("true"),
+            ..Message::new(role, parts)
+        }),
+    );
+    record.usage = usage;
+    record.link.response = response;
+    Ok(record)
+}
+
+/// A line's place in the session tree: its `uuid`, its `parentUuid` (`null` for roots, absent on
+/// metadata lines), and for a `compact_boundary` the records its `compactMetadata` keeps.
+fn link(fields: &Fields<'_>, compaction: bool) -> Link {
+    let id = raw_str(fields.uuid).map(|uuid| node_id(&uuid));
+    let parent = match fields.parent_uuid {
+        None => Parent::Unlinked,
+        Some("null") => Parent::Root,
+        Some(raw) => raw_str(Some(raw)).map_or(Parent::Unlinked, |p| Parent::Node(node_id(&p))),
+    };
+    let event = if compaction {
+        Event::Compaction(
+            fields
+                .compact_metadata
+                .map(kept_records)
+                .unwrap_or_default(),
+        )
+    } else {
+        Event::None
+    };
+    Link {
+        id,
+        parent,
+        event,
+        response: None,
+    }
+}
+
+/// What a boundary's `compactMetadata` keeps: the `preservedMessages` list, else the
+/// `preservedSegment`, else nothing. Metadata that does not parse keeps nothing, as Claude Code
+/// then relinks nothing.
+fn kept_records(metadata: &str) -> Keep {
+    #[derive(Deserialize)]
+    struct Metadata {
+        #[serde(rename = "preservedMessages", default)]
+        preserved_messages: Option<Preserved>,
+        #[serde(rename = "preservedSegment", default)]
+        preserved_segment: Option<Segment>,
+    }
+    #[derive(Deserialize)]
+    struct Preserved {
+        #[serde(rename = "anchorUuid")]
+        anchor_uuid: String,
+        uuids: Vec<String>,
+    }
+    #[derive(Deserialize)]
+    struct Segment {
+        #[serde(rename = "headUuid")]
+        head_uuid: String,
+        #[serde(rename = "anchorUuid")]
+        anchor_uuid: String,
+        #[serde(rename = "tailUuid")]
+        tail_uuid: String,
+    }
+    match serde_json::from_str::<Metadata>(metadata) {
+        Ok(Metadata {
+            preserved_messages: Some(list),
+            ..
+        }) if !list.uuids.is_empty() => Keep::Preserved {
+            anchor: node_id(&list.anchor_uuid),
+            nodes: list.uuids.iter().map(|uuid| node_id(uuid)).collect(),
+        },
+        Ok(Metadata {
+            preserved_segment: Some(segment),
+            ..
+        }) => Keep::Segment {
+            head: node_id(&segment.head_uuid),
+            anchor: node_id(&segment.anchor_uuid),
+            tail: node_id(&segment.tail_uuid),
+        },
+        _ => Keep::Nothing,
     }
 }
 
@@ -409,15 +516,25 @@ struct BoundaryLine<'r> {
     timestamp: Option<&'r RawValue>,
     uuid: &'r str,
     level: &'static str,
-    compact_metadata: CompactMetadata,
+    compact_metadata: CompactMetadata<'r>,
 }
 
 /// A boundary's `compactMetadata`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct CompactMetadata {
+struct CompactMetadata<'r> {
     trigger: &'static str,
     pre_tokens: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    preserved_messages: Option<PreservedMessages<'r>>,
+}
+
+/// The kept records a boundary names: Claude Code chains them, in this order, under the anchor.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PreservedMessages<'r> {
+    anchor_uuid: &'r str,
+    uuids: &'r [String],
 }
 
 /// A user line: the compact summary (with its two flags) or a kept user message.
@@ -483,7 +600,9 @@ mod tests {
     use std::path::Path;
 
     use super::*;
+    use crate::cmd::compaction::compaction;
     use crate::plan::{plan, Mode, Plan};
+    use crate::transcript::classify::text_of;
     use crate::tokens::Tokenizer;
     use crate::transcript::anthropic::Anthropic;
     use crate::transcript::load::{LoadOptions, Transcript};
@@ -898,22 +1017,17 @@ mod tests {
     const SUMMARY: &str = "Summary:\n1. Primary Request: fix \"the\" bug\u{1b}[0m\n";
 
     fn write(transcript: &Transcript, plan: &Plan) -> Vec<u8> {
-        let compacted = Compacted {
-            transcript,
-            plan,
-            summary: SUMMARY,
-            tokenizer: Tokenizer::Chars4,
-            tokens_before: 155_250,
-        };
+        let mut compacted = compaction(transcript, plan, SUMMARY, Tokenizer::Chars4);
+        compacted.tokens_before = 155_250;
         let mut out = Vec::new();
-        ClaudeCode
-            .write_compacted(&compacted, &mut super::super::write::Sink::new(&mut out))
-            .unwrap();
+        let mut sink = super::super::write::Sink::new(&mut out);
+        ClaudeCode.write_compacted(&compacted, &mut sink).unwrap();
+        sink.finish().unwrap();
         out
     }
 
     /// The envelope keys a written line copies only when its source line has them.
-    const COPIED: [&str; 8] = [
+    const COPIED: [&str; 7] = [
         "userType",
         "entrypoint",
         "cwd",
@@ -921,78 +1035,57 @@ mod tests {
         "version",
         "gitBranch",
         "slug",
-        "timestamp",
     ];
 
-    /// Writes a compaction of `name` under `mode` and checks it reads back as a native one.
+    /// Writes a compaction of `name` under `mode` and checks that it is appended in Claude
+    /// Code's own shape and that, read back, the live context is the summary and the kept tail.
     fn check_write_back(name: &str, mode: Mode) {
         let bytes = corpus_bytes(name);
         let input = Transcript::parse(name, &bytes, LoadOptions::default()).unwrap();
-        let plan = plan(&input.records, mode, Tokenizer::Chars4).unwrap();
+        let plan = plan(&input.context, mode, Tokenizer::Chars4).unwrap();
         assert!(plan.noop.is_none(), "{name}: no-op plan");
-        let compacted = Compacted {
-            transcript: &input,
-            plan: &plan,
-            summary: SUMMARY,
-            tokenizer: Tokenizer::Chars4,
-            tokens_before: 155_250,
-        };
+        let compacted = compaction(&input, &plan, SUMMARY, Tokenizer::Chars4);
         let out = write(&input, &plan);
         assert_eq!(out, write(&input, &plan), "{name}: not deterministic");
+
+        // Every line of the input, byte for byte, then the new lines: appended, nothing moved.
+        let mut prefix = bytes.clone();
+        if !prefix.ends_with(b"\n") {
+            prefix.push(b'\n');
+        }
+        assert!(out.starts_with(&prefix), "{name}: the input changed");
+        let added: Vec<&[u8]> = out[prefix.len()..]
+            .split(|&b| b == b'\n')
+            .filter(|line| !line.is_empty())
+            .collect();
+        let kept_texts = &compacted.kept_user_texts;
+        assert_eq!(added.len(), 2 + kept_texts.len(), "{name}");
+        let boundary = added[0];
+        let kept = &added[1..added.len() - 1];
+        let summary = added[added.len() - 1];
+        let requests = input
+            .context
+            .iter()
+            .filter_map(|r| r.message())
+            .any(crate::transcript::classify::is_real_user_request);
+        if matches!(mode, Mode::Tail { .. }) {
+            assert!(!compacted.tail.is_empty(), "{name}: empty tail");
+        } else {
+            assert_eq!(!kept.is_empty(), requests, "{name}: kept user messages");
+        }
+
+        // The new lines have the keys of Claude Code's own, in its order, and copy the envelope
+        // of the context's last line.
         let output = Transcript::parse("out", &out, LoadOptions::default()).unwrap();
         assert_eq!(output.format, Some(FormatId::ClaudeCode), "{name}");
-        let full = |i: usize| output.lines[i].full;
-
-        // Everything before the tail, byte for byte.
-        let before = compacted.lines_before_tail();
-        for (i, line) in before.iter().enumerate() {
-            // An input ending without a newline gets one before the new lines.
-            let unchanged = full(i) == *line
-                || (!line.ends_with(b"\n") && full(i).strip_suffix(b"\n") == Some(line));
-            assert!(unchanged, "{name}: line {i} changed");
-        }
-        // The boundary, the kept user messages (user mode), then the summary.
-        let boundary = output.lines[before.len()].text;
-        let kept_texts = compacted.kept_user_texts();
-        let kept: Vec<&[u8]> = (0..kept_texts.len())
-            .map(|i| output.lines[before.len() + 1 + i].text)
-            .collect();
-        let summary = output.lines[before.len() + 1 + kept.len()].text;
-        let tail_start = before.len() + 2 + kept.len();
-        let tail = compacted.tail_lines();
-        assert_eq!(output.lines.len(), tail_start + tail.len(), "{name}");
-        if matches!(mode, Mode::Tail { .. }) {
-            assert!(!tail.is_empty(), "{name}: empty tail");
-        } else {
-            assert!(!kept.is_empty(), "{name}: no kept user messages");
-        }
-
-        // The tail, byte for byte, but for one re-pointed parentUuid.
-        let last_new = top_level_str(summary, "uuid").unwrap();
-        let first_chained = tail.iter().position(|line| {
-            !is_sidechain_line(line) && top_level_value(line, "parentUuid").is_some()
-        });
-        assert_eq!(first_chained.is_some(), !tail.is_empty(), "{name}");
-        for (i, line) in tail.iter().enumerate() {
-            let expected = if Some(i) == first_chained {
-                let json = serde_json::to_string(&last_new).unwrap();
-                replace_top_level(line, "parentUuid", &json).unwrap()
-            } else {
-                line.to_vec()
-            };
-            assert!(
-                full(tail_start + i) == expected,
-                "{name}: tail line {i} changed"
-            );
-        }
-
-        // The new lines have the keys of Claude Code's own, in its order.
         let logical = top_level_str(boundary, "logicalParentUuid").unwrap();
-        let source = before
+        let source = input
+            .context
             .iter()
             .rev()
-            .find(|line| top_level_str(line, "uuid").as_deref() == Some(logical.as_str()))
-            .unwrap_or_else(|| panic!("{name}: logicalParentUuid names no earlier line"));
+            .find(|r| top_level_str(r.raw, "uuid").as_deref() == Some(logical.as_str()))
+            .unwrap_or_else(|| panic!("{name}: logicalParentUuid names no line of the context"))
+            .raw;
         assert!(!is_sidechain_line(source), "{name}");
         let source_keys = keys(source);
         let expected = |real: &[u8]| -> Vec<String> {
@@ -1012,15 +1105,28 @@ mod tests {
             );
         }
         let boundary_value: Value = serde_json::from_slice(boundary).unwrap();
-        assert_eq!(boundary_value["parentUuid"], Value::Null);
-        assert_eq!(boundary_value["isSidechain"], false);
-        assert_eq!(boundary_value["type"], "system");
-        assert_eq!(boundary_value["subtype"], "compact_boundary");
-        assert_eq!(
-            boundary_value["compactMetadata"],
-            serde_json::json!({"trigger": "manual", "preTokens": 155_250})
-        );
         let summary_value: Value = serde_json::from_slice(summary).unwrap();
+        assert_eq!(boundary_value["parentUuid"], Value::Null);
+        assert_eq!(boundary_value["subtype"], "compact_boundary");
+        let metadata = &boundary_value["compactMetadata"];
+        assert_eq!(metadata["trigger"], "manual");
+        assert_eq!(metadata["preTokens"], 155_250);
+        let tail_uuids: Vec<String> = compacted
+            .tail
+            .iter()
+            .map(|&i| input.records[i].raw)
+            .filter(|raw| !is_sidechain_line(raw))
+            .filter_map(|raw| top_level_str(raw, "uuid"))
+            .collect();
+        if tail_uuids.is_empty() {
+            assert!(metadata.get("preservedMessages").is_none(), "{name}");
+        } else {
+            assert_eq!(
+                metadata["preservedMessages"],
+                serde_json::json!({"anchorUuid": summary_value["uuid"], "uuids": tail_uuids}),
+                "{name}"
+            );
+        }
         let summary_parent = kept.last().copied().unwrap_or(boundary);
         assert_eq!(
             summary_value["parentUuid"].as_str(),
@@ -1031,74 +1137,25 @@ mod tests {
             "This session is being continued from a previous conversation that ran out of context. "
         ));
         assert!(text.ends_with(&format!("\n\n{SUMMARY}")));
-        for (line, expected) in kept.iter().zip(&kept_texts) {
+        for (line, expected) in kept.iter().zip(kept_texts) {
             let value: Value = serde_json::from_slice(line).unwrap();
             assert_eq!(value["message"]["content"], expected.as_str());
-            assert_eq!(keys(line), {
-                let mut keys = keys(summary);
-                keys.retain(|k| k != "isVisibleInTranscriptOnly" && k != "isCompactSummary");
-                keys
-            });
         }
 
-        // Following parentUuid back from the last main-chain line reaches the summary, the
-        // kept user messages, then the boundary, whose parentUuid is null.
-        let mut parents = std::collections::HashMap::new();
-        for line in &output.lines {
-            if let Some(uuid) = top_level_str(line.text, "uuid") {
-                let parent = top_level_value(line.text, "parentUuid").map(|span| &line.text[span]);
-                parents.insert(uuid, parent);
-            }
-        }
-        let last = output
-            .lines
-            .iter()
-            .rev()
-            .find(|line| {
-                !line.is_blank()
-                    && !is_sidechain_line(line.text)
-                    && top_level_value(line.text, "parentUuid").is_some()
-            })
-            .unwrap();
-        let mut chain = vec![top_level_str(last.text, "uuid").unwrap()];
-        loop {
-            let here = chain.last().unwrap();
-            let parent = parents[here].unwrap_or_else(|| panic!("{name}: {here} has no parent"));
-            if parent == b"null" {
-                break;
-            }
-            let parent: String = serde_json::from_slice(parent).unwrap();
-            assert!(
-                parents.contains_key(&parent),
-                "{name}: chain breaks at {parent}"
-            );
-            assert!(chain.len() <= output.lines.len(), "{name}: cycle");
-            chain.push(parent);
-        }
-        let n = chain.len();
-        assert!(n >= 2, "{name}");
-        assert_eq!(
-            chain[n - 1],
-            boundary_value["uuid"].as_str().unwrap(),
-            "{name}"
+        // Read back, the live context is the boundary, the kept user messages, the summary and
+        // the kept tail, in that order, and nothing else.
+        let context: Vec<&[u8]> = output.context.iter().map(|r| r.raw).collect();
+        let mut want: Vec<&[u8]> = added.clone();
+        want.extend(
+            compacted
+                .tail
+                .iter()
+                .map(|&i| input.records[i].raw)
+                .filter(|raw| top_level_str(raw, "uuid").is_some() && !is_sidechain_line(raw)),
         );
-        assert_eq!(
-            chain[n - 2 - kept.len()],
-            summary_value["uuid"].as_str().unwrap(),
-            "{name}"
-        );
-
-        // Read back, it holds exactly one more compaction, and the summary is a user message.
+        assert_eq!(context, want, "{name}: live context after compaction");
         let compactions = |t: &Transcript| t.records.iter().filter(|r| r.compaction).count();
         assert_eq!(compactions(&output), compactions(&input) + 1, "{name}");
-        let summary_record = output
-            .records
-            .iter()
-            .find(|r| r.raw == summary)
-            .unwrap()
-            .message()
-            .unwrap();
-        assert_eq!(summary_record.role, Role::User);
     }
 
     const CORPUS: [&str; 4] = [
@@ -1129,23 +1186,26 @@ mod tests {
     }
 
     #[test]
-    fn a_root_in_the_tail_is_not_re_pointed() {
+    fn a_rewound_branch_is_neither_kept_nor_summarised() {
+        // u2/a2 were rewound away: the user went back to a1 and asked u3 instead.
         let bytes = br#"{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"one"},"uuid":"u1","timestamp":"t1"}
-{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"two"}]},"uuid":"u2","timestamp":"t2"}
-{"parentUuid":"u2","isSidechain":true,"sessionId":"s","type":"user","message":{"role":"user","content":"side"},"uuid":"s1","timestamp":"t3"}
-{"parentUuid":null,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"three"},"uuid":"u3","timestamp":"t4"}
-{"parentUuid":"u3","isSidechain":false,"sessionId":"s","type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"four"}]},"uuid":"u4","timestamp":"t5"}
-"#;
+{"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"two"}]},"uuid":"a1","timestamp":"t2"}
+{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"abandoned question"},"uuid":"u2","timestamp":"t3"}
+{"parentUuid":"u2","isSidechain":false,"sessionId":"s","type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"abandoned answer"}]},"uuid":"a2","timestamp":"t4"}
+{"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":"newest question"},"uuid":"u3","timestamp":"t5"}
+{"parentUuid":"u3","isSidechain":false,"sessionId":"s","type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"newest answer"}]},"uuid":"a3","timestamp":"t6"}"#;
         let input = Transcript::parse("t", bytes, LoadOptions::default()).unwrap();
-        let plan = plan(&input.records, Mode::Upto { index: 2 }, Tokenizer::Chars4).unwrap();
+        let texts = |t: &Transcript| -> Vec<String> {
+            t.context.iter().filter_map(|r| r.message()).map(text_of).collect()
+        };
+        assert_eq!(texts(&input), ["one", "two", "newest question", "newest answer"]);
+        let plan = plan(&input.context, Mode::Tail { preserve: 2 }, Tokenizer::Chars4).unwrap();
         let out = write(&input, &plan);
-        let text = String::from_utf8(out).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 7);
-        assert!(lines[2].contains(r#""logicalParentUuid":"u2""#));
-        assert!(lines[2].contains(r#""timestamp":"t2""#));
-        // The sidechain line and the root after it are kept as they were.
-        let input_lines: Vec<&str> = std::str::from_utf8(bytes).unwrap().lines().collect();
-        assert_eq!(lines[4..], input_lines[2..]);
+        assert!(out.ends_with(b"\n"), "an unterminated input gets its newline");
+        let output = Transcript::parse("out", &out, LoadOptions::default()).unwrap();
+        let after = texts(&output);
+        assert_eq!(after.len(), 3);
+        assert!(after[0].ends_with(SUMMARY));
+        assert_eq!(after[1..], ["newest question", "newest answer"]);
     }
 }

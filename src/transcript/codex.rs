@@ -73,9 +73,11 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::blocks::{borrowed_str, join_texts, LenientU64, StrOrSeq, Text};
+use super::classify::{is_real_user_request, text_of};
+use super::model::Event as LinkEvent;
 use super::write::Compacted as Compaction;
 use super::write::{push_kept, push_line, top_level_str, top_level_value, Sink};
-use super::{str_field, Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
+use super::{str_field, Entry, Format, Keep, MediaKind, Message, Part, Record, Role, Usage};
 
 /// The Codex CLI rollout format.
 pub struct Codex;
@@ -94,49 +96,46 @@ impl Format for Codex {
             })
     }
 
-    /// As Codex's own local compaction records itself (see the module docs): every line before
-    /// the tail stays, then a `compacted` line whose `replacement_history` is the initial context,
-    /// the kept user messages (user mode) and the summary, then a `context_compacted` event, then
-    /// the tail. A legacy bare rollout gets the same history as bare items instead.
+    /// As Codex's own local compaction records itself (see the module docs): every line stays,
+    /// then a `compacted` line whose `replacement_history` is the user's recent messages (or,
+    /// in user mode, the kept ones) and the summary, a `context_compacted` event, and the kept
+    /// tail's response items again, which Codex replays after the marker. A legacy bare
+    /// rollout has no marker and is written anew instead.
     fn write_compacted(&self, compacted: &Compaction, out: &mut Sink) -> Result<()> {
         let records = compacted.records();
-        let before = &records[..compacted.plan.tail.start];
         let envelope = records.iter().any(|record| is_envelope_line(record.raw));
         let message = format!("{SUMMARY_PREFIX}\n{}", compacted.summary);
-        let kept = compacted.kept_user_texts();
-        let mut history: Vec<HistoryItem> = initial_context(before, envelope)
-            .into_iter()
-            .map(HistoryItem::Copied)
-            .collect();
-        history.extend(
-            kept.iter()
-                .map(|text| HistoryItem::User(UserItem::new(text))),
-        );
-        history.push(HistoryItem::User(UserItem::new(&message)));
+        let recent = if compacted.kept_user_texts.is_empty() {
+            recent_user_messages(records, &compacted.summarised)
+        } else {
+            compacted.kept_user_texts.clone()
+        };
+        let mut history: Vec<UserItem> = recent.iter().map(|text| UserItem::new(text)).collect();
+        history.push(UserItem::new(&message));
 
         if !envelope {
             // A bare rollout has no compaction marker: it is rewritten as a fresh one, its
             // header and `record_type` lines first, the new history as its first items.
-            for (index, record) in before.iter().enumerate() {
-                if matches!(&record.entry, Entry::Bookkeeping(name)
-                    if name == "session_meta" || name.starts_with("record_type/"))
-                {
-                    push_kept(out, &[compacted.transcript.record_full(index)]);
-                }
-            }
+            let header: Vec<usize> = (0..records.len())
+                .filter(|&index| {
+                    matches!(&records[index].entry, Entry::Bookkeeping(name)
+                        if name == "session_meta" || name.starts_with("record_type/"))
+                })
+                .collect();
+            push_kept(out, &compacted.lines_of(&header));
             for item in &history {
                 push_line(out, &serde_json::to_vec(item)?);
             }
-            push_kept(out, &compacted.tail_lines());
+            push_kept(out, &compacted.lines_of(&compacted.tail));
             return Ok(());
         }
 
-        let timestamp = before
+        let timestamp = records
             .iter()
             .rev()
             .find_map(|record| top_level_str(record.raw, "timestamp"))
             .unwrap_or_default();
-        push_kept(out, &compacted.lines_before_tail());
+        push_kept(out, &compacted.all_lines());
         let marker = RolloutLine {
             timestamp: &timestamp,
             kind: "compacted",
@@ -154,7 +153,17 @@ impl Format for Codex {
             },
         };
         push_line(out, &serde_json::to_vec(&event)?);
-        push_kept(out, &compacted.tail_lines());
+        // Only response items reach the model; the tail's events (token counts measured before
+        // the compaction among them) stay history.
+        let replayed: Vec<usize> = compacted
+            .tail
+            .iter()
+            .copied()
+            .filter(|&index| {
+                top_level_str(records[index].raw, "type").as_deref() == Some("response_item")
+            })
+            .collect();
+        push_kept(out, &compacted.lines_of(&replayed));
         Ok(())
     }
 
@@ -196,16 +205,29 @@ fn read_line(line: usize, text: &str) -> Result<Record<'_>> {
         Payload::Item(item) => read_item(line, raw, *item),
         Payload::Event(event) => {
             let mut record = Record::new(line, raw, Entry::Bookkeeping(event_name(&event)));
-            if event.kind.as_deref() == Some("token_count") {
-                record.usage = token_usage(event.info);
+            match event.kind.as_deref() {
+                Some("token_count") => record.usage = token_usage(event.info),
+                Some("thread_rolled_back") => {
+                    let turns = event
+                        .num_turns
+                        .and_then(|raw| raw.get().parse::<u32>().ok());
+                    record.link.event = LinkEvent::RollBack(turns.unwrap_or(0));
+                }
+                _ => {}
             }
             Ok(record)
         }
         Payload::Compacted(compacted) => {
+            let replaces = compacted.replacement_history.is_some();
             let parts = compacted_parts(compacted);
             let mut record =
                 Record::new(line, raw, Entry::Message(Message::new(Role::User, parts)));
             record.compaction = true;
+            record.link.event = LinkEvent::Compaction(if replaces {
+                Keep::Nothing
+            } else {
+                Keep::UserMessages
+            });
             Ok(record)
         }
         Payload::Other => Ok(Record::new(line, raw, Entry::Bookkeeping(kind))),
@@ -525,6 +547,9 @@ struct Event<'a> {
     kind: Option<Cow<'a, str>>,
     #[serde(borrow)]
     info: Option<&'a RawValue>,
+    /// `thread_rolled_back`: how many user turns were dropped.
+    #[serde(borrow)]
+    num_turns: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize, Default)]
@@ -786,15 +811,6 @@ pub const SUMMARY_PREFIX: &str = "Another language model started to solve this p
 produced a summary of its thinking process. The notes below are that summary: continue the work \
 from them.";
 
-/// How the user messages of Codex's initial context begin (environment, AGENTS.md and user
-/// instructions); developer and system messages belong to it whatever they say.
-const CONTEXT_PREFIXES: [&str; 4] = [
-    "<environment_context>",
-    "# AGENTS.md instructions",
-    "<user_instructions>",
-    "<INSTRUCTIONS>",
-];
-
 /// A rollout line as written back: `{"timestamp","type","payload"}`, Codex's order.
 #[derive(Serialize)]
 struct RolloutLine<'a, P> {
@@ -810,7 +826,7 @@ struct RolloutLine<'a, P> {
 #[derive(Serialize)]
 struct CompactedPayload<'a> {
     message: &'a str,
-    replacement_history: &'a [HistoryItem<'a>],
+    replacement_history: &'a [UserItem<'a>],
 }
 
 /// The payload of the `context_compacted` event.
@@ -818,16 +834,6 @@ struct CompactedPayload<'a> {
 struct EventPayload {
     #[serde(rename = "type")]
     kind: &'static str,
-}
-
-/// An item of a written replacement history.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum HistoryItem<'a> {
-    /// An initial-context item, copied as it was.
-    Copied(&'a RawValue),
-    /// A user message written here (a kept user message or the summary).
-    User(UserItem<'a>),
 }
 
 /// `{"type":"message","role":"user","content":[{"type":"input_text","text":…}]}`.
@@ -864,96 +870,46 @@ fn is_envelope_line(raw: &[u8]) -> bool {
     top_level_str(raw, "type").is_some() && top_level_value(raw, "payload").is_some()
 }
 
-/// The envelope fields the write-back reads from a line.
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct RawLine<'a> {
-    #[serde(rename = "type", borrow, deserialize_with = "borrowed_str")]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    payload: Option<&'a RawValue>,
-}
+/// The budget of the user's recent messages in a replacement history, as Codex's
+/// `COMPACT_USER_MESSAGE_MAX_TOKENS`, in Codex's estimate of four bytes a token.
+const RECENT_USER_TOKENS: usize = 20_000;
 
-/// The replacement history of a `compacted` payload, when it has one.
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct RawCompacted<'a> {
-    #[serde(borrow)]
-    replacement_history: Option<Vec<&'a RawValue>>,
-}
-
-/// The fields that tell whether an item belongs to the initial context.
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct ContextProbe<'a> {
-    #[serde(rename = "type", borrow, deserialize_with = "borrowed_str")]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow, deserialize_with = "borrowed_str")]
-    role: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    content: StrOrSeq<'a, ContentItem<'a>>,
-}
-
-/// The initial-context items (developer and system messages, and the injected environment,
-/// AGENTS.md and instruction user messages) of the history the model has before the tail, as
-/// Codex rebuilds it on resume: the replacement history of the newest `compacted` line that has
-/// one, then the response items after it (bare items in the legacy layout). Exact repeats are
-/// left out.
-fn initial_context<'a>(before: &[Record<'a>], envelope: bool) -> Vec<&'a RawValue> {
-    let text = |record: &Record<'a>| std::str::from_utf8(record.raw).ok();
-    let line =
-        |record: &Record<'a>| -> Option<RawLine<'a>> { serde_json::from_str(text(record)?).ok() };
-    let base = envelope
-        .then(|| {
-            before.iter().enumerate().rev().find_map(|(index, record)| {
-                let payload = line(record)
-                    .filter(|line| record.compaction && line.kind.as_deref() == Some("compacted"))?
-                    .payload?;
-                let compacted: RawCompacted<'a> = serde_json::from_str(payload.get()).ok()?;
-                Some((index, compacted.replacement_history?))
-            })
-        })
-        .flatten();
-    let (start, mut items) = base.map_or((0, Vec::new()), |(index, items)| (index + 1, items));
-    for record in &before[start..] {
-        let item = if envelope {
-            line(record)
-                .filter(|line| line.kind.as_deref() == Some("response_item"))
-                .and_then(|line| line.payload)
-        } else {
-            text(record).and_then(|text| serde_json::from_str::<&RawValue>(text).ok())
+/// The user's own recent messages among `summarised`, as Codex keeps them beside its summary
+/// (`build_compacted_history`): newest first while they fit in [`RECENT_USER_TOKENS`], the one
+/// that crosses the budget cut to what fits, earlier summaries and injected context left out,
+/// then put back in their order.
+fn recent_user_messages(records: &[Record], summarised: &[usize]) -> Vec<String> {
+    let mut left = RECENT_USER_TOKENS * 4;
+    let mut kept = Vec::new();
+    for &index in summarised.iter().rev() {
+        let Some(message) = records[index].message() else {
+            continue;
         };
-        items.extend(item);
+        if !is_real_user_request(message) {
+            continue;
+        }
+        if left == 0 {
+            break;
+        }
+        let text = text_of(message);
+        if text.len() <= left {
+            left -= text.len();
+            kept.push(text);
+            continue;
+        }
+        let mut cut = left;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let dropped = (text.len() - cut).div_ceil(4);
+        kept.push(format!(
+            "{}\n[... about {dropped} tokens of this message left out ...]",
+            &text[..cut]
+        ));
+        break;
     }
-    let mut seen = std::collections::HashSet::new();
-    items.retain(|item| is_initial_context(item) && seen.insert(item.get()));
-    items
-}
-
-/// True for a `message` item of the initial context.
-fn is_initial_context(item: &RawValue) -> bool {
-    let Ok(probe) = serde_json::from_str::<ContextProbe<'_>>(item.get()) else {
-        return false;
-    };
-    if probe.kind.as_deref() != Some("message") {
-        return false;
-    }
-    match probe.role.as_deref() {
-        Some("developer" | "system") => true,
-        Some("user") => content_parts(probe.content)
-            .into_iter()
-            .find_map(|part| match part {
-                Part::Text(text) => Some(text),
-                _ => None,
-            })
-            .is_some_and(|text| {
-                let text = text.trim_start();
-                CONTEXT_PREFIXES
-                    .iter()
-                    .any(|prefix| text.starts_with(prefix))
-            }),
-        _ => false,
-    }
+    kept.reverse();
+    kept
 }
 
 #[cfg(test)]
@@ -1465,6 +1421,7 @@ mod tests {
 
     mod write_back {
         use super::super::*;
+        use crate::cmd::compaction::compaction;
         use crate::plan::{plan, Mode, Plan};
         use crate::tokens::Tokenizer;
         use crate::transcript::load::{LoadOptions, Transcript};
@@ -1507,20 +1464,12 @@ mod tests {
         }
 
         fn write(transcript: &Transcript, plan: &Plan) -> Vec<u8> {
-            let compacted = Compaction {
-                transcript,
-                plan,
-                summary: SUMMARY,
-                tokenizer: Tokenizer::Chars4,
-                tokens_before: 123_456,
-            };
+            let mut compacted = compaction(transcript, plan, SUMMARY, Tokenizer::Chars4);
+            compacted.tokens_before = 123_456;
             let mut out = Vec::new();
-            Codex
-                .write_compacted(
-                    &compacted,
-                    &mut crate::transcript::write::Sink::new(&mut out),
-                )
-                .unwrap();
+            let mut sink = crate::transcript::write::Sink::new(&mut out);
+            Codex.write_compacted(&compacted, &mut sink).unwrap();
+            sink.finish().unwrap();
             out
         }
 
@@ -1532,21 +1481,15 @@ mod tests {
             })
         }
 
-        /// Writes a compaction of the corpus under `mode`, checks it reads back as a native
-        /// one, and returns the replacement history (parsed, and each item's JSON as written) and
-        /// the kept user texts.
-        fn check_corpus(mode: Mode) -> (Vec<Value>, Vec<String>, Vec<String>) {
+        /// Writes a compaction of the corpus under `mode`, checks that it is appended in the
+        /// shape of Codex's own and that, read back, the live context is the new history and the
+        /// replayed tail; returns the replacement history and the kept user texts.
+        fn check_corpus(mode: Mode) -> (Vec<Value>, Vec<String>) {
             let bytes = corpus_bytes();
             let input = Transcript::parse("codex", &bytes, LoadOptions::default()).unwrap();
-            let plan = plan(&input.records, mode, Tokenizer::Chars4).unwrap();
+            let plan = plan(&input.context, mode, Tokenizer::Chars4).unwrap();
             assert!(plan.noop.is_none());
-            let compacted = Compaction {
-                transcript: &input,
-                plan: &plan,
-                summary: SUMMARY,
-                tokenizer: Tokenizer::Chars4,
-                tokens_before: 123_456,
-            };
+            let compacted = compaction(&input, &plan, SUMMARY, Tokenizer::Chars4);
             let out = write(&input, &plan);
             assert_eq!(out, write(&input, &plan), "not deterministic");
             let output = Transcript::parse("out", &out, LoadOptions::default()).unwrap();
@@ -1554,20 +1497,22 @@ mod tests {
             let count = |t: &Transcript| t.records.iter().filter(|r| r.compaction).count();
             assert_eq!(count(&output), count(&input) + 1);
 
-            // Every line before the tail, the two new lines, the tail: kept lines unchanged.
-            let before: Vec<u8> = compacted.lines_before_tail().concat();
-            let tail: Vec<u8> = compacted.tail_lines().concat();
-            assert!(out.starts_with(&before) && out.ends_with(&tail));
-            let new = &out[before.len()..out.len() - tail.len()];
-            let new: Vec<&[u8]> = new
+            // Every line of the input unchanged, then the marker, the event, and the tail's
+            // response items again.
+            assert!(out.starts_with(&bytes));
+            let new: Vec<&[u8]> = out[bytes.len()..]
                 .strip_suffix(b"\n")
                 .unwrap()
                 .split(|&b| b == b'\n')
                 .collect();
-            assert_eq!(new.len(), 2);
+            let replayed: Vec<&[u8]> = compacted
+                .tail
+                .iter()
+                .map(|&i| input.records[i].raw)
+                .filter(|raw| top_level_str(raw, "type").as_deref() == Some("response_item"))
+                .collect();
+            assert_eq!(new[2..], replayed[..]);
             let (marker, event) = (new[0], new[1]);
-            let marker_record = &output.records[plan.tail.start];
-            assert!(marker_record.compaction && marker_record.raw == marker);
 
             // Both have the keys of Codex's own lines, in its order. The newest real
             // `compacted` line is a server-side one: its `ordinal` (optional, B.1) and
@@ -1586,9 +1531,6 @@ mod tests {
             let mut real_keys = keys(real);
             real_keys.retain(|key| key != "ordinal");
             assert_eq!(keys(marker), real_keys);
-            let mut real_payload = keys(payload(real));
-            real_payload.retain(|key| !key.starts_with("window_") && !key.ends_with("_window_id"));
-            assert_eq!(keys(payload(marker)), real_payload);
             assert_eq!(keys(payload(marker)), ["message", "replacement_history"]);
             let real_event = input
                 .records
@@ -1601,12 +1543,12 @@ mod tests {
                 .unwrap();
             assert_eq!(keys(event), keys(real_event));
             assert_eq!(payload(event), payload(real_event));
-            let last_timestamp = input.records[..plan.tail.start]
+            let last_timestamp = input
+                .records
                 .iter()
                 .rev()
                 .find_map(|r| top_level_str(r.raw, "timestamp"));
             assert_eq!(top_level_str(marker, "timestamp"), last_timestamp);
-            assert_eq!(top_level_str(event, "timestamp"), last_timestamp);
 
             // The message is Codex's summary text, and the history ends with it.
             let value: Value = serde_json::from_slice(marker).unwrap();
@@ -1618,77 +1560,60 @@ mod tests {
                 .unwrap()
                 .clone();
             assert_eq!(history.last(), Some(&user_item(message)));
-            let text = history.last().unwrap()["content"][0]["text"]
-                .as_str()
-                .unwrap();
-            assert!(text.starts_with(&format!("{MARKER} ")));
-            // The model reads the summary once, from the history.
-            let read_back = crate::transcript::classify::text_of(marker_record.message().unwrap());
+
+            // Read back, the live context is the marker, the event and the replayed tail, and
+            // the model reads the summary once.
+            let context: Vec<&[u8]> = output.context.iter().map(|r| r.raw).collect();
+            assert_eq!(context, new);
+            let read_back = crate::transcript::classify::text_of(output.context[0].message().unwrap());
             assert_eq!(read_back.matches(SUMMARY.trim_end()).count(), 1);
-            #[derive(Deserialize)]
-            struct Written<'a> {
-                #[serde(borrow)]
-                replacement_history: Vec<&'a RawValue>,
-            }
-            let written: Written = serde_json::from_slice(payload(marker)).unwrap();
-            let raw = written
-                .replacement_history
-                .iter()
-                .map(|item| item.get().to_owned());
-            (history, raw.collect(), compacted.kept_user_texts())
+            (history, compacted.kept_user_texts)
         }
 
         #[test]
-        fn writes_a_native_compaction_before_the_tail() {
-            let (history, _, kept) = check_corpus(Mode::Tail { preserve: 2 });
+        fn appends_a_native_compaction_and_replays_the_tail() {
+            let (history, kept) = check_corpus(Mode::Tail { preserve: 2 });
             assert!(kept.is_empty());
-            // The tail starts at line 114: line 115's output answers the nearest earlier call
-            // with its (trimmed) id, the one on line 114. Codex resumes from line 111's
-            // replacement history, whose two distinct developer messages are the initial
-            // context; nothing on lines 112-113 is one. So: two copied items and the summary.
-            //   sed -n 111p FILE | jq -c '.payload.replacement_history | map([.type,.role])'
-            assert_eq!(history.len(), 3);
+            // Every item but the summary is one of the user's own recent messages.
+            for item in &history[..history.len() - 1] {
+                assert_eq!(item["role"], "user");
+            }
         }
 
         #[test]
         fn user_mode_keeps_user_messages_before_the_summary() {
-            let (history, raw, kept) = check_corpus(Mode::User {
+            let (history, kept) = check_corpus(Mode::User {
                 keep_user_tokens: 200,
                 user_head_tokens: 50,
             });
             assert!(!kept.is_empty());
-            // Everything is summarised; Codex resumes from line 111's replacement history
-            // (nothing after it is a response item), whose initial context is two distinct
-            // developer messages:
-            //   sed -n 111p FILE | jq '[.payload.replacement_history[] | select(.type=="message"
-            //     and ((.role|IN("developer","system")) or (.role=="user" and
-            //     ((.content[0].text // "") | test("^(<environment_context>|# AGENTS.md
-            //     instructions|<user_instructions>|<INSTRUCTIONS>)")))))] | unique | length'
-            //                                                                            → 2
-            //   sed -n 112,118p FILE | jq -c 'select(.type=="response_item")' | wc -l → 3,
-            //   a function_call, its output and an agent_message
-            assert_eq!(history.len(), 2 + kept.len() + 1);
-            let bytes = String::from_utf8(corpus_bytes()).unwrap();
-            for (item, raw) in history[..2].iter().zip(&raw) {
-                assert_eq!(item["role"], "developer");
-                // Copied byte for byte.
-                assert!(bytes.contains(raw.as_str()));
-            }
-            assert_ne!(raw[0], raw[1]);
-            for (item, text) in history[2..].iter().zip(&kept) {
+            assert_eq!(history.len(), kept.len() + 1);
+            for (item, text) in history.iter().zip(&kept) {
                 assert_eq!(item, &user_item(text));
             }
         }
 
         #[test]
-        fn initial_context_comes_from_what_codex_resumes_from() {
-            let env = r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n<cwd>/a</cwd>\n</environment_context>"}]}"#;
-            let dev = r#"{"type":"message","role":"developer","content":[{"type":"input_text","text":"perms"}]}"#;
-            let old = r#"{"type":"message","role":"system","content":"superseded"}"#;
-            let agents = r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"  # AGENTS.md instructions for /a"}]}"#;
+        fn the_history_keeps_the_users_recent_messages_like_codex() {
             let line = |kind: &str, payload: &str| {
                 format!(
                     r#"{{"timestamp":"2025-11-22T20:00:00.000Z","type":"{kind}","payload":{payload}}}"#
+                )
+            };
+            let user = |text: &str| {
+                line(
+                    "response_item",
+                    &format!(
+                        r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{text}"}}]}}"#
+                    ),
+                )
+            };
+            let reply = |text: &str| {
+                line(
+                    "response_item",
+                    &format!(
+                        r#"{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"{text}"}}]}}"#
+                    ),
                 )
             };
             let lines = [
@@ -1696,67 +1621,40 @@ mod tests {
                     "session_meta",
                     r#"{"id":"s","cwd":"/a","originator":"codex_cli_rs"}"#,
                 ),
-                line("response_item", old),
                 line(
                     "response_item",
-                    r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"first ask"}]}"#,
+                    r#"{"type":"message","role":"developer","content":[{"type":"input_text","text":"perms"}]}"#,
                 ),
-                line(
-                    "compacted",
-                    &format!(
-                        r#"{{"message":"","replacement_history":[{dev},{env},{{"type":"message","role":"user","content":[{{"type":"input_text","text":"first ask"}}]}},{{"type":"compaction","encrypted_content":"x"}}]}}"#
-                    ),
-                ),
-                line("response_item", env),
-                line("response_item", agents),
-                line(
-                    "response_item",
-                    r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"second ask"}]}"#,
-                ),
-                line(
-                    "response_item",
-                    r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}"#,
-                ),
-                line(
-                    "response_item",
-                    r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"third ask"}]}"#,
-                ),
-                line(
-                    "response_item",
-                    r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}"#,
-                ),
+                user("<environment_context>\\n<cwd>/a</cwd>\\n</environment_context>"),
+                user("first ask"),
+                reply("done"),
+                line("event_msg", r#"{"type":"token_count","info":{"last_token_usage":{"total_tokens":9000}}}"#),
+                user("second ask"),
+                reply("ok"),
+                user("third ask"),
+                reply("fine"),
             ];
             let bytes = lines.join("\n") + "\n";
             let input = Transcript::parse("t", bytes.as_bytes(), LoadOptions::default()).unwrap();
-            let plan = plan(
-                &input.records,
-                Mode::Tail { preserve: 2 },
-                Tokenizer::Chars4,
-            )
-            .unwrap();
+            let plan = plan(&input.context, Mode::Tail { preserve: 2 }, Tokenizer::Chars4).unwrap();
             assert_eq!(plan.tail, 8..10);
             let out = String::from_utf8(write(&input, &plan)).unwrap();
             let out_lines: Vec<&str> = out.lines().collect();
-            assert_eq!(out_lines.len(), lines.len() + 2);
-            let marker: Value = serde_json::from_str(out_lines[8]).unwrap();
+            assert_eq!(out_lines[..lines.len()], lines[..]);
+            let marker: Value = serde_json::from_str(out_lines[lines.len()]).unwrap();
             let history = marker["payload"]["replacement_history"].as_array().unwrap();
-            let raw = |json: &str| serde_json::from_str::<Value>(json).unwrap();
-            // The superseded system message before the old compaction is gone, the repeated
-            // environment context is there once, and the summary ends it.
-            assert_eq!(history.len(), 4);
-            assert_eq!(history[0], raw(dev));
-            assert_eq!(history[1], raw(env));
-            assert_eq!(history[2], raw(agents));
-            assert!(out_lines[8].contains(dev) && out_lines[8].contains(env));
+            // Not the developer message or the environment, which Codex sends anew; not the
+            // tail's own request, which follows the marker.
             assert_eq!(
-                history[3]["content"][0]["text"],
-                format!("{SUMMARY_PREFIX}\n{SUMMARY}")
+                history[..2],
+                [user_item("first ask"), user_item("second ask")]
             );
-            assert_eq!(
-                out_lines[9],
-                r#"{"timestamp":"2025-11-22T20:00:00.000Z","type":"event_msg","payload":{"type":"context_compacted"}}"#
-            );
-            assert_eq!(&out_lines[10..], &lines[8..]);
+            assert_eq!(history.len(), 3);
+            assert_eq!(&out_lines[lines.len() + 2..], &lines[8..]);
+            // The token count before the marker no longer describes the context.
+            let output = Transcript::parse("out", out.as_bytes(), LoadOptions::default()).unwrap();
+            let size = crate::cmd::compaction::context_size(&output, Tokenizer::Chars4);
+            assert!(size < 9000, "{size}");
         }
 
         /// A bare rollout has no compaction marker: it becomes a fresh rollout whose first items
@@ -1776,12 +1674,7 @@ mod tests {
             let bytes = lines.join("\n") + "\n";
             let input = Transcript::parse("t", bytes.as_bytes(), LoadOptions::default()).unwrap();
             assert_eq!(input.format, Some(FormatId::Codex));
-            let plan = plan(
-                &input.records,
-                Mode::Tail { preserve: 2 },
-                Tokenizer::Chars4,
-            )
-            .unwrap();
+            let plan = plan(&input.context, Mode::Tail { preserve: 2 }, Tokenizer::Chars4).unwrap();
             assert_eq!(plan.tail, 6..8);
             let out = write(&input, &plan);
             let output = Transcript::parse("out", &out, LoadOptions::default()).unwrap();
@@ -1791,8 +1684,10 @@ mod tests {
             let summary = format!(
                 r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":{text}}}]}}"#
             );
+            // The user's own request is kept beside the summary; the injected instructions are
+            // not (Codex sends them anew).
             let expected = [
-                lines[0], lines[1], lines[5], lines[2], &summary, lines[6], lines[7],
+                lines[0], lines[1], lines[5], lines[3], &summary, lines[6], lines[7],
             ];
             assert_eq!(out, expected.join("\n") + "\n");
         }

@@ -41,8 +41,12 @@ use serde_json::{json, Value};
 
 use super::blocks::borrowed_str;
 use super::blocks::{join_texts, LenientU64};
-use super::write::{derived_uuid, push_kept, push_line, top_level_str, Compacted, Sink};
-use super::{str_field, Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
+use super::write::{
+    derived_uuid, push_kept, push_line, replace_top_level, top_level_str, Compacted, Sink,
+};
+use super::{
+    node_id, str_field, Entry, Event, Format, Link, MediaKind, Message, Part, Record, Role, Usage,
+};
 
 /// The Gemini CLI JSONL session format.
 pub struct Gemini;
@@ -74,27 +78,34 @@ impl Format for Gemini {
 
     /// Gemini CLI writes no compaction into its session file, so this follows the convention
     /// its own compression uses in memory: the summary as a user turn, a short model turn
-    /// acknowledging it, then the kept turns. The metadata line and `$set` records before the
-    /// cut stay; the new records take their timestamp from the last compacted record.
+    /// acknowledging it (left out when the kept turns start with a model turn, so user and
+    /// model still alternate), then the kept turns. The file is written anew: its metadata line
+    /// and `$set` updates stay (not a `$set` that carries a message list: that list is history),
+    /// rewinds and replaced message versions go. The kept turns lose their `tokens` figure
+    /// (set to `null`): it measured a context the compaction replaced. The new records take
+    /// their timestamp from the last summarised record.
     fn write_compacted(&self, compacted: &Compacted, out: &mut Sink) -> Result<()> {
         let records = compacted.records();
-        let timestamp = records[..compacted.plan.tail.start]
+        let timestamp = compacted
+            .summarised
             .iter()
             .rev()
-            .find_map(|r| top_level_str(r.raw, "timestamp"))
+            .find_map(|&i| top_level_str(records[i].raw, "timestamp"))
             .unwrap_or_default();
-        let seed = compacted.seed();
         let record = |salt: &str, kind: &str, content: serde_json::Value| {
             serde_json::to_vec(&GeminiRecord {
-                id: derived_uuid(&seed, salt),
+                id: derived_uuid(&compacted.seed, salt),
                 timestamp: &timestamp,
                 kind,
                 content,
             })
         };
-        push_kept(out, &compacted.lead_lines());
-        push_kept(out, &compacted.head_lines());
-        for (index, text) in compacted.kept_user_texts().iter().enumerate() {
+        let metadata: Vec<usize> = (0..records.len())
+            .filter(|&i| records[i].link == Link::default() && records[i].message().is_none())
+            .collect();
+        push_kept(out, &compacted.lines_of(&metadata));
+        push_kept(out, &compacted.lines_of(&compacted.head));
+        for (index, text) in compacted.kept_user_texts.iter().enumerate() {
             let line = record(&format!("kept-{index}"), "user", json!([{ "text": text }]))?;
             push_line(out, &line);
         }
@@ -104,47 +115,67 @@ impl Format for Gemini {
             json!([{ "text": compacted.wrapped_summary() }]),
         )?;
         push_line(out, &summary);
-        push_line(out, &record("ack", "gemini", json!(ACKNOWLEDGEMENT))?);
-        push_kept(out, &compacted.tail_lines());
+        let tail_opens_with_model = compacted
+            .tail
+            .iter()
+            .find_map(|&i| records[i].message())
+            .is_some_and(|m| m.role == Role::Assistant);
+        if !tail_opens_with_model {
+            push_line(out, &record("ack", "gemini", json!(ACKNOWLEDGEMENT))?);
+        }
+        for line in compacted.lines_of(&compacted.tail) {
+            match replace_top_level(line.trim_ascii_end(), "tokens", "null") {
+                Some(voided) => push_line(out, &voided),
+                None => push_kept(out, &[line]),
+            }
+        }
         Ok(())
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
         let record: Line<'a> = serde_json::from_str(text)?;
-        let raw = text.as_bytes();
-        let Some(kind) = record.kind else {
-            let name = if record.set.is_some() {
-                "$set"
-            } else if record.rewind_to.is_some() {
-                "$rewindTo"
-            } else if record.session_id.is_some() {
-                "metadata"
-            } else {
-                bail!("line has no \"type\" and is not a metadata, \"$set\" or \"$rewindTo\" line");
-            };
-            return Ok(Record::new(
-                line,
-                raw,
-                Entry::Bookkeeping(Cow::Borrowed(name)),
-            ));
-        };
-        let (role, parts) = match kind.as_ref() {
-            "user" => (Role::User, content_parts(record.content)),
-            "gemini" => (
-                Role::Assistant,
-                model_parts(record.content, record.thoughts, record.tool_calls),
-            ),
-            _ => {
-                let name = Cow::Owned(format!("gemini/{kind}"));
-                return Ok(Record::new(line, raw, Entry::Bookkeeping(name)));
-            }
-        };
-        let mut message = Record::new(line, raw, Entry::Message(Message::new(role, parts)));
-        if role == Role::Assistant {
-            message.usage = record.tokens.and_then(context_size);
-        }
-        Ok(message)
+        let link = record_link(&record);
+        let mut read = read_record(line, text, record)?;
+        read.link = link;
+        Ok(read)
     }
+}
+
+/// The record of a line, without its link.
+fn read_record<'a>(line: usize, text: &'a str, record: Line<'a>) -> Result<Record<'a>> {
+    let raw = text.as_bytes();
+    let Some(kind) = record.kind else {
+        let name = if record.set.is_some() {
+            "$set"
+        } else if record.rewind_to.is_some() {
+            "$rewindTo"
+        } else if record.session_id.is_some() {
+            "metadata"
+        } else {
+            bail!("line has no \"type\" and is not a metadata, \"$set\" or \"$rewindTo\" line");
+        };
+        return Ok(Record::new(
+            line,
+            raw,
+            Entry::Bookkeeping(Cow::Borrowed(name)),
+        ));
+    };
+    let (role, parts) = match kind.as_ref() {
+        "user" => (Role::User, content_parts(record.content)),
+        "gemini" => (
+            Role::Assistant,
+            model_parts(record.content, record.thoughts, record.tool_calls),
+        ),
+        _ => {
+            let name = Cow::Owned(format!("gemini/{kind}"));
+            return Ok(Record::new(line, raw, Entry::Bookkeeping(name)));
+        }
+    };
+    let mut message = Record::new(line, raw, Entry::Message(Message::new(role, parts)));
+    if role == Role::Assistant {
+        message.usage = record.tokens.and_then(context_size);
+    }
+    Ok(message)
 }
 
 /// A line, flattened: every field the record kinds read here use.
@@ -164,10 +195,47 @@ struct Line<'a> {
     tokens: Option<&'a RawValue>,
     #[serde(rename = "sessionId")]
     session_id: Option<IgnoredAny>,
-    #[serde(rename = "$set")]
-    set: Option<IgnoredAny>,
-    #[serde(rename = "$rewindTo")]
-    rewind_to: Option<IgnoredAny>,
+    #[serde(rename = "$set", borrow)]
+    set: Option<&'a RawValue>,
+    #[serde(rename = "$rewindTo", borrow)]
+    rewind_to: Option<&'a RawValue>,
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+}
+
+/// A record's effect on the message list Gemini CLI rebuilds when it loads a session
+/// (`loadConversationRecord`): a record with a string `id` is a message, which replaces an
+/// earlier one with the same id in place; `$rewindTo` drops the message it names and all after
+/// it (all of them when the id is unknown); `$set` with a `messages` list starts the list anew.
+fn record_link(record: &Line<'_>) -> Link {
+    let string = |raw: Option<&RawValue>| {
+        raw.and_then(|raw| serde_json::from_str::<Cow<str>>(raw.get()).ok())
+    };
+    if let Some(target) = string(record.rewind_to) {
+        return Link {
+            event: Event::RewindTo(node_id(&target)),
+            ..Link::default()
+        };
+    }
+    if let Some(id) = string(record.id) {
+        return Link {
+            id: Some(node_id(&id)),
+            ..Link::default()
+        };
+    }
+    #[derive(Deserialize)]
+    struct Set {
+        #[serde(default)]
+        messages: Option<Vec<IgnoredAny>>,
+    }
+    let resets = record
+        .set
+        .and_then(|raw| serde_json::from_str::<Set>(raw.get()).ok())
+        .is_some_and(|set| set.messages.is_some());
+    Link {
+        event: if resets { Event::Reset } else { Event::None },
+        ..Link::default()
+    }
 }
 
 /// A thought summary of a model turn.

@@ -2,11 +2,14 @@
 //! prompting, injecting, extracting). `estimate` streams instead.
 //!
 //! A [`Transcript`] borrows the input's bytes and keeps every line, blank ones included, so
-//! that any stretch of it can be written back exactly as it was read.
+//! that any stretch of it can be written back exactly as it was read. Beside the records in file
+//! order it holds the live context: the records the agent sends its model, in the order it sends
+//! them (see [`super::live`]), which is what the commands plan, render and extract from.
 
 use anyhow::Result;
 use rayon::prelude::*;
 
+use super::live::{live, records_of, Live, Node};
 use super::read::{detect_format, read_line, BadLine};
 use super::{FormatId, Record};
 use crate::input::{lines, Line};
@@ -18,6 +21,8 @@ pub struct LoadOptions {
     pub from: Option<FormatId>,
     /// Skip malformed lines instead of failing.
     pub skip_invalid: bool,
+    /// Take every record, in file order, as the context (the agent's own rule ignored).
+    pub whole_file: bool,
 }
 
 /// A transcript read into memory.
@@ -37,6 +42,10 @@ pub struct Transcript<'a> {
     pub skipped: Vec<String>,
     /// The index in `lines` of a cut-off last line (a session still being written).
     pub incomplete: Option<usize>,
+    /// Which records are the live context, and in what order.
+    pub live: Live,
+    /// The records of the live context, in its order.
+    pub context: Vec<Record<'a>>,
 }
 
 impl<'a> Transcript<'a> {
@@ -56,6 +65,8 @@ impl<'a> Transcript<'a> {
             record_lines: Vec::new(),
             skipped: Vec::new(),
             incomplete: None,
+            live: Live::default(),
+            context: Vec::new(),
         };
         // Reading lines is independent work, done on all cores; assembling stays in order.
         let read: Vec<Option<Result<Record<'a>, BadLine>>> = all
@@ -84,7 +95,24 @@ impl<'a> Transcript<'a> {
                 }
             }
         }
+        transcript.live = match format {
+            Some(format) if !options.whole_file => {
+                let nodes: Vec<Node> = transcript.records.iter().map(Node::of).collect();
+                live(format, &nodes)
+            }
+            _ => Live {
+                // The whole file, but a usage figure before the newest marker is still void.
+                marker: transcript.records.iter().rposition(|r| r.compaction),
+                ..Live::whole(transcript.records.len())
+            },
+        };
+        transcript.context = records_of(&transcript.records, &transcript.live);
         Ok(transcript)
+    }
+
+    /// The index in `records` of the record at `position` of the live context.
+    pub fn record_index(&self, position: usize) -> usize {
+        self.live.order[position]
     }
 
     /// The exact bytes of the input lines from `first` up to (not including) `end`, blank

@@ -13,6 +13,7 @@ pub mod classify;
 pub mod claude_code;
 pub mod codex;
 pub mod gemini;
+pub mod live;
 pub mod load;
 pub mod model;
 pub mod openai;
@@ -20,7 +21,10 @@ pub mod pi;
 pub mod read;
 pub mod write;
 
-pub use model::{Entry, MediaKind, Message, Part, PartKind, Record, Role, Usage};
+pub use model::{
+    node_id, Entry, Event, Keep, Link, MediaKind, Message, NodeId, Parent, Part, PartKind, Record,
+    Role, Usage,
+};
 
 use anyhow::Result;
 use serde_json::Value;

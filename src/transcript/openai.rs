@@ -90,48 +90,35 @@ impl Format for Openai {
     /// As kimi-cli rewrites `context.jsonl` after compacting: the system prompt, checkpoint 0,
     /// the summary message, the kept tail, and a usage record with the new estimate. The
     /// checkpoint and usage records are written only for kimi-cli files (ones holding `_`
-    /// records); a plain OpenAI message list gets just the messages.
+    /// records); a plain OpenAI message list gets just the messages. Old `_checkpoint` and
+    /// `_usage` records are not carried over, wherever they stood: kimi-cli numbers checkpoints
+    /// from 0 in a new file, and a usage figure measured before the compaction no longer holds.
     fn write_compacted(&self, compacted: &Compacted, out: &mut Sink) -> Result<()> {
         let records = compacted.records();
         let kimi = records
             .iter()
             .any(|r| matches!(&r.entry, Entry::Bookkeeping(kind) if kind.starts_with('_')));
-        for index in compacted.plan.lead.clone() {
-            let renewed = matches!(&records[index].entry,
-                Entry::Bookkeeping(kind) if kind == "_checkpoint" || kind == "_usage");
-            if !(kimi && renewed) {
-                push_kept(out, &[compacted.transcript.record_full(index)]);
-            }
-        }
+        let renewed = |index: &&usize| {
+            kimi && matches!(&records[**index].entry,
+                Entry::Bookkeeping(kind) if kind == "_checkpoint" || kind == "_usage")
+        };
+        let kept = |list: &[usize]| -> Vec<usize> {
+            list.iter().filter(|i| !renewed(i)).copied().collect()
+        };
+        push_kept(out, &compacted.lines_of(&kept(&compacted.lead)));
         if kimi {
             push_line(out, br#"{"role": "_checkpoint", "id": 0}"#);
         }
-        push_kept(out, &compacted.head_lines());
-        let kept = compacted.kept_user_texts();
-        for text in &kept {
+        push_kept(out, &compacted.lines_of(&kept(&compacted.head)));
+        for text in &compacted.kept_user_texts {
             push_line(out, &chat_user_line(&[text]));
         }
         push_line(out, &chat_user_line(&[WRAPPER, compacted.summary]));
-        push_kept(out, &compacted.tail_lines());
+        push_kept(out, &compacted.lines_of(&kept(&compacted.tail)));
         if kimi {
-            let tokenizer = compacted.tokenizer;
-            let kept_records = compacted
-                .plan
-                .head
-                .clone()
-                .chain(compacted.plan.tail.clone());
-            let units: u64 = kept_records
-                .filter_map(|i| records[i].message())
-                .map(|m| tokenizer.message_units(m))
-                .chain(kept.iter().map(|t| tokenizer.text_units(t)))
-                .chain([
-                    tokenizer.text_units(WRAPPER),
-                    tokenizer.text_units(compacted.summary),
-                ])
-                .sum();
             let usage = format!(
                 r#"{{"role": "_usage", "token_count": {}}}"#,
-                tokenizer.tokens(units)
+                compacted.tokens_after
             );
             push_line(out, usage.as_bytes());
         }

@@ -74,7 +74,10 @@ use super::load::Transcript;
 use super::write::{
     derived_uuid, push_kept, push_line, top_level_str, top_level_value, Compacted, Sink,
 };
-use super::{str_field, Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
+use super::{
+    node_id, str_field, Entry, Event, Format, Keep, Link, MediaKind, Message, Parent, Part, Record,
+    Role, Usage,
+};
 
 /// The pi session format.
 pub struct Pi;
@@ -92,7 +95,7 @@ impl Format for Pi {
     /// a `compaction` entry pointing at the first tail entry, by index (v1) or by id (v2, v3).
     fn write_compacted(&self, compacted: &Compacted, out: &mut Sink) -> Result<()> {
         let records = compacted.records();
-        let tail = &compacted.plan.tail;
+        let first_kept = compacted.tail.first().copied();
         // The entry is appended after every kept line, so it takes the time of the last one.
         let timestamp = records
             .iter()
@@ -101,21 +104,22 @@ impl Format for Pi {
             .unwrap_or_default();
         let summary = summary_with_kept(compacted);
         let line = if session_version(records) >= 2 {
-            let id = derived_uuid(&compacted.seed(), "compaction");
+            let id = derived_uuid(&compacted.seed, "compaction");
+            // pi's leaf on load is the last entry of the file, so the compaction hangs under it.
             let Some(parent_id) = records
-                .last()
-                .and_then(|last| top_level_str(last.raw, "id"))
+                .iter()
+                .rev()
+                .find_map(|record| record.link.id.and(top_level_str(record.raw, "id")))
             else {
-                bail!("the last entry of this pi session has no \"id\" to append a compaction to");
+                bail!("this pi session has no entry with an \"id\" to append a compaction to");
             };
-            let first_kept_entry_id = if tail.is_empty() {
+            let first_kept_entry_id = match first_kept {
                 // Nothing kept: pi finds no entry before the compaction with its own id.
-                id.clone()
-            } else {
-                let Some(first) = top_level_str(records[tail.start].raw, "id") else {
-                    bail!("the first kept entry of this pi session has no \"id\"");
-                };
-                first
+                None => id.clone(),
+                Some(first) => match top_level_str(records[first].raw, "id") {
+                    Some(first) => first,
+                    None => bail!("the first kept entry of this pi session has no \"id\""),
+                },
             };
             serde_json::to_vec(&CompactionV3 {
                 kind: "compaction",
@@ -131,53 +135,104 @@ impl Format for Pi {
                 kind: "compaction",
                 timestamp: &timestamp,
                 summary: &summary,
-                first_kept_entry_index: entry_index(compacted.transcript, tail.start),
+                first_kept_entry_index: entry_index(
+                    compacted.transcript,
+                    first_kept.unwrap_or(records.len()),
+                ),
                 tokens_before: compacted.tokens_before,
             })?
         };
-        push_kept(out, &compacted.lines_of(&(0..records.len())));
+        push_kept(out, &compacted.all_lines());
         push_line(out, &line);
         Ok(())
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
         let entry: Line<'a> = serde_json::from_str(text)?;
-        let raw = text.as_bytes();
-        let Some(kind) = entry.kind else {
-            bail!("line has no \"type\"");
-        };
-        let bookkeeping = |name| Ok(Record::new(line, raw, Entry::Bookkeeping(name)));
-        match kind.as_ref() {
-            "message" => {
-                let message = match (entry.message, entry.raw_message) {
-                    (Some(message), _) => message,
-                    (None, Some(raw_message)) if raw_message.get().starts_with('{') => {
-                        serde_json::from_str(raw_message.get())?
-                    }
-                    _ => bail!("message line has no \"message\" object"),
-                };
-                read_message(line, raw, message)
-            }
-            "compaction" => {
-                let summary = summary_text(entry.summary)?.unwrap_or_default();
-                let mut record = user_record(line, raw, vec![Part::Text(summary)]);
-                record.compaction = true;
-                Ok(record)
-            }
-            "branch_summary" => match summary_text(entry.summary)?.filter(|s| !s.is_empty()) {
-                Some(summary) => Ok(user_record(line, raw, vec![Part::Text(summary)])),
-                None => bookkeeping(kind),
-            },
-            "custom_message" => {
-                let content = match (entry.content, entry.raw_content) {
-                    (Some(content), _) => content,
-                    (None, Some(raw_content)) => serde_json::from_str(raw_content.get())?,
-                    (None, None) => StrOrSeq::default(),
-                };
-                Ok(user_record(line, raw, content_parts(content)))
-            }
-            _ => bookkeeping(kind),
+        let link = entry_link(&entry);
+        let mut record = read_entry(line, text, entry)?;
+        record.link = link;
+        Ok(record)
+    }
+}
+
+/// An entry's place in the session tree (v2, v3: `id`, `parentId`) and, for a `compaction`,
+/// what it keeps. The header is no entry: pi leaves it out of the tree.
+fn entry_link(entry: &Line<'_>) -> Link {
+    let string = |raw: Option<&RawValue>| {
+        raw.and_then(|raw| serde_json::from_str::<Cow<str>>(raw.get()).ok())
+    };
+    let kind = entry.kind.as_deref();
+    if kind == Some("session") {
+        return Link::default();
+    }
+    let parent = match entry.parent_id.map(RawValue::get) {
+        None => Parent::Unlinked,
+        Some("null") => Parent::Root,
+        Some(_) => {
+            string(entry.parent_id).map_or(Parent::Unlinked, |id| Parent::Node(node_id(&id)))
         }
+    };
+    let event = match kind {
+        Some("compaction") => Event::Compaction(
+            match (
+                string(entry.first_kept_entry_id),
+                entry
+                    .first_kept_entry_index
+                    .and_then(|raw| raw.get().parse::<usize>().ok()),
+            ) {
+                (Some(id), _) => Keep::FromNode(node_id(&id)),
+                (None, Some(index)) => Keep::FromEntry(index),
+                (None, None) => Keep::Nothing,
+            },
+        ),
+        _ => Event::None,
+    };
+    Link {
+        id: string(entry.id).map(|id| node_id(&id)),
+        parent,
+        event,
+        response: None,
+    }
+}
+
+/// The record of an entry, without its link.
+fn read_entry<'a>(line: usize, text: &'a str, entry: Line<'a>) -> Result<Record<'a>> {
+    let raw = text.as_bytes();
+    let Some(kind) = entry.kind else {
+        bail!("line has no \"type\"");
+    };
+    let bookkeeping = |name| Ok(Record::new(line, raw, Entry::Bookkeeping(name)));
+    match kind.as_ref() {
+        "message" => {
+            let message = match (entry.message, entry.raw_message) {
+                (Some(message), _) => message,
+                (None, Some(raw_message)) if raw_message.get().starts_with('{') => {
+                    serde_json::from_str(raw_message.get())?
+                }
+                _ => bail!("message line has no \"message\" object"),
+            };
+            read_message(line, raw, message)
+        }
+        "compaction" => {
+            let summary = summary_text(entry.summary)?.unwrap_or_default();
+            let mut record = user_record(line, raw, vec![Part::Text(summary)]);
+            record.compaction = true;
+            Ok(record)
+        }
+        "branch_summary" => match summary_text(entry.summary)?.filter(|s| !s.is_empty()) {
+            Some(summary) => Ok(user_record(line, raw, vec![Part::Text(summary)])),
+            None => bookkeeping(kind),
+        },
+        "custom_message" => {
+            let content = match (entry.content, entry.raw_content) {
+                (Some(content), _) => content,
+                (None, Some(raw_content)) => serde_json::from_str(raw_content.get())?,
+                (None, None) => StrOrSeq::default(),
+            };
+            Ok(user_record(line, raw, content_parts(content)))
+        }
+        _ => bookkeeping(kind),
     }
 }
 
@@ -195,6 +250,14 @@ struct Line<'a> {
     content: Option<StrOrSeq<'a, Block<'a>>>,
     /// `content` as raw JSON, when it came before `type`.
     raw_content: Option<&'a RawValue>,
+    /// `id` (v2, v3), raw: a header's `id` is the session's, not an entry's.
+    id: Option<&'a RawValue>,
+    /// `parentId` (v2, v3): `null` for the first entry.
+    parent_id: Option<&'a RawValue>,
+    /// `firstKeptEntryId` of a v2/v3 `compaction`.
+    first_kept_entry_id: Option<&'a RawValue>,
+    /// `firstKeptEntryIndex` of a v1 `compaction`.
+    first_kept_entry_index: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -204,6 +267,13 @@ enum Key {
     Message,
     Summary,
     Content,
+    Id,
+    #[serde(rename = "parentId")]
+    ParentId,
+    #[serde(rename = "firstKeptEntryId")]
+    FirstKeptEntryId,
+    #[serde(rename = "firstKeptEntryIndex")]
+    FirstKeptEntryIndex,
     #[serde(other)]
     Other,
 }
@@ -238,6 +308,12 @@ impl<'de> Visitor<'de> for LineVisitor {
                 }
                 (Key::Content, Some("custom_message")) => line.content = Some(map.next_value()?),
                 (Key::Content, None) => line.raw_content = Some(map.next_value()?),
+                (Key::Id, _) => line.id = Some(map.next_value()?),
+                (Key::ParentId, _) => line.parent_id = Some(map.next_value()?),
+                (Key::FirstKeptEntryId, _) => line.first_kept_entry_id = Some(map.next_value()?),
+                (Key::FirstKeptEntryIndex, _) => {
+                    line.first_kept_entry_index = Some(map.next_value()?)
+                }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -507,15 +583,15 @@ fn entry_index(transcript: &Transcript, record: usize) -> usize {
 /// compaction has no other place for them), each under its own numbered heading, with
 /// kimi-code's elision marker as it is between the oldest and the newest.
 fn summary_with_kept(compacted: &Compacted) -> String {
-    let kept = compacted.kept_user_texts();
+    let kept = &compacted.kept_user_texts;
     if kept.is_empty() {
         return compacted.summary.to_owned();
     }
-    let marker = compacted.plan.elision_marker();
+    let marker = compacted.elision_marker.as_ref();
     let mut text = format!("{}\n\n{KEPT_HEADING}\n", compacted.summary.trim_end());
     let mut number = 0;
-    for message in &kept {
-        if Some(message) == marker.as_ref() {
+    for message in kept {
+        if Some(message) == marker {
             text.push_str(&format!("\n{message}\n"));
         } else {
             number += 1;
@@ -839,6 +915,7 @@ mod tests {
 
     mod write_back {
         use super::super::*;
+        use crate::cmd::compaction::compaction;
         use crate::plan::{plan, Mode, Plan};
         use crate::tokens::Tokenizer;
         use crate::transcript::load::LoadOptions;
@@ -871,28 +948,23 @@ mod tests {
         }
 
         fn compacted<'c, 'a>(transcript: &'c Transcript<'a>, plan: &'c Plan) -> Compacted<'c, 'a> {
-            Compacted {
-                transcript,
-                plan,
-                summary: SUMMARY,
-                tokenizer: Tokenizer::Chars4,
-                tokens_before: 175_004,
-            }
+            let mut compacted = compaction(transcript, plan, SUMMARY, Tokenizer::Chars4);
+            compacted.tokens_before = 175_004;
+            compacted
         }
 
         /// What a compaction of `transcript` under `mode` writes, checked to be the input, byte
         /// for byte, followed by one `compaction` entry that reads back as pi's; with the plan,
         /// the kept user texts and the new line.
         fn check(transcript: &Transcript, mode: Mode) -> (Plan, Vec<String>, Value, Vec<u8>) {
-            let plan = plan(&transcript.records, mode, Tokenizer::Chars4).unwrap();
+            let plan = plan(&transcript.context, mode, Tokenizer::Chars4).unwrap();
             assert!(plan.noop.is_none());
             let write = || {
                 let mut out = Vec::new();
-                Pi.write_compacted(
-                    &compacted(transcript, &plan),
-                    &mut crate::transcript::write::Sink::new(&mut out),
-                )
-                .unwrap();
+                let mut sink = crate::transcript::write::Sink::new(&mut out);
+                Pi.write_compacted(&compacted(transcript, &plan), &mut sink)
+                    .unwrap();
+                sink.finish().unwrap();
                 out
             };
             let out = write();
@@ -936,7 +1008,7 @@ mod tests {
                 crate::transcript::classify::text_of(last.message().unwrap()),
                 summary
             );
-            let kept = compacted(transcript, &plan).kept_user_texts();
+            let kept = compacted(transcript, &plan).kept_user_texts;
             if kept.is_empty() {
                 assert_eq!(summary, SUMMARY);
             } else {
@@ -974,15 +1046,16 @@ mod tests {
             let (plan, kept, value, line) = check(&input, Mode::Tail { preserve: 2 });
             assert!(kept.is_empty());
             assert_eq!(keys(&line), V1_KEYS);
-            // Entry 0 is the header, so the entry index is the record index.
+            // Entry 0 is the header, so the entry index is the record index (the context starts
+            // after the header).
             let index = value["firstKeptEntryIndex"].as_u64().unwrap() as usize;
-            assert_eq!(index, plan.tail.start);
+            assert_eq!(index, input.record_index(plan.tail.start));
             assert!(input.records[index].message().is_some());
             let lines: Vec<&[u8]> = bytes
                 .split(|&b| b == b'\n')
                 .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
                 .collect();
-            assert_eq!(lines[index], input.records[plan.tail.start].raw);
+            assert_eq!(lines[index], input.context[plan.tail.start].raw);
         }
 
         #[test]
@@ -1016,7 +1089,8 @@ mod tests {
             let input = Transcript::parse("t", bytes.as_bytes(), options).unwrap();
             assert_eq!(input.skipped.len(), 2);
             let (plan, _, value, _) = check(&input, Mode::Tail { preserve: 2 });
-            assert_eq!(plan.tail, 3..5);
+            // Positions of the live context, which starts after the header.
+            assert_eq!(plan.tail, 2..4);
             // pi loads line 2 (valid JSON) but not line 4: "second ask" is its entry 4.
             assert_eq!(value["firstKeptEntryIndex"], 4);
         }
@@ -1045,7 +1119,8 @@ mod tests {
             let bytes = V3.join("\n");
             let input = Transcript::parse("t", bytes.as_bytes(), LoadOptions::default()).unwrap();
             let (plan, kept, value, line) = check(&input, Mode::Tail { preserve: 2 });
-            assert_eq!(plan.tail, 3..5);
+            // The header is no entry of the tree: the context starts at u1.
+            assert_eq!(plan.tail, 2..4);
             assert!(kept.is_empty());
             assert_eq!(keys(&line), V3_KEYS);
             assert_eq!(value["firstKeptEntryId"], "u2");
@@ -1054,7 +1129,7 @@ mod tests {
             let id = value["id"].as_str().unwrap();
             assert_eq!(
                 id,
-                derived_uuid(&compacted(&input, &plan).seed(), "compaction")
+                derived_uuid(&compacted(&input, &plan).seed, "compaction")
             );
         }
 
@@ -1089,19 +1164,14 @@ mod tests {
             ]
             .join("\n");
             let input = Transcript::parse("t", bytes.as_bytes(), LoadOptions::default()).unwrap();
-            let plan = plan(
-                &input.records,
-                Mode::Tail { preserve: 2 },
-                Tokenizer::Chars4,
-            )
-            .unwrap();
+            let plan = plan(&input.context, Mode::Tail { preserve: 2 }, Tokenizer::Chars4).unwrap();
             let error = Pi
                 .write_compacted(
                     &compacted(&input, &plan),
                     &mut crate::transcript::write::Sink::new(&mut Vec::new()),
                 )
                 .unwrap_err();
-            assert!(error.to_string().contains("no \"id\""), "{error}");
+            assert!(error.to_string().contains("no entry with an \"id\""), "{error}");
         }
     }
 }

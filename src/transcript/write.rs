@@ -1,101 +1,74 @@
 //! What every format's compacted-transcript writer shares: the [`Compacted`] input (the
-//! transcript, its plan and the cleaned summary), the original lines of each region, and small
-//! tools for writing JSONL by hand without disturbing the bytes of kept lines.
+//! transcript, which of its records the compaction keeps and which the summary replaces, and
+//! the cleaned summary), and small tools for writing JSONL by hand without disturbing the bytes
+//! of kept lines.
+//!
+//! The input names records, never a plan: how the cut was chosen is the planner's business, and
+//! a writer only needs to know what to keep. Record lists are indexes into
+//! [`Transcript::records`] in the order of the live context.
 //!
 //! Writers never re-serialise a kept record: its line is copied byte for byte. The one
-//! exception a format may need (Claude Code re-points the first kept line's `parentUuid`) goes
-//! through [`replace_top_level`], which rewrites that one value and leaves every other byte as
-//! it was.
+//! exception a format may need (a field a kept line must no longer carry) goes through
+//! [`replace_top_level`], which rewrites that one value and leaves every other byte as it was.
 
 use std::ops::Range;
 
-use crate::plan::{Kept, Plan};
 use crate::summary::WRAPPER;
-use crate::tokens::Tokenizer;
-use crate::transcript::classify::text_of;
 use crate::transcript::load::Transcript;
 use crate::transcript::Record;
 
-/// A transcript, the plan that compacts it and the summary that replaces its compact region.
+/// A transcript, what a compaction keeps of its live context, and the summary that replaces
+/// the rest.
 pub struct Compacted<'c, 'a> {
-    /// The transcript.
+    /// The transcript: every line, history included.
     pub transcript: &'c Transcript<'a>,
-    /// Its plan (never a no-op here).
-    pub plan: &'c Plan,
+    /// Records kept before the summary as they are: leading bookkeeping and system prompts.
+    pub lead: Vec<usize>,
+    /// Records kept verbatim before the summary (the first request, in ACF's budgets mode).
+    pub head: Vec<usize>,
+    /// Records the summary replaces.
+    pub summarised: Vec<usize>,
+    /// Records kept after the summary.
+    pub tail: Vec<usize>,
+    /// User messages kept beside the summary (kimi-code's user mode), oldest first, with the
+    /// elision marker where messages were left out.
+    pub kept_user_texts: Vec<String>,
+    /// That elision marker, when there is one among `kept_user_texts`.
+    pub elision_marker: Option<String>,
     /// The cleaned summary, without any wrapper.
     pub summary: &'c str,
-    /// The estimator for the token figures a format records (kimi `_usage`, pi `tokensBefore`).
-    pub tokenizer: Tokenizer,
     /// The context size before compaction, for formats that record it.
     pub tokens_before: u64,
+    /// The estimated context size after it, for formats that record it (kimi `_usage`).
+    pub tokens_after: u64,
+    /// A seed that identifies this compaction, for deterministic ids.
+    pub seed: String,
 }
 
 impl<'c, 'a> Compacted<'c, 'a> {
-    /// The records.
+    /// Every record of the file, in file order.
     pub fn records(&self) -> &'c [Record<'a>] {
         &self.transcript.records
     }
 
-    /// The original lines (with terminators) of a range of records, tiled so that consecutive
-    /// ranges cover the input exactly (see `region_lines`).
-    pub fn lines_of(&self, records: &Range<usize>) -> Vec<&'a [u8]> {
-        let lines = region_lines(self.transcript, records);
-        self.transcript.line_bytes(lines.start, lines.end).collect()
+    /// The original lines (with terminators) of these records, in the order given.
+    pub fn lines_of(&self, records: &[usize]) -> Vec<&'a [u8]> {
+        records
+            .iter()
+            .map(|&index| self.transcript.record_full(index))
+            .collect()
     }
 
-    /// Lines of the lead region.
-    pub fn lead_lines(&self) -> Vec<&'a [u8]> {
-        self.lines_of(&self.plan.lead)
-    }
-
-    /// Lines of the head region (budgets mode).
-    pub fn head_lines(&self) -> Vec<&'a [u8]> {
-        self.lines_of(&self.plan.head)
-    }
-
-    /// Lines of the compact region.
-    pub fn compact_lines(&self) -> Vec<&'a [u8]> {
-        self.lines_of(&self.plan.compact)
-    }
-
-    /// Lines of everything before the tail (lead, head and compact regions).
-    pub fn lines_before_tail(&self) -> Vec<&'a [u8]> {
-        self.lines_of(&(0..self.plan.tail.start))
-    }
-
-    /// Lines of the tail region.
-    pub fn tail_lines(&self) -> Vec<&'a [u8]> {
-        self.lines_of(&self.plan.tail)
+    /// Every line of the input, blank ones included: what an append-only format keeps.
+    pub fn all_lines(&self) -> Vec<&'a [u8]> {
+        self.transcript
+            .line_bytes(0, self.transcript.lines.len())
+            .collect()
     }
 
     /// The summary as one text, behind kimi-cli's `<system>` wrapper.
     pub fn wrapped_summary(&self) -> String {
         format!("{WRAPPER}{}", self.summary)
-    }
-
-    /// The texts of the user messages kept beside the summary (user mode), in order, with
-    /// kimi-code's elision marker between the oldest and the newest.
-    pub fn kept_user_texts(&self) -> Vec<String> {
-        let text = |kept: &crate::plan::KeptUser| match &kept.kept {
-            Kept::Whole => self.records()[kept.record]
-                .message()
-                .map(text_of)
-                .unwrap_or_default(),
-            Kept::Text(text) => text.clone(),
-        };
-        let mut texts: Vec<String> = self.plan.kept_head.iter().map(text).collect();
-        texts.extend(self.plan.elision_marker());
-        texts.extend(self.plan.kept_tail.iter().map(text));
-        texts
-    }
-
-    /// A seed that identifies this compaction, for deterministic ids.
-    pub fn seed(&self) -> String {
-        format!(
-            "{}:{}",
-            crate::plan::fingerprint(&self.records()[..self.plan.tail.start]),
-            self.summary.len()
-        )
     }
 }
 
@@ -158,8 +131,12 @@ impl<'w> Sink<'w> {
         }
     }
 
-    /// The first error any write met.
-    pub fn finish(self) -> std::io::Result<()> {
+    /// Ends an unterminated last line (so the agent's next append starts a line of its own)
+    /// and returns the first error any write met.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        if self.started {
+            self.end_line();
+        }
         self.error.map_or(Ok(()), Err)
     }
 }

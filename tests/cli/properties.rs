@@ -17,12 +17,13 @@
 use proptest::prelude::*;
 use serde_json::Value;
 
+use condense::cmd::compaction::compaction;
 use condense::measure::{Measure, RecordMeasure};
 use condense::plan::{plan, Mode, Plan};
 use condense::summary::{self, WRAPPER};
 use condense::tokens::{Family, Tokenizer};
 use condense::transcript::load::{LoadOptions, Transcript};
-use condense::transcript::write::{region_lines, Compacted, Sink};
+use condense::transcript::write::{region_lines, Sink};
 use condense::transcript::{Entry, FormatId, Part};
 
 /// Text with what JSON has to escape and what tokenizers find hard.
@@ -312,7 +313,7 @@ fn tokenizer() -> impl Strategy<Value = Tokenizer> {
 fn parse(bytes: &[u8], from: Option<FormatId>) -> Transcript<'_> {
     let options = LoadOptions {
         from,
-        skip_invalid: false,
+        ..LoadOptions::default()
     };
     Transcript::parse("generated", bytes, options).expect("a generated transcript reads")
 }
@@ -323,13 +324,7 @@ fn concat<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
 
 /// What `inject` writes for this transcript and (not no-op) plan.
 fn inject(transcript: &Transcript, plan: &Plan, summary: &str, format: FormatId) -> Vec<u8> {
-    let compacted = Compacted {
-        transcript,
-        plan,
-        summary,
-        tokenizer: Tokenizer::Chars4,
-        tokens_before: 1234,
-    };
+    let compacted = compaction(transcript, plan, summary, Tokenizer::Chars4);
     let mut out = Vec::new();
     let mut sink = Sink::new(&mut out);
     format

@@ -1,0 +1,88 @@
+//! From a plan to what a format writer needs: which records of the file the compaction keeps,
+//! in the order of the live context, which it summarises, and the figures a format records with
+//! its compaction. Plans speak in positions of the live context; writers in records of the file
+//! (see [`crate::transcript::write::Compacted`]), so the planner stays out of the writers.
+
+use std::ops::Range;
+
+use crate::measure::{Measure, RecordMeasure};
+use crate::plan::{fingerprint, Kept, KeptUser, Plan};
+use crate::summary::WRAPPER;
+use crate::tokens::Tokenizer;
+use crate::transcript::classify::text_of;
+use crate::transcript::load::Transcript;
+use crate::transcript::write::Compacted;
+
+/// The writer's input for compacting `transcript` by `plan` with `summary`.
+pub fn compaction<'c, 'a>(
+    transcript: &'c Transcript<'a>,
+    plan: &Plan,
+    summary: &'c str,
+    tokenizer: Tokenizer,
+) -> Compacted<'c, 'a> {
+    let records = |range: &Range<usize>| -> Vec<usize> {
+        range
+            .clone()
+            .map(|position| transcript.record_index(position))
+            .collect()
+    };
+    let context = &transcript.context;
+    let text = |kept: &KeptUser| match &kept.kept {
+        Kept::Whole => context[kept.record]
+            .message()
+            .map(text_of)
+            .unwrap_or_default(),
+        Kept::Text(text) => text.clone(),
+    };
+    let elision_marker = plan.elision_marker();
+    let mut kept_user_texts: Vec<String> = plan.kept_head.iter().map(text).collect();
+    kept_user_texts.extend(elision_marker.clone());
+    kept_user_texts.extend(plan.kept_tail.iter().map(text));
+
+    // What the agent is sent afterwards: the kept records, the kept user messages and the
+    // summary behind its wrapper (kimi-cli's estimate of its new context).
+    let kept_units: u64 = plan
+        .head
+        .clone()
+        .chain(plan.tail.clone())
+        .filter_map(|position| context[position].message())
+        .map(|message| tokenizer.message_units(message))
+        .chain(
+            kept_user_texts
+                .iter()
+                .map(|text| tokenizer.text_units(text)),
+        )
+        .chain([tokenizer.text_units(WRAPPER), tokenizer.text_units(summary)])
+        .sum();
+
+    Compacted {
+        transcript,
+        lead: records(&plan.lead),
+        head: records(&plan.head),
+        summarised: records(&plan.compact),
+        tail: records(&plan.tail),
+        kept_user_texts,
+        elision_marker,
+        summary,
+        tokens_before: context_size(transcript, tokenizer),
+        tokens_after: tokenizer.tokens(kept_units),
+        seed: format!(
+            "{}:{}",
+            fingerprint(&context[..plan.tail.start]),
+            summary.len()
+        ),
+    }
+}
+
+/// The size of the live context as the agent sees it: the last usage figure that still
+/// describes it plus the estimate of what came after.
+pub fn context_size(transcript: &Transcript, tokenizer: Tokenizer) -> u64 {
+    let mut measure = Measure::new(tokenizer);
+    for (position, record) in transcript.context.iter().enumerate() {
+        let counts = transcript
+            .live
+            .usage_counts(transcript.record_index(position));
+        measure.add_live(&RecordMeasure::of(tokenizer, record), counts);
+    }
+    measure.context().tokens
+}

@@ -1,0 +1,134 @@
+//! The live context: the records an agent sends to its model, in the order it sends them.
+//!
+//! A session file is history, not context. Each agent rebuilds its context from the file by a
+//! rule of its own: the path from the root of a tree to the active leaf (Claude Code, pi), an
+//! ordered map of messages that rewinds can cut (Gemini CLI), or a replay that starts again at
+//! the newest compaction (Codex). Every agent starts at its latest compaction, so what came
+//! before it is history only. [`live`] applies the rule of a format to the [`Node`]s of a
+//! transcript, one per record, and returns the [`Live`] order; every other record stays in the
+//! file, untouched, but is neither counted as context nor summarised again.
+//!
+//! The rules work on nodes rather than records so that `estimate`, which streams and keeps
+//! only a small node per line, and the commands that hold whole transcripts share them.
+
+mod claude_code;
+mod codex;
+mod gemini;
+mod pi;
+
+use super::{FormatId, Link, Record, Role};
+
+/// What the live-context rules need to know of one record.
+#[derive(Debug, Clone, Copy)]
+pub struct Node<'l> {
+    /// Its link: id, parent, and what it does to the context.
+    pub link: &'l Link,
+    /// Its message, if it is one.
+    pub message: Option<NodeMessage>,
+    /// True for the agent's own compaction marker.
+    pub compaction: bool,
+}
+
+/// What the rules need to know of a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeMessage {
+    /// Its role.
+    pub role: Role,
+    /// True for a sub-agent's message.
+    pub sidechain: bool,
+    /// True when it holds a tool result.
+    pub tool_result: bool,
+    /// True when it is a request a person typed (it opens a user turn).
+    pub user_turn: bool,
+}
+
+impl<'l> Node<'l> {
+    /// The node of a record.
+    pub fn of(record: &'l Record) -> Self {
+        Node {
+            link: &record.link,
+            message: record.message().map(|message| NodeMessage {
+                role: message.role,
+                sidechain: message.sidechain,
+                tool_result: message
+                    .parts
+                    .iter()
+                    .any(|part| matches!(part, super::Part::ToolResult { .. })),
+                user_turn: super::classify::is_real_user_request(message),
+            }),
+            compaction: record.compaction,
+        }
+    }
+
+    /// True for a main-chain user or assistant message (what can be a Claude Code leaf).
+    fn conversational(&self) -> bool {
+        self.message
+            .is_some_and(|m| !m.sidechain && matches!(m.role, Role::User | Role::Assistant))
+    }
+}
+
+/// The live context of a transcript.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Live {
+    /// Indexes of the records in the context, in the order the agent sends them.
+    pub order: Vec<usize>,
+    /// The index of the compaction marker the context starts from, if any. A usage figure on a
+    /// record before it was measured on a context that no longer exists, even when the record
+    /// itself was kept (a kept tail before the marker in the file).
+    pub marker: Option<usize>,
+}
+
+impl Live {
+    /// Every record, in file order: the context of a format without a rule, and what
+    /// `--whole-file` asks for.
+    pub fn whole(records: usize) -> Self {
+        Live {
+            order: (0..records).collect(),
+            marker: None,
+        }
+    }
+
+    /// Whether a usage figure recorded on record `index` still describes the context.
+    pub fn usage_counts(&self, index: usize) -> bool {
+        self.marker.is_none_or(|marker| index > marker)
+    }
+}
+
+/// The live context of `nodes` (one per record, in file order) by `format`'s rule.
+pub fn live(format: FormatId, nodes: &[Node]) -> Live {
+    match format {
+        FormatId::Openai | FormatId::Anthropic => Live::whole(nodes.len()),
+        FormatId::Codex => codex::live(nodes),
+        FormatId::ClaudeCode => claude_code::live(nodes),
+        FormatId::Pi => pi::live(nodes),
+        FormatId::Gemini => gemini::live(nodes),
+    }
+}
+
+/// The records of `records` in `live` order (clones: the commands plan and render over this
+/// sequence while the transcript keeps every line for writing back).
+pub fn records_of<'a>(records: &[Record<'a>], live: &Live) -> Vec<Record<'a>> {
+    live.order.iter().map(|&i| records[i].clone()).collect()
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Nodes written by hand, for the rules' tests.
+
+    use super::{Node, NodeMessage};
+    use crate::transcript::{Link, Role};
+
+    /// A node with this link and, for `Some(role)`, a main-chain message.
+    pub fn node(link: &Link, role: Option<Role>) -> Node<'_> {
+        Node {
+            link,
+            message: role.map(|role| NodeMessage {
+                role,
+                sidechain: false,
+                tool_result: false,
+                user_turn: role == Role::User,
+            }),
+            compaction: false,
+        }
+    }
+}
