@@ -30,8 +30,9 @@ pub enum Command {
     ///
     /// Prints one JSON object per FILE (file, detected format, tokens, messages, counts by role
     /// and by part kind, bookkeeping records), then a total line when there are several. Files
-    /// are read in parallel and reported in argument order. Claude Code sidechain (sub-agent)
-    /// messages are counted apart, under "sidechain".
+    /// are read in parallel and reported in argument order. Tokens, messages and the counts
+    /// describe the live context, what the agent sends its model; "whole_file" counts every
+    /// line. Claude Code sidechain (sub-agent) messages are counted apart, under "sidechain".
     Estimate(EstimateArgs),
     /// Decide which records a compaction keeps and which it summarises.
     ///
@@ -450,7 +451,8 @@ pub struct EstimateArgs {
 
     /// Report the context size as the agent sees it: the last usage figure the provider
     /// recorded (kimi-cli `_usage`, Claude Code `usage` by message id, Codex `token_count`, pi
-    /// and Gemini usage) plus the estimate of everything after it.
+    /// and Gemini usage) plus the estimate of the live context after it. A figure recorded
+    /// before the latest compaction marker is void, also on a record the compaction kept.
     #[arg(long)]
     pub context: bool,
 

@@ -7,8 +7,10 @@ use std::io::Write;
 use anyhow::Result;
 
 use crate::cli::{BareArgs, BareFormat};
-use crate::cmd::shared::{load_options, read_source, single_source, transcript_warnings};
-use crate::extract::{bare, extract};
+use crate::cmd::shared::{
+    live_extract, load_options, read_source, single_source, transcript_warnings,
+};
+use crate::extract::bare;
 use crate::output::{write_json_line, OrderedMap, Warnings};
 use crate::transcript::load::Transcript;
 use crate::Outcome;
@@ -21,7 +23,7 @@ pub fn run(args: &BareArgs, out: &mut dyn Write) -> Result<Outcome> {
     let transcript = Transcript::parse(&source.name(), &bytes, load_options(&args.input))?;
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
-    let lines = bare(&extract(&transcript.context), args.budget, tokenizer);
+    let lines = bare(&live_extract(&transcript), args.budget, tokenizer);
     match args.format {
         BareFormat::Text => out.write_all(lines.lines().as_bytes())?,
         // The same values as the lines, `none` included, so `jq -r .test` prints what

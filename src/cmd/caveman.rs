@@ -7,8 +7,10 @@ use std::io::Write;
 use anyhow::Result;
 
 use crate::cli::{CavemanArgs, CavemanFormat};
-use crate::cmd::shared::{load_options, read_source, single_source, transcript_warnings};
-use crate::extract::{caveman, extract};
+use crate::cmd::shared::{
+    live_extract, load_options, read_source, single_source, transcript_warnings,
+};
+use crate::extract::caveman;
 use crate::output::{write_json_line, OrderedMap, Warnings};
 use crate::transcript::load::Transcript;
 use crate::Outcome;
@@ -21,7 +23,7 @@ pub fn run(args: &CavemanArgs, out: &mut dyn Write) -> Result<Outcome> {
     let transcript = Transcript::parse(&source.name(), &bytes, load_options(&args.input))?;
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
-    let summary = caveman(&extract(&transcript.context), args.budget, tokenizer);
+    let summary = caveman(&live_extract(&transcript), args.budget, tokenizer);
     match args.format {
         CavemanFormat::Markdown => out.write_all(summary.as_bytes())?,
         // The object `inject --summary` unwraps, so the two pipe together with no model.

@@ -7,10 +7,12 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::cli::{InputArgs, PlanArgs};
+use crate::extract::{extract, Extract, Said};
 use crate::input::{read_all, Source};
 use crate::output::Warnings;
 use crate::plan::{fingerprint, plan, Kept, KeptUser, Mode, Plan};
 use crate::tokens::Tokenizer;
+use crate::transcript::classify::{is_real_user_request, text_of};
 use crate::transcript::load::{LoadOptions, Transcript};
 use crate::transcript::write::top_level_str;
 use crate::transcript::Record;
@@ -253,4 +255,53 @@ pub fn plan_report(plan: &Plan, transcript: &Transcript, tokenizer: Tokenizer) -
             hash: fingerprint(&records[..plan.tail.start]),
         },
     }
+}
+
+/// What `caveman` and `bare` extract: the live context, after the file's header. When that
+/// holds no request of the
+/// user's (a session compacted before, whose summary stands in for its start), the goal is the
+/// earliest request in the file, in the user's own words.
+pub fn live_extract(transcript: &Transcript) -> Extract {
+    // The file's leading bookkeeping (a session header with its working directory) comes
+    // first, even where the agent's rule leaves it out of the context: it names the root.
+    let first_message = transcript
+        .records
+        .iter()
+        .position(|r| r.message().is_some())
+        .unwrap_or(transcript.records.len());
+    let header = (0..first_message).filter(|i| !transcript.live.order.contains(i));
+    let records: Vec<Record> = header
+        .map(|i| transcript.records[i].clone())
+        .chain(transcript.context.iter().cloned())
+        .collect();
+    let mut extract = extract(&records);
+    if extract.goal.is_none() {
+        extract.goal = transcript
+            .records
+            .iter()
+            .filter_map(Record::message)
+            .filter(|message| !message.sidechain)
+            .find(|message| is_real_user_request(message))
+            .map(|message| Said {
+                text: one_line(&text_of(message), GOAL_CHARS),
+                // From outside the context: no record of the extract has this index.
+                index: usize::MAX,
+            });
+    }
+    extract
+}
+
+/// How many characters of an earliest request are kept as the goal.
+const GOAL_CHARS: usize = 1000;
+
+/// `text` on one line: whitespace runs (newlines included) become one space, control
+/// characters go, and at most `limit` characters are kept.
+fn one_line(text: &str, limit: usize) -> String {
+    text.split_whitespace()
+        .flat_map(|word| [" ", word])
+        .skip(1)
+        .flat_map(str::chars)
+        .filter(|c| !c.is_control())
+        .take(limit)
+        .collect()
 }

@@ -10,6 +10,7 @@ use super::shared::{
 use crate::cli::{Region, SplitArgs};
 use crate::output::{write_json_line, Warnings};
 use crate::transcript::load::Transcript;
+use crate::transcript::write::region_lines;
 use crate::Outcome;
 
 /// Runs `split`.
@@ -29,8 +30,29 @@ pub fn run(args: &SplitArgs, out: &mut dyn Write) -> Result<Outcome> {
                 Region::Compact => &plan.compact,
                 Region::Tail => &plan.tail,
             };
-            for position in positions.clone() {
-                out.write_all(transcript.record_full(transcript.record_index(position)))?;
+            if transcript
+                .live
+                .order
+                .iter()
+                .copied()
+                .eq(0..transcript.records.len())
+            {
+                // The context is the file as it is: regions tile it, blank and cut-off lines
+                // included. With no record every region is 0..0, which names no line; the plan
+                // is then a no-op that keeps everything, so the tail is every line, as inject
+                // writes it.
+                let lines = if transcript.records.is_empty() && region == Region::Tail {
+                    0..transcript.lines.len()
+                } else {
+                    region_lines(&transcript, positions)
+                };
+                for bytes in transcript.line_bytes(lines.start, lines.end) {
+                    out.write_all(bytes)?;
+                }
+            } else {
+                for position in positions.clone() {
+                    out.write_all(transcript.record_full(transcript.record_index(position)))?;
+                }
             }
         }
     }

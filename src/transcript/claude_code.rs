@@ -602,9 +602,9 @@ mod tests {
     use super::*;
     use crate::cmd::compaction::compaction;
     use crate::plan::{plan, Mode, Plan};
-    use crate::transcript::classify::text_of;
     use crate::tokens::Tokenizer;
     use crate::transcript::anthropic::Anthropic;
+    use crate::transcript::classify::text_of;
     use crate::transcript::load::{LoadOptions, Transcript};
     use crate::transcript::model::testing;
     use crate::transcript::model::testing::{corpus_head, head};
@@ -1196,12 +1196,27 @@ mod tests {
 {"parentUuid":"u3","isSidechain":false,"sessionId":"s","type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"newest answer"}]},"uuid":"a3","timestamp":"t6"}"#;
         let input = Transcript::parse("t", bytes, LoadOptions::default()).unwrap();
         let texts = |t: &Transcript| -> Vec<String> {
-            t.context.iter().filter_map(|r| r.message()).map(text_of).collect()
+            t.context
+                .iter()
+                .filter_map(|r| r.message())
+                .map(text_of)
+                .collect()
         };
-        assert_eq!(texts(&input), ["one", "two", "newest question", "newest answer"]);
-        let plan = plan(&input.context, Mode::Tail { preserve: 2 }, Tokenizer::Chars4).unwrap();
+        assert_eq!(
+            texts(&input),
+            ["one", "two", "newest question", "newest answer"]
+        );
+        let plan = plan(
+            &input.context,
+            Mode::Tail { preserve: 2 },
+            Tokenizer::Chars4,
+        )
+        .unwrap();
         let out = write(&input, &plan);
-        assert!(out.ends_with(b"\n"), "an unterminated input gets its newline");
+        assert!(
+            out.ends_with(b"\n"),
+            "an unterminated input gets its newline"
+        );
         let output = Transcript::parse("out", &out, LoadOptions::default()).unwrap();
         let after = texts(&output);
         assert_eq!(after.len(), 3);

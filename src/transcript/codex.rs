@@ -1565,7 +1565,8 @@ mod tests {
             // the model reads the summary once.
             let context: Vec<&[u8]> = output.context.iter().map(|r| r.raw).collect();
             assert_eq!(context, new);
-            let read_back = crate::transcript::classify::text_of(output.context[0].message().unwrap());
+            let read_back =
+                crate::transcript::classify::text_of(output.context[0].message().unwrap());
             assert_eq!(read_back.matches(SUMMARY.trim_end()).count(), 1);
             (history, compacted.kept_user_texts)
         }
@@ -1628,7 +1629,10 @@ mod tests {
                 user("<environment_context>\\n<cwd>/a</cwd>\\n</environment_context>"),
                 user("first ask"),
                 reply("done"),
-                line("event_msg", r#"{"type":"token_count","info":{"last_token_usage":{"total_tokens":9000}}}"#),
+                line(
+                    "event_msg",
+                    r#"{"type":"token_count","info":{"last_token_usage":{"total_tokens":9000}}}"#,
+                ),
                 user("second ask"),
                 reply("ok"),
                 user("third ask"),
@@ -1636,7 +1640,12 @@ mod tests {
             ];
             let bytes = lines.join("\n") + "\n";
             let input = Transcript::parse("t", bytes.as_bytes(), LoadOptions::default()).unwrap();
-            let plan = plan(&input.context, Mode::Tail { preserve: 2 }, Tokenizer::Chars4).unwrap();
+            let plan = plan(
+                &input.context,
+                Mode::Tail { preserve: 2 },
+                Tokenizer::Chars4,
+            )
+            .unwrap();
             assert_eq!(plan.tail, 8..10);
             let out = String::from_utf8(write(&input, &plan)).unwrap();
             let out_lines: Vec<&str> = out.lines().collect();
@@ -1674,7 +1683,12 @@ mod tests {
             let bytes = lines.join("\n") + "\n";
             let input = Transcript::parse("t", bytes.as_bytes(), LoadOptions::default()).unwrap();
             assert_eq!(input.format, Some(FormatId::Codex));
-            let plan = plan(&input.context, Mode::Tail { preserve: 2 }, Tokenizer::Chars4).unwrap();
+            let plan = plan(
+                &input.context,
+                Mode::Tail { preserve: 2 },
+                Tokenizer::Chars4,
+            )
+            .unwrap();
             assert_eq!(plan.tail, 6..8);
             let out = write(&input, &plan);
             let output = Transcript::parse("out", &out, LoadOptions::default()).unwrap();

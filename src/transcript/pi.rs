@@ -1164,14 +1164,22 @@ mod tests {
             ]
             .join("\n");
             let input = Transcript::parse("t", bytes.as_bytes(), LoadOptions::default()).unwrap();
-            let plan = plan(&input.context, Mode::Tail { preserve: 2 }, Tokenizer::Chars4).unwrap();
+            let plan = plan(
+                &input.context,
+                Mode::Tail { preserve: 2 },
+                Tokenizer::Chars4,
+            )
+            .unwrap();
             let error = Pi
                 .write_compacted(
                     &compacted(&input, &plan),
                     &mut crate::transcript::write::Sink::new(&mut Vec::new()),
                 )
                 .unwrap_err();
-            assert!(error.to_string().contains("no entry with an \"id\""), "{error}");
+            assert!(
+                error.to_string().contains("no entry with an \"id\""),
+                "{error}"
+            );
         }
     }
 }

@@ -645,28 +645,32 @@ fn duplicated_ids_in_a_claude_code_session() {
         ),
     ]);
     let case = case(session.as_bytes());
-    assert_eq!(report(&case.run("estimate", &[]))["messages"], 8);
+    // The first line with a uuid wins: the chain from u7 runs u6, u5, u4, then the first u2
+    // and u1; u3 (a tool result under that u2) joins beside it, the second u2 does not.
+    assert_eq!(report(&case.run("estimate", &[]))["messages"], 7);
     // The result in the tail answers the nearest t1 call: the tail starts there, not at the
     // first t1.
     let plan = report(&case.run("split", &["--preserve", "2"]));
-    assert_eq!(plan["regions"]["tail"]["records"], json!([5, 8]));
+    assert_eq!(plan["regions"]["tail"]["records"], json!([4, 7]));
+    assert_eq!(plan["regions"]["tail"]["lines"], json!([6, 8]));
     // --upto names the first record with that uuid.
     let upto = report(&case.run("split", &["--upto", "u2"]));
     assert_eq!(upto["mode"], json!({"name": "upto", "index": 1}));
     for command in ["prompt", "caveman", "bare"] {
         succeeds(&case.run(command, &[]), 0);
     }
-    // inject: the tail verbatim but its first line, re-pointed at the summary.
+    // inject: every line kept, then the boundary naming the kept tail and the summary.
     let injected = String::from_utf8(succeeds(&case.run("inject", &[]), 0)).unwrap();
-    let lines: Vec<&str> = injected.lines().collect();
-    let original: Vec<&str> = session.lines().collect();
-    assert_eq!(lines.len(), original.len() + 2);
-    assert_eq!(&lines[..5], &original[..5]);
-    assert_eq!(&lines[8..], &original[6..]);
-    let summary: Value = serde_json::from_str(lines[6]).unwrap();
-    let first_kept: Value = serde_json::from_str(lines[7]).unwrap();
-    assert_eq!(first_kept["parentUuid"], summary["uuid"]);
-    assert_eq!(first_kept["uuid"], "u5");
+    assert!(injected.starts_with(&session));
+    let lines = lines_of(&injected);
+    assert_eq!(lines.len(), session.lines().count() + 2);
+    let boundary = &lines[lines.len() - 2];
+    let summary = &lines[lines.len() - 1];
+    assert_eq!(
+        boundary["compactMetadata"]["preservedMessages"],
+        json!({"anchorUuid": summary["uuid"], "uuids": ["u5", "u6", "u7"]})
+    );
+    assert_eq!(summary["parentUuid"], boundary["uuid"]);
 }
 
 #[test]
@@ -698,12 +702,17 @@ fn a_parent_uuid_cycle_neither_hangs_nor_fails() {
     for command in COMMANDS {
         succeeds(&case.run(command, &[]), 0);
     }
+    // The chain from f runs back to d, which is its own parent: the walk stops there.
     let injected = String::from_utf8(succeeds(&case.run("inject", &[]), 0)).unwrap();
     let lines = lines_of(&injected);
-    assert_eq!(lines[4]["subtype"], "compact_boundary");
-    assert_eq!(lines[4]["logicalParentUuid"], "d");
-    assert_eq!(lines[6]["uuid"], "e");
-    assert_eq!(lines[6]["parentUuid"], lines[5]["uuid"]);
+    assert_eq!(lines.len(), 8);
+    assert_eq!(lines[6]["subtype"], "compact_boundary");
+    assert_eq!(lines[6]["logicalParentUuid"], "f");
+    assert_eq!(
+        lines[6]["compactMetadata"]["preservedMessages"]["uuids"],
+        json!(["e", "f"])
+    );
+    assert_eq!(lines[7]["parentUuid"], lines[6]["uuid"]);
 }
 
 #[test]
@@ -1031,6 +1040,7 @@ fn inject_never_writes_a_byte_order_mark_mid_file() {
             .write_stdin(injected);
         cmd
     });
-    // The new checkpoint and usage records, and the old usage record kept in the tail.
-    assert_eq!(report(&back)["bookkeeping"], 3);
+    // The new checkpoint and usage records; the old usage record, measured before the
+    // compaction, is not carried over.
+    assert_eq!(report(&back)["bookkeeping"], 2);
 }

@@ -152,9 +152,9 @@ fn relink_preserved(
             parent[index] = under;
             under = Some(index);
         }
-        for index in 0..nodes.len() {
-            if anchor.is_some() && parent[index] == anchor && index != first {
-                parent[index] = Some(last);
+        for (index, up) in parent.iter_mut().enumerate() {
+            if anchor.is_some() && *up == anchor && index != first {
+                *up = Some(last);
             }
         }
     }
