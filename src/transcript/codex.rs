@@ -885,7 +885,8 @@ fn recent_user_messages(records: &[Record], summarised: &[usize]) -> Vec<String>
         let Some(message) = records[index].message() else {
             continue;
         };
-        if !is_real_user_request(message) {
+        // An earlier `compacted` line is a summary, whatever its history begins with.
+        if records[index].compaction || !is_real_user_request(message) {
             continue;
         }
         if left == 0 {

@@ -6,6 +6,7 @@ mod corpus;
 mod docs;
 mod estimate;
 mod hardening;
+mod live;
 mod pipeline;
 mod properties;
 mod quality;
