@@ -29,20 +29,19 @@
 //!   ordinary user message: it is what the model is sent in place of the earlier conversation.
 //!   Assistant lines flagged `isApiErrorMessage` are likewise ordinary assistant messages.
 //!
-//! Writing a compacted transcript back ([`Format::write_compacted`]) does what Claude Code's own
-//! `/compact` does to a session file, which is append-only: its readers follow `parentUuid` back
-//! from the last line and stop at the boundary. Every line before the tail is kept as it was;
-//! then come a `compact_boundary` system line (`parentUuid` null, `logicalParentUuid` naming
-//! the last main-chain line with a uuid before the tail, `compactMetadata` with trigger
-//! `manual` and the context size before), in user mode the kept user messages chained one
-//! after another (before the summary, as kimi-code orders them), and the summary as an
-//! `isCompactSummary` user line, its text opening with Claude Code's marker sentence. The new
-//! lines copy `userType`,
-//! `cwd`, `sessionId`, `version`, `gitBranch`, `slug`, `entrypoint` and `timestamp` verbatim
-//! from that last line (whichever it has) and get uuids derived from the compaction, so the
-//! same input gives the same output. The tail follows byte for byte, except that its first
-//! main-chain line with a `parentUuid` is re-pointed at the last new line, unless that line is
-//! itself a root (`parentUuid` null).
+//! Writing a compacted transcript back ([`Format::write_compacted`]) appends what Claude Code's
+//! own `/compact` appends when it keeps a recent tail (the session file is append-only, and
+//! every line stays as it was): a `compact_boundary` system line (`parentUuid` null,
+//! `logicalParentUuid` naming the context's last main-chain line, `compactMetadata` with
+//! trigger `manual`, the context size before, and `preservedMessages`: the summary line as
+//! `anchorUuid` and the uuids of the kept records, which stay where they are in the file), in
+//! user mode the kept user messages chained one after another (before the summary, as kimi-code
+//! orders them), and the summary as an `isCompactSummary` user line, its text opening with
+//! Claude Code's marker sentence. On resume Claude Code chains the preserved records under the
+//! summary and drops everything else before the boundary (see [`super::live`]). The new lines
+//! copy `userType`, `cwd`, `sessionId`, `version`, `gitBranch`, `slug` and `entrypoint`
+//! verbatim from that last line, take the timestamp of the file's last line, and get uuids
+//! derived from the compaction, so the same input gives the same output.
 //!
 //! Speed: lines can be megabytes (a `toolUseResult` may hold whole files), so only the fields
 //! used here are deserialised; serde skips the rest without allocating. `message` is first taken

@@ -42,26 +42,25 @@
 //!
 //! Writing back (`inject`), as Codex's local compaction records itself. A rollout is
 //! append-only and Codex resumes from the newest `compacted` line that has a
-//! `replacement_history` (then replays the response items after it), so every line before the
-//! tail stays as it was, followed by:
+//! `replacement_history`, then replays the response items after it (see [`super::live`]), so
+//! every line stays as it was, followed by:
 //!
 //! - `{"timestamp","type":"compacted","payload":{"message","replacement_history"}}`, where
 //!   `message` is Codex's [`SUMMARY_PREFIX`], a newline and the summary (the form Codex's
-//!   `is_summary_message` recognises), and `replacement_history` is: the initial context the
-//!   model has before the tail (developer and system messages, and the injected
-//!   `<environment_context>`, `# AGENTS.md instructions`, `<user_instructions>` and
-//!   `<INSTRUCTIONS>` user messages), copied byte for byte from the newest earlier replacement
-//!   history and the response items after it, each distinct item once; then, in user mode, the
-//!   kept user messages; then the summary as a user message. The `window_*` fields of
-//!   server-side compaction and the optional `ordinal` are not written, nor are
-//!   `ghost_snapshot` items (only `/undo` uses them);
+//!   `is_summary_message` recognises), and `replacement_history` is what Codex's own
+//!   `build_compacted_history` keeps: the user's own recent messages (newest first within
+//!   20,000 tokens of four bytes, the one crossing the budget cut, earlier summaries and the
+//!   injected environment and instructions left out, since Codex sends those anew), or in user
+//!   mode the kept user messages; then the summary as a user message;
 //! - `{"timestamp","type":"event_msg","payload":{"type":"context_compacted"}}`;
-//! - the tail, byte for byte.
+//! - the kept tail's `response_item` lines again, byte for byte, which Codex replays after the
+//!   marker (the tail's events, token counts measured before the compaction among them, are
+//!   not repeated).
 //!
-//! Both new lines take the timestamp of the last line before the tail that has one. The legacy
-//! bare layout has no compaction marker, so such a rollout is rewritten as a fresh one: its
-//! header and `record_type` lines from before the tail, the same replacement history as bare
-//! `message` lines, then the tail.
+//! The new lines take the timestamp of the file's last line that has one. The legacy bare
+//! layout has no compaction marker, so such a rollout is rewritten as a fresh one: its header
+//! and `record_type` lines, the same replacement history as bare `message` lines, then the
+//! tail.
 
 use std::borrow::Cow;
 use std::fmt;
