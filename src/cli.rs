@@ -233,6 +233,13 @@ pub struct PromptArgs {
     /// Also write the plan (the JSON `split` prints) to this file, for `inject --plan`.
     #[arg(long = "plan", value_name = "FILE")]
     pub plan_file: Option<PathBuf>,
+
+    /// Shrink the request until it is at most N tokens (by --tokenizer): tool-result bodies
+    /// first (oldest first, todo and plan tools last), then long texts cut in their middle, the
+    /// user's own words last; a previous summary is never cut. Exit 1, saying by how much, when
+    /// it cannot fit. The plan records what was cut.
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
 }
 
 /// What `inject` writes.

@@ -8,10 +8,12 @@ use serde::Serialize;
 
 use super::shared::{
     load_options, plan_for, plan_report, read_source, single_source, transcript_warnings,
+    RequestReport,
 };
 use crate::cli::{PromptArgs, RequestFormat};
 use crate::output::{write_json_line, Warnings};
 use crate::prompts;
+use crate::request::budget::fit;
 use crate::request::{request_parts, SYSTEM_PROMPT};
 use crate::transcript::load::Transcript;
 use crate::Outcome;
@@ -34,8 +36,34 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
 
+    let records = plan.sent_records(&transcript.context);
+    let (parts, request) = match args.max_tokens {
+        Some(max_tokens) if plan.noop.is_none() => {
+            let fitted = fit(
+                &records,
+                &body,
+                args.instructions.as_deref(),
+                max_tokens,
+                tokenizer,
+            )
+            .with_context(|| transcript.name.clone())?;
+            let report = RequestReport {
+                max_tokens,
+                tokens: fitted.tokens,
+                cuts: fitted.cuts,
+            };
+            (fitted.parts, Some(report))
+        }
+        _ => {
+            let messages: Vec<_> = records.iter().filter_map(|r| r.message()).collect();
+            let parts = request_parts(&messages, &body, args.instructions.as_deref());
+            (parts, None)
+        }
+    };
     if let Some(path) = &args.plan_file {
-        let report = serde_json::to_vec(&plan_report(&plan, &transcript, tokenizer))?;
+        let mut report = plan_report(&plan, &transcript, tokenizer);
+        report.request = request;
+        let report = serde_json::to_vec(&report)?;
         std::fs::write(path, [report, b"\n".to_vec()].concat())
             .with_context(|| format!("{}: cannot write the plan", path.display()))?;
     }
@@ -49,8 +77,6 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
         return Ok(Outcome::NothingToCompact);
     }
 
-    let messages = plan.sent(&transcript.context);
-    let parts = request_parts(&messages, &body, args.instructions.as_deref());
     let system = ChatMessage {
         role: "system",
         content: Content::Text(SYSTEM_PROMPT),

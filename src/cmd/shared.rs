@@ -11,6 +11,7 @@ use crate::extract::{extract, Extract, Said};
 use crate::input::{read_all, Source};
 use crate::output::Warnings;
 use crate::plan::{fingerprint, plan, Kept, KeptUser, Mode, Plan};
+use crate::request::budget::Cut;
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::{is_real_user_request, text_of};
 use crate::transcript::load::{LoadOptions, Transcript};
@@ -141,6 +142,21 @@ pub struct PlanReport {
     pub kept_user: Option<KeptUsers>,
     /// The records before the tail, which inject checks are unchanged.
     pub fingerprint: Fingerprint,
+    /// How `prompt --max-tokens` shrank the request, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<RequestReport>,
+}
+
+/// What `prompt --max-tokens` did to the request. The summary still replaces exactly the
+/// compacted records: only what the summarizer read was shortened.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RequestReport {
+    /// The budget.
+    pub max_tokens: u64,
+    /// The request's tokens.
+    pub tokens: u64,
+    /// What was cut, in order.
+    pub cuts: Vec<Cut>,
 }
 
 /// The four regions of a plan.
@@ -254,6 +270,7 @@ pub fn plan_report(plan: &Plan, transcript: &Transcript, tokenizer: Tokenizer) -
             records: plan.tail.start,
             hash: fingerprint(&records[..plan.tail.start]),
         },
+        request: None,
     }
 }
 
