@@ -66,6 +66,14 @@ pub enum Command {
     /// Every line is always printed (`TEST:none` when there is nothing), so scripts can
     /// `grep ^NEXT:`.
     Bare(BareArgs),
+    /// List a session's compactions: what each summarised, the context before and after, and
+    /// the first line of its summary.
+    ///
+    /// Append-only sessions (Claude Code, Codex, pi) keep every epoch in the file; rewritten
+    /// ones (kimi-cli, OpenAI and Anthropic lists, Gemini) keep earlier versions in the
+    /// backups `inject --in-place` made beside them (FILE.bak, FILE.bak.N), listed first.
+    /// --show prints an epoch's original records byte for byte; --search finds them.
+    History(HistoryArgs),
 }
 
 /// Where transcripts come from and how they are read; shared by every command.
@@ -492,4 +500,29 @@ pub struct EstimateArgs {
     /// Print one line per message: its index, line, role and tokens.
     #[arg(long)]
     pub per_message: bool,
+}
+
+/// The arguments of `condense history`.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// Where the transcript comes from.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// How tokens are counted.
+    #[command(flatten)]
+    pub tokens: TokenizerArgs,
+
+    /// Print the original records epoch N summarised (1 is the oldest), byte for byte.
+    #[arg(long, value_name = "N", conflicts_with = "search")]
+    pub show: Option<usize>,
+
+    /// Find the messages of compacted epochs whose text contains TEXT, with their epoch, file
+    /// and line.
+    #[arg(long, value_name = "TEXT")]
+    pub search: Option<String>,
+
+    /// Output form of the list.
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: ReportFormat,
 }

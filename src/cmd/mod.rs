@@ -4,6 +4,7 @@ pub mod bare;
 pub mod caveman;
 pub mod compaction;
 pub mod estimate;
+pub mod history;
 pub mod inject;
 pub mod prompt;
 pub mod shared;

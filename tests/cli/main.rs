@@ -7,6 +7,7 @@ mod corpus;
 mod docs;
 mod estimate;
 mod hardening;
+mod history;
 mod live;
 mod pipeline;
 mod properties;
