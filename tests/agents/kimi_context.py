@@ -1,6 +1,6 @@
 """Prints, as one JSON object, what kimi-cli's own `Context` restores from a `context.jsonl`:
-the messages (role and text), the checkpoint ids it accepted in file order, the next checkpoint
-id, and the token count. Usage: kimi-venv/bin/python kimi_context.py CONTEXT.jsonl
+the messages (role and text), the checkpoint ids and usage figures it accepted in file order, the
+next checkpoint id, and the token count. Usage: kimi-venv/bin/python kimi_context.py CONTEXT.jsonl
 
 kimi-cli 1.49.0, `kimi_cli/soul/context.py`: `Context.restore` reads every line through
 `_apply_context_record`; a `_usage` record sets the token count, a `_checkpoint` record sets
@@ -23,6 +23,7 @@ class Recording(Context):
     def __init__(self, path: Path):
         super().__init__(path)
         self.checkpoint_ids: list[int] = []
+        self.usage_counts: list[int] = []
         self.rejected: int = 0
 
     def _apply_context_record(self, line_json, **kwargs):
@@ -31,6 +32,8 @@ class Recording(Context):
             self.rejected += 1
         elif line_json.get("role") == "_checkpoint":
             self.checkpoint_ids.append(line_json["id"])
+        elif line_json.get("role") == "_usage":
+            self.usage_counts.append(line_json["token_count"])
         return kept
 
 
@@ -47,6 +50,7 @@ async def main(source: str) -> None:
                 for m in context.history
             ],
             "checkpoint_ids": context.checkpoint_ids,
+            "usage_counts": context.usage_counts,
             "n_checkpoints": context.n_checkpoints,
             "token_count": context.token_count,
             "token_count_with_pending": context.token_count_with_pending,
