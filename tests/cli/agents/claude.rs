@@ -74,8 +74,7 @@ fn resume(session: &Path) -> Value {
             r["method"] == "POST" && r["path"].as_str().unwrap().starts_with("/v1/messages")
         })
         .map(|r| r["body"]["messages"].clone())
-        .filter(|messages| strings(messages).contains(PROMPT))
-        .next()
+        .find(|messages| strings(messages).contains(PROMPT))
         .unwrap_or_else(|| {
             panic!(
                 "{}: Claude Code sent no request with the prompt",

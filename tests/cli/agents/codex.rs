@@ -68,8 +68,7 @@ fn resume(session: &Path) -> Value {
         .rev()
         .filter(|r| r["method"] == "POST" && r["path"].as_str().unwrap().ends_with("/responses"))
         .map(|r| r["body"]["input"].clone())
-        .filter(|input| strings(input).contains(PROMPT))
-        .next()
+        .find(|input| strings(input).contains(PROMPT))
         .unwrap_or_else(|| {
             panic!(
                 "{}: Codex sent no request with the prompt",
