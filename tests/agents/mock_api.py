@@ -2,7 +2,8 @@
 with the real agent and read the request it sends. It listens on 127.0.0.1 only, records every
 request (method, path, body) as DIR/NNN.json, and answers each with the smallest valid streamed
 reply: the Anthropic Messages API (`message_start` ... `message_stop`) for `/v1/messages`, the
-OpenAI Responses API (`response.created` ... `response.completed`) for `/responses`.
+OpenAI Responses API (`response.created` ... `response.completed`) for `/responses`, the Gemini
+API (`models/M:generateContent`, `:streamGenerateContent`) for Gemini CLI.
 
 It stops by itself after --seconds, or once --requests requests have been answered.
 Usage: python3 mock_api.py --record DIR --port-file FILE [--seconds 60] [--requests 20]
@@ -25,13 +26,13 @@ INPUT_TOKENS = 12
 def last_user_text(request):
     """The newest user text in a request of either API, so each reply says what it answers and
     a session written against the mock tells its turns apart."""
-    items = request.get("messages") or request.get("input") or []
+    items = request.get("messages") or request.get("input") or request.get("contents") or []
     if isinstance(items, str):
         return items
     for item in reversed(items):
         if not isinstance(item, dict) or item.get("role") != "user":
             continue
-        content = item.get("content")
+        content = item.get("content", item.get("parts"))
         if isinstance(content, str):
             return content
         texts = [p.get("text", "") for p in content or [] if isinstance(p, dict) and "text" in p]
@@ -139,6 +140,39 @@ def responses_stream(model, text, compaction):
     )
 
 
+def sample(schema):
+    """The smallest value a JSON schema accepts, for requests that ask for JSON output (Gemini
+    CLI's model router asks for a complexity score)."""
+    kind = str(schema.get("type", "object")).lower()
+    if "enum" in schema:
+        return schema["enum"][0]
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {k: sample(v) for k, v in props.items()}
+    if kind == "array":
+        return []
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 1)
+    if kind == "boolean":
+        return False
+    return "mock"
+
+
+def gemini_response(model, text):
+    """One GenerateContentResponse of the Gemini API, whole or as one streamed chunk."""
+    return {
+        "candidates": [
+            {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}
+        ],
+        "usageMetadata": {
+            "promptTokenCount": INPUT_TOKENS,
+            "candidatesTokenCount": 5,
+            "totalTokenCount": INPUT_TOKENS + 5,
+        },
+        "modelVersion": model,
+    }
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -188,7 +222,21 @@ class Handler(BaseHTTPRequestHandler):
         model = request.get("model") or "mock-model"
         text = reply_text(request)
         path = self.path.split("?")[0]
-        if path.endswith("/v1/messages/count_tokens"):
+        if ":" in path.rsplit("/", 1)[-1]:
+            # Gemini: POST /v1beta/models/MODEL:METHOD
+            model, method = path.rsplit("/", 1)[-1].split(":", 1)
+            config = request.get("generationConfig") or {}
+            schema = config.get("responseJsonSchema") or config.get("responseSchema")
+            if config.get("responseMimeType") == "application/json":
+                text = json.dumps(sample(schema or {}))
+            if method == "streamGenerateContent":
+                body = f"data: {json.dumps(gemini_response(model, text))}\n\n".encode()
+                self.reply(200, body, "text/event-stream")
+            elif method == "countTokens":
+                self.reply(200, json.dumps({"totalTokens": INPUT_TOKENS}).encode(), "application/json")
+            else:
+                self.reply(200, json.dumps(gemini_response(model, text)).encode(), "application/json")
+        elif path.endswith("/v1/messages/count_tokens"):
             self.reply(200, b'{"input_tokens": 12}', "application/json")
         elif path.endswith("/v1/messages"):
             if request.get("stream"):
