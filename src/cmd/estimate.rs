@@ -21,7 +21,7 @@ use crate::measure::{compaction_due, Measure, RecordMeasure};
 use crate::output::{self, Warnings};
 use crate::tokens::Tokenizer;
 use crate::transcript::live::{live, Live};
-use crate::transcript::read::{detect_format, read_line, BadLine};
+use crate::transcript::read::{detect_format, read_records, BadLine};
 use crate::transcript::{FormatId, PartKind, Role};
 use crate::Outcome;
 
@@ -127,16 +127,23 @@ fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> 
         let measured: Vec<_> = lines
             .par_iter()
             .map(|line| {
-                read_line(format, line)
-                    .map(|record| RecordMeasure::of(options.tokenizer, &record))
+                read_records(format, line)
+                    .map(|records| {
+                        records
+                            .iter()
+                            .map(|record| RecordMeasure::of(options.tokenizer, record))
+                            .collect::<Vec<_>>()
+                    })
                     .map_err(|bad| (line.number, bad))
             })
             .collect();
         for result in measured {
             match result {
-                Ok(record) => {
-                    report.file.add(&record);
-                    report.records.push(record);
+                Ok(records) => {
+                    for record in records {
+                        report.file.add(&record);
+                        report.records.push(record);
+                    }
                 }
                 Err((line, BadLine::Incomplete)) => report.incomplete_line = Some(line),
                 Err((line, BadLine::Invalid(error))) if options.skip_invalid => {

@@ -95,6 +95,13 @@ pub trait Format: Sync {
     /// without quoting the line (it may hold terminal escape codes).
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>>;
 
+    /// Reads one line into every record it holds: one for most lines, more where a line
+    /// carries a list of messages (Gemini's `$set` checkpoint), whose records then hold the
+    /// bytes of their own object within the line.
+    fn read_all<'a>(&self, line: usize, text: &'a str) -> Result<Vec<Record<'a>>> {
+        Ok(vec![self.read(line, text)?])
+    }
+
     /// Writes the compacted transcript: what the plan keeps, byte for byte, and the summary in
     /// the place and shape this agent uses for its own compactions, so the agent can resume.
     fn write_compacted(&self, compacted: &write::Compacted, out: &mut write::Sink) -> Result<()>;
