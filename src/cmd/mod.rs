@@ -7,5 +7,6 @@ pub mod estimate;
 pub mod history;
 pub mod inject;
 pub mod prompt;
+pub mod settings;
 pub mod shared;
 pub mod split;

@@ -132,6 +132,14 @@ impl Format for Gemini {
         Ok(())
     }
 
+    /// A model turn's `model`.
+    fn model(&self, raw: &[u8]) -> Option<String> {
+        if super::str_at(raw, &["type"]).as_deref() != Some("gemini") {
+            return None;
+        }
+        super::str_at(raw, &["model"])
+    }
+
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
         let record: Line<'a> = serde_json::from_str(text)?;
         let link = record_link(&record);

@@ -13,4 +13,5 @@ mod live;
 mod pipeline;
 mod properties;
 mod quality;
+mod settings;
 mod util;
