@@ -13,6 +13,7 @@ pub mod handoff;
 pub mod input;
 pub mod measure;
 pub mod output;
+pub mod persist;
 pub mod plan;
 pub mod prompts;
 pub mod request;

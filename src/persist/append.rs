@@ -1,0 +1,98 @@
+//! The append path, for formats whose agent itself only appends (Claude Code, Codex, pi): the
+//! compaction records are added at the end of the same inode in one `O_APPEND` write, so every
+//! line the agent writes, whether it reopens the file per line or keeps it open, stays in it,
+//! and nothing before the records changes (so no backup is needed).
+//!
+//! Lines that arrived since the read make the caller rebuild, so they join the kept tail; after
+//! a few rebuilds the records are appended all the same (the lines are kept, before them).
+//! One race remains that no check can close: the agent starting a line in the instant between
+//! the last look and the write, so that the records land after its first half. The landing
+//! offset tells; the half line and the records are then swapped in place (the range lies below
+//! the end of file, where an `O_APPEND` writer never writes), and the agent's second half
+//! follows its first again.
+
+use std::fs::OpenOptions;
+use std::io::{Seek, SeekFrom, Write};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
+
+use anyhow::{bail, Context, Result};
+use rustix::fs::OFlags;
+
+use super::lock::Target;
+use super::snapshot::{read_from, settled_from};
+
+/// What an append attempt did.
+#[derive(Debug)]
+pub enum Appended {
+    /// The file grew since the read: build again from the new content.
+    Grew,
+    /// The records are in the file.
+    Done {
+        /// Lines the agent wrote after the read, which precede the records.
+        late_lines: usize,
+    },
+}
+
+/// Appends `suffix` to the target, whose content was `read` when the suffix was built; with
+/// `last`, appends even if the file grew since.
+pub fn append(target: &Target, read: &[u8], suffix: &[u8], last: bool) -> Result<Appended> {
+    let context = || format!("{}: cannot append", target.name);
+    let mut file = OpenOptions::new()
+        .append(true)
+        .custom_flags(OFlags::NOFOLLOW.bits() as i32)
+        .open(&target.real)
+        .with_context(context)?;
+    let meta = file.metadata().with_context(context)?;
+    if (meta.dev(), meta.ino()) != (target.dev, target.ino) {
+        return Err(target.replaced_error());
+    }
+    let read_len = read.len() as u64;
+    if meta.len() < read_len {
+        bail!(
+            "{}: shrank while being compacted; nothing was written",
+            target.name
+        );
+    }
+    if meta.len() > read_len {
+        if !last {
+            return Ok(Appended::Grew);
+        }
+        // Appending after the lines that came meanwhile: wait for the last of them to be whole.
+        settled_from(&target.file, read_len, target.dev, target.ino, &target.name)?;
+    }
+    file.write_all(suffix).with_context(context)?;
+    let end = file.seek(SeekFrom::Current(0)).with_context(context)?;
+    let landing = end - suffix.len() as u64;
+    let foreign = read_from(&target.file, read_len, &target.name)?;
+    let before = &foreign[..(landing - read_len) as usize];
+    if landing > read_len && !before.ends_with(b"\n") {
+        // The agent began a line just before the write: swap its first half behind the records.
+        let start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let half = &before[start..];
+        let mut swapped = suffix.to_vec();
+        swapped.extend_from_slice(half);
+        // Not the O_APPEND descriptor: Linux appends every pwrite made through one.
+        let writer = OpenOptions::new()
+            .write(true)
+            .custom_flags(OFlags::NOFOLLOW.bits() as i32)
+            .open(&target.real)
+            .with_context(context)?;
+        let same = writer
+            .metadata()
+            .is_ok_and(|m| (m.dev(), m.ino()) == (target.dev, target.ino));
+        if !same {
+            return Err(target.replaced_error());
+        }
+        writer
+            .write_all_at(&swapped, read_len + start as u64)
+            .with_context(context)?;
+        writer.sync_data().with_context(context)?;
+    } else {
+        file.sync_data().with_context(context)?;
+    }
+    let late_lines = before.iter().filter(|&&b| b == b'\n').count();
+    Ok(Appended::Done { late_lines })
+}

@@ -1,0 +1,328 @@
+//! The safe replace, for formats whose compaction rewrites the file (kimi `context.jsonl`,
+//! OpenAI and Anthropic message lists, Gemini) and for `--rewrite`.
+//!
+//! The new content is written to a temporary file that has no name at all while it is written
+//! (`O_TMPFILE`): a run killed at any moment leaves no full-size stray, and nothing can be
+//! planted where it is written. It gets the original's owner, group and mode before its first
+//! byte. Where the file system has no `O_TMPFILE` the file is created exclusively, no-follow,
+//! under an unguessable name, and the next run on the same session removes what a killed run
+//! left. Before the rename, what the agent appended since the read is carried over (for these
+//! formats the compacted file goes on exactly where the original went on), and a process that
+//! holds the file open for writing makes the run refuse: after the rename its lines would land
+//! in the backup. Lines written in the instant between the last look and the rename, by a writer
+//! that opens the file per line, are carried over from the old inode afterwards.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Seek, SeekFrom, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
+
+use super::backup;
+use super::link::{link_fd, random_tag};
+use super::lock::Target;
+use super::snapshot::{read_from, settled_from, SETTLE};
+use super::writers::writers;
+
+/// How many times the writer check looks before it refuses: a writer that opens the file per
+/// line holds it only for an instant, one that keeps it open is seen every time.
+const WRITER_LOOKS: u32 = 20;
+
+/// The new file, not yet in place.
+pub struct Temp {
+    file: File,
+    /// Its name while it has one (the fallback without `O_TMPFILE`), removed unless committed.
+    named: Option<PathBuf>,
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        if let Some(path) = self.named.take() {
+            let _ = fs::remove_file(path);
+        }
+    }
+}
+
+impl Write for Temp {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// The prefix of this session's temporary names, `.NAME.condense-`.
+fn stray_prefix(target: &Target) -> Vec<u8> {
+    let mut prefix = b".".to_vec();
+    prefix.extend_from_slice(target.file_name.as_bytes());
+    prefix.extend_from_slice(b".condense-");
+    prefix
+}
+
+fn temp_path(target: &Target) -> PathBuf {
+    let mut name = stray_prefix(target);
+    name.extend_from_slice(random_tag().as_bytes());
+    name.extend_from_slice(b".tmp");
+    target
+        .dir
+        .join(std::ffi::OsStr::from_bytes(&name).to_os_string())
+}
+
+/// Removes what killed runs left of this session: temporary files (`.NAME.condense-*.tmp`, and
+/// the `.bak` links of older versions). Called under the lock, so no live run owns one.
+pub fn clean_strays(target: &Target) {
+    let prefix = stray_prefix(target);
+    let Ok(entries) = fs::read_dir(&target.dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let bytes = name.as_bytes();
+        let ours =
+            bytes.starts_with(&prefix) && (bytes.ends_with(b".tmp") || bytes.ends_with(b".bak"));
+        if ours && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Gives `file` the owner, group and mode of the original.
+pub fn take_ownership(file: &File, target: &Target) -> Result<()> {
+    let meta = file.metadata()?;
+    if (meta.uid(), meta.gid()) != (target.uid, target.gid) {
+        if let Err(error) = std::os::unix::fs::fchown(file, Some(target.uid), Some(target.gid)) {
+            // A user who may not give the file the original's group (it is not one of theirs)
+            // still owns it; anyone else would take the session away from its owner.
+            if meta.uid() != target.uid {
+                return Err(error).context("cannot give the new file the original's owner");
+            }
+        }
+    }
+    // After chown, which clears set-id bits.
+    file.set_permissions(fs::Permissions::from_mode(target.mode))?;
+    Ok(())
+}
+
+impl Temp {
+    /// A new, empty temporary file in the session's directory, owned and permitted as it is.
+    pub fn create(target: &Target) -> Result<Temp> {
+        let unnamed = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .mode(0o600)
+            .custom_flags(OFlags::TMPFILE.bits() as i32)
+            .open(&target.dir);
+        let temp = match unnamed {
+            Ok(file) => Temp { file, named: None },
+            Err(error) if is_permission(&error) => {
+                return Err(error).with_context(|| {
+                    format!("{}: cannot write in this directory", target.shown_dir)
+                })
+            }
+            Err(_) => {
+                let path = temp_path(target);
+                let file = OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create_new(true)
+                    .mode(0o600)
+                    .custom_flags(OFlags::NOFOLLOW.bits() as i32)
+                    .open(&path)
+                    .with_context(|| {
+                        format!("{}: cannot write in this directory", target.shown_dir)
+                    })?;
+                Temp {
+                    file,
+                    named: Some(path),
+                }
+            }
+        };
+        take_ownership(&temp.file, target)
+            .with_context(|| format!("{}: cannot write in this directory", target.shown_dir))?;
+        Ok(temp)
+    }
+}
+
+fn is_permission(error: &std::io::Error) -> bool {
+    matches!(
+        error.raw_os_error(),
+        Some(code) if code == rustix::io::Errno::ACCESS.raw_os_error()
+            || code == rustix::io::Errno::PERM.raw_os_error()
+            || code == rustix::io::Errno::ROFS.raw_os_error()
+    )
+}
+
+/// What a replace did.
+#[derive(Debug)]
+pub struct Replaced {
+    /// Where the original now is.
+    pub backup: PathBuf,
+    /// What the user should know.
+    pub warnings: Vec<String>,
+}
+
+/// Refuses while another process keeps the file open for writing.
+fn refuse_writers(target: &Target) -> Result<()> {
+    let mut seen = Vec::new();
+    for _ in 0..WRITER_LOOKS {
+        seen = writers(target.dev, target.ino);
+        if seen.is_empty() {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    bail!(
+        "{}: {} has it open for writing; replacing it now would send what it writes next to the \
+         backup, so nothing was written (compact it when the agent has exited)",
+        target.name,
+        seen[0]
+    )
+}
+
+/// Appends to `temp` what the agent appended to the original after `consumed`; true if there
+/// was something.
+fn carry_over(target: &Target, temp: &mut File, consumed: &mut u64) -> Result<bool> {
+    let more = settled_from(
+        &target.file,
+        *consumed,
+        target.dev,
+        target.ino,
+        &target.name,
+    )?;
+    if more.is_empty() {
+        return Ok(false);
+    }
+    temp.seek(SeekFrom::End(0))?;
+    temp.write_all(&more)?;
+    *consumed += more.len() as u64;
+    Ok(true)
+}
+
+/// Puts `temp` in place of the target, whose first `consumed` bytes it was built from.
+pub fn commit(target: &Target, mut temp: Temp, consumed: usize, suffix: &str) -> Result<Replaced> {
+    let mut consumed = consumed as u64;
+    let fail = |e: anyhow::Error| e.context(format!("{}: cannot replace in place", target.name));
+    // Catch up with the agent first, while nothing is committed.
+    for _ in 0..100 {
+        refuse_writers(target)?;
+        if !carry_over(target, &mut temp.file, &mut consumed)? {
+            break;
+        }
+    }
+    if !target.still_at_path() {
+        return Err(target.replaced_error());
+    }
+    temp.file.sync_all().map_err(|e| fail(e.into()))?;
+    let backup = backup::keep(target, suffix).map_err(fail)?;
+    let placed = (|| -> Result<()> {
+        // What arrived during the sync and the link.
+        if carry_over(target, &mut temp.file, &mut consumed)? {
+            temp.file.sync_all()?;
+        }
+        let named = match temp.named.take() {
+            Some(path) => path,
+            None => loop {
+                let path = temp_path(target);
+                match link_fd(&temp.file, &path) {
+                    Ok(()) => break path,
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                    Err(e) => {
+                        return Err(e).with_context(|| {
+                            format!("{}: cannot write in this directory", target.shown_dir)
+                        })
+                    }
+                }
+            },
+        };
+        if !target.still_at_path() {
+            let _ = fs::remove_file(&named);
+            return Err(target.replaced_error());
+        }
+        if let Err(e) = fs::rename(&named, &target.real) {
+            let _ = fs::remove_file(&named);
+            return Err(e.into());
+        }
+        Ok(())
+    })();
+    if let Err(e) = placed {
+        let _ = fs::remove_file(&backup);
+        return Err(fail(e));
+    }
+    sync_dir(target);
+    let warnings = salvage(target, &mut temp.file, consumed, &backup)?;
+    Ok(Replaced { backup, warnings })
+}
+
+fn sync_dir(target: &Target) {
+    // Some file systems cannot sync a directory; the rename is then as durable as they allow.
+    if let Ok(dir) = File::open(&target.dir) {
+        let _ = dir.sync_all();
+    }
+}
+
+/// Carries over what reached the old inode after the last look: a writer that had opened it
+/// before the rename writes there until it closes it.
+fn salvage(
+    target: &Target,
+    new: &mut File,
+    mut consumed: u64,
+    backup: &std::path::Path,
+) -> Result<Vec<String>> {
+    let mut warnings = Vec::new();
+    let started = Instant::now();
+    let mut quiet = 0;
+    let mut appending = false;
+    let mut carried = false;
+    loop {
+        let busy = writers(target.dev, target.ino);
+        let bytes = read_from(&target.file, consumed, &target.name)?;
+        let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        if whole > 0 {
+            if !appending {
+                // The agent may be appending to the new file too: only O_APPEND keeps both.
+                let flags = fcntl_getfl(&*new).map_err(std::io::Error::from)?;
+                fcntl_setfl(&*new, flags | OFlags::APPEND).map_err(std::io::Error::from)?;
+                appending = true;
+            }
+            new.write_all(&bytes[..whole])
+                .with_context(|| format!("{}: cannot append", target.name))?;
+            consumed += whole as u64;
+            carried = true;
+            quiet = 0;
+            continue;
+        }
+        if busy.is_empty() {
+            // Two quiet looks a moment apart: no open of the old name was still under way.
+            quiet += 1;
+            if quiet >= 2 {
+                if !bytes.is_empty() {
+                    warnings.push(format!(
+                        "{}: the old file ended in a half-written line, left only in {}",
+                        target.name,
+                        backup.display()
+                    ));
+                }
+                break;
+            }
+        } else if started.elapsed() > SETTLE {
+            warnings.push(format!(
+                "{}: {} still has the old file open; what it writes now goes to {}",
+                target.name,
+                busy[0],
+                backup.display()
+            ));
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    if carried {
+        new.sync_data()?;
+    }
+    Ok(warnings)
+}
