@@ -161,11 +161,11 @@ fn read_summary(path: &Path, transcript: &Source) -> Result<String> {
         };
         if same {
             bail!(
-                "{}: the summary is the transcript ({}); --summary takes the file the LLM wrote",
+                "{}: the summary and the transcript are {}; --summary takes the file the LLM wrote",
                 path.display(),
                 match transcript {
                     Source::File(_) => "the same file",
-                    Source::Stdin => "both are standard input",
+                    Source::Stdin => "both standard input",
                 }
             );
         }

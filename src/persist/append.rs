@@ -11,9 +11,10 @@
 //! the end of file, where an `O_APPEND` writer never writes), and the agent's second half
 //! follows its first again.
 
-use std::fs::OpenOptions;
-use std::io::{Seek, SeekFrom, Write};
+use std::fs::{File, OpenOptions};
+use std::io::{Seek, Write};
 use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
+use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use rustix::fs::OFlags;
@@ -60,39 +61,63 @@ pub fn append(target: &Target, read: &[u8], suffix: &[u8], last: bool) -> Result
         // Appending after the lines that came meanwhile: wait for the last of them to be whole.
         settled_from(&target.file, read_len, target.dev, target.ino, &target.name)?;
     }
-    file.write_all(suffix).with_context(context)?;
-    let end = file.seek(SeekFrom::Current(0)).with_context(context)?;
-    let landing = end - suffix.len() as u64;
+    let landing = append_whole(
+        &mut file,
+        &target.file,
+        &target.real,
+        (target.dev, target.ino),
+        suffix,
+        read_len,
+    )
+    .with_context(context)?;
     let foreign = read_from(&target.file, read_len, &target.name)?;
     let before = &foreign[..(landing - read_len) as usize];
-    if landing > read_len && !before.ends_with(b"\n") {
-        // The agent began a line just before the write: swap its first half behind the records.
-        let start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        let half = &before[start..];
-        let mut swapped = suffix.to_vec();
-        swapped.extend_from_slice(half);
-        // Not the O_APPEND descriptor: Linux appends every pwrite made through one.
-        let writer = OpenOptions::new()
-            .write(true)
-            .custom_flags(OFlags::NOFOLLOW.bits() as i32)
-            .open(&target.real)
-            .with_context(context)?;
-        let same = writer
-            .metadata()
-            .is_ok_and(|m| (m.dev(), m.ino()) == (target.dev, target.ino));
-        if !same {
-            return Err(target.replaced_error());
-        }
-        writer
-            .write_all_at(&swapped, read_len + start as u64)
-            .with_context(context)?;
-        writer.sync_data().with_context(context)?;
-    } else {
-        file.sync_data().with_context(context)?;
-    }
     let late_lines = before.iter().filter(|&&b| b == b'\n').count();
     Ok(Appended::Done { late_lines })
+}
+
+/// Appends `bytes` (whole lines) through `appender`, an `O_APPEND` descriptor of the file at
+/// `path` whose identity is `id` and which `reader` reads; returns where they landed. Every byte
+/// below `known` ends a line or is ours: a half line found between it and the landing point
+/// is one an agent began in the instant before the write, and is swapped behind `bytes`.
+pub fn append_whole(
+    appender: &mut File,
+    reader: &File,
+    path: &Path,
+    id: (u64, u64),
+    bytes: &[u8],
+    known: u64,
+) -> Result<u64> {
+    appender.write_all(bytes)?;
+    let end = appender.stream_position()?;
+    let landing = end - bytes.len() as u64;
+    if landing <= known {
+        appender.sync_data()?;
+        return Ok(landing);
+    }
+    let mut before = vec![0u8; (landing - known) as usize];
+    reader.read_exact_at(&mut before, known)?;
+    if before.ends_with(b"\n") {
+        appender.sync_data()?;
+        return Ok(landing);
+    }
+    let start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let half = &before[start..];
+    let mut swapped = bytes.to_vec();
+    swapped.extend_from_slice(half);
+    // Not the O_APPEND descriptor: Linux appends every pwrite made through one.
+    let writer = OpenOptions::new()
+        .write(true)
+        .custom_flags(OFlags::NOFOLLOW.bits() as i32)
+        .open(path)?;
+    let meta = writer.metadata()?;
+    if (meta.dev(), meta.ino()) != id {
+        bail!("replaced while being written");
+    }
+    writer.write_all_at(&swapped, known + start as u64)?;
+    writer.sync_data()?;
+    Ok(known + start as u64)
 }

@@ -29,7 +29,7 @@ pub mod writers;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 use append::Appended;
 use extend::{Built, Extending};
@@ -104,7 +104,9 @@ pub fn in_place<T>(
         }
     }
     replace::clean_strays(&target);
-    let make = || Temp::create(&target);
+    let make = || {
+        Temp::create(&target).with_context(|| format!("{}: cannot replace in place", target.name))
+    };
     for attempt in 1..=ATTEMPTS {
         let read = snapshot::settled_from(&target.file, 0, target.dev, target.ino, &target.name)?;
         let mut out = Extending::new(&read, &make, options.strategy == Strategy::Replace);

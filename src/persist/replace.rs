@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
 
+use super::append::append_whole;
 use super::backup;
 use super::link::{link_fd, random_tag};
 use super::lock::Target;
@@ -30,7 +31,7 @@ use super::writers::writers;
 
 /// How many times the writer check looks before it refuses: a writer that opens the file per
 /// line holds it only for an instant, one that keeps it open is seen every time.
-const WRITER_LOOKS: u32 = 20;
+const WRITER_LOOKS: u32 = 10;
 
 /// The new file, not yet in place.
 pub struct Temp {
@@ -175,7 +176,7 @@ fn refuse_writers(target: &Target) -> Result<()> {
         if seen.is_empty() {
             return Ok(());
         }
-        std::thread::sleep(Duration::from_millis(5));
+        std::thread::sleep(Duration::from_millis(3));
     }
     bail!(
         "{}: {} has it open for writing; replacing it now would send what it writes next to the \
@@ -220,11 +221,14 @@ pub fn commit(target: &Target, mut temp: Temp, consumed: usize, suffix: &str) ->
     }
     temp.file.sync_all().map_err(|e| fail(e.into()))?;
     let backup = backup::keep(target, suffix).map_err(fail)?;
+    let mut ours = 0;
     let placed = (|| -> Result<()> {
         // What arrived during the sync and the link.
         if carry_over(target, &mut temp.file, &mut consumed)? {
             temp.file.sync_all()?;
         }
+        // Unseen until the rename, so every byte of it is this run's.
+        ours = temp.file.metadata()?.len();
         let named = match temp.named.take() {
             Some(path) => path,
             None => loop {
@@ -255,7 +259,7 @@ pub fn commit(target: &Target, mut temp: Temp, consumed: usize, suffix: &str) ->
         return Err(fail(e));
     }
     sync_dir(target);
-    let warnings = salvage(target, &mut temp.file, consumed, &backup)?;
+    let warnings = salvage(target, &mut temp.file, consumed, ours, &backup)?;
     Ok(Replaced { backup, warnings })
 }
 
@@ -272,6 +276,7 @@ fn salvage(
     target: &Target,
     new: &mut File,
     mut consumed: u64,
+    ours: u64,
     backup: &std::path::Path,
 ) -> Result<Vec<String>> {
     let mut warnings = Vec::new();
@@ -279,6 +284,9 @@ fn salvage(
     let mut quiet = 0;
     let mut appending = false;
     let mut carried = false;
+    // The end of what this run wrote to the new file; beyond it the agent may be writing.
+    let mut known = ours;
+    let reader = new.try_clone()?;
     loop {
         let busy = writers(target.dev, target.ino);
         let bytes = read_from(&target.file, consumed, &target.name)?;
@@ -290,8 +298,18 @@ fn salvage(
                 fcntl_setfl(&*new, flags | OFlags::APPEND).map_err(std::io::Error::from)?;
                 appending = true;
             }
-            new.write_all(&bytes[..whole])
-                .with_context(|| format!("{}: cannot append", target.name))?;
+            // The agent may be half-way through a line of the new file: never split it.
+            let meta = new.metadata()?;
+            let landing = append_whole(
+                new,
+                &reader,
+                &target.real,
+                (meta.dev(), meta.ino()),
+                &bytes[..whole],
+                known,
+            )
+            .with_context(|| format!("{}: cannot append", target.name))?;
+            known = landing + whole as u64;
             consumed += whole as u64;
             carried = true;
             quiet = 0;

@@ -9,4 +9,5 @@ mod hardening;
 mod pipeline;
 mod properties;
 mod quality;
+mod race;
 mod util;
