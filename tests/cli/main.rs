@@ -6,6 +6,7 @@ mod corpus;
 mod docs;
 mod estimate;
 mod hardening;
+mod in_place;
 mod pipeline;
 mod properties;
 mod quality;
