@@ -121,3 +121,53 @@ pub fn append_whole(
     writer.sync_data()?;
     Ok(known + start as u64)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file_with(path: &Path, bytes: &[u8]) -> (File, File, (u64, u64)) {
+        std::fs::write(path, bytes).unwrap();
+        let appender = OpenOptions::new().append(true).open(path).unwrap();
+        let reader = File::open(path).unwrap();
+        let meta = reader.metadata().unwrap();
+        (appender, reader, (meta.dev(), meta.ino()))
+    }
+
+    #[test]
+    fn lands_at_the_end_when_the_file_ends_in_a_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s");
+        let (mut appender, reader, id) = file_with(&path, b"a\n");
+        assert_eq!(
+            append_whole(&mut appender, &reader, &path, id, b"R\n", 2).unwrap(),
+            2
+        );
+        // Whole lines that came after the known part stay before the records.
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"b\n")
+            .unwrap();
+        assert_eq!(
+            append_whole(&mut appender, &reader, &path, id, b"S\n", 4).unwrap(),
+            6
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), b"a\nR\nb\nS\n");
+    }
+
+    #[test]
+    fn a_line_begun_just_before_the_write_is_swapped_behind_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s");
+        // The agent wrote a whole line and the first half of another after the known part.
+        let (mut appender, reader, id) = file_with(&path, b"a\nb\n{\"half\":");
+        let landing = append_whole(&mut appender, &reader, &path, id, b"R\n", 2).unwrap();
+        assert_eq!(landing, 4);
+        assert_eq!(std::fs::read(&path).unwrap(), b"a\nb\nR\n{\"half\":");
+        // Its second half then completes it.
+        appender.write_all(b"1}\n").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"a\nb\nR\n{\"half\":1}\n");
+    }
+}

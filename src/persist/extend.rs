@@ -111,3 +111,66 @@ impl Write for Extending<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(read: &[u8], chunks: &[&[u8]], force: bool) -> Built {
+        let made = std::cell::Cell::new(0);
+        let dir = tempfile::tempdir().unwrap();
+        let make = || -> Result<Temp> {
+            made.set(made.get() + 1);
+            Ok(Temp::for_test(&dir.path().join("t")))
+        };
+        let mut out = Extending::new(read, &make, force);
+        for chunk in chunks {
+            out.write_all(chunk).unwrap();
+        }
+        let built = out.finish().unwrap();
+        assert_eq!(made.get(), usize::from(matches!(built, Built::Rewrite(_))));
+        built
+    }
+
+    fn rewritten(built: Built) -> Vec<u8> {
+        match built {
+            Built::Rewrite(temp) => temp.contents(),
+            _ => panic!("not a rewrite"),
+        }
+    }
+
+    #[test]
+    fn the_same_bytes_are_unchanged_in_any_chunks() {
+        assert!(matches!(
+            build(b"a\nb\n", &[b"a", b"\nb\n"], false),
+            Built::Unchanged
+        ));
+        assert!(matches!(
+            build(b"a\nb\n", &[b"a\nb\n"], true),
+            Built::Unchanged
+        ));
+    }
+
+    #[test]
+    fn more_bytes_after_the_same_are_an_extension() {
+        match build(b"a\nb\n", &[b"a\n", b"b\nc", b"\n"], false) {
+            Built::Extension(extension) => assert_eq!(extension, b"c\n"),
+            _ => panic!("not an extension"),
+        }
+        // Forced, the extension is a rewrite of the whole.
+        assert_eq!(
+            rewritten(build(b"a\nb\n", &[b"a\nb\nc\n"], true)),
+            b"a\nb\nc\n"
+        );
+    }
+
+    #[test]
+    fn a_different_byte_or_a_shorter_output_is_a_rewrite_holding_everything() {
+        assert_eq!(
+            rewritten(build(b"a\nb\n", &[b"a\n", b"X\nc\n"], false)),
+            b"a\nX\nc\n"
+        );
+        assert_eq!(rewritten(build(b"a\nb\n", &[b"a\n"], false)), b"a\n");
+        assert_eq!(rewritten(build(b"a\n", &[b"b\n"], false)), b"b\n");
+    }
+}

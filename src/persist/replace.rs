@@ -48,6 +48,28 @@ impl Drop for Temp {
     }
 }
 
+#[cfg(test)]
+impl Temp {
+    /// A plain file standing in for a temporary one.
+    pub fn for_test(path: &std::path::Path) -> Temp {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .unwrap();
+        Temp {
+            file,
+            named: Some(path.to_path_buf()),
+        }
+    }
+
+    /// Everything written to it.
+    pub fn contents(&self) -> Vec<u8> {
+        read_from(&self.file, 0, "temp").unwrap()
+    }
+}
+
 impl Write for Temp {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.file.write(buf)
@@ -70,9 +92,7 @@ fn temp_path(target: &Target) -> PathBuf {
     let mut name = stray_prefix(target);
     name.extend_from_slice(random_tag().as_bytes());
     name.extend_from_slice(b".tmp");
-    target
-        .dir
-        .join(std::ffi::OsStr::from_bytes(&name).to_os_string())
+    target.dir.join(std::ffi::OsStr::from_bytes(&name))
 }
 
 /// Removes what killed runs left of this session: temporary files (`.NAME.condense-*.tmp`, and
@@ -101,7 +121,7 @@ pub fn take_ownership(file: &File, target: &Target) -> Result<()> {
             // A user who may not give the file the original's group (it is not one of theirs)
             // still owns it; anyone else would take the session away from its owner.
             if meta.uid() != target.uid {
-                return Err(error).context("cannot give the new file the original's owner");
+                return Err(error.into());
             }
         }
     }
@@ -144,8 +164,12 @@ impl Temp {
                 }
             }
         };
-        take_ownership(&temp.file, target)
-            .with_context(|| format!("{}: cannot write in this directory", target.shown_dir))?;
+        take_ownership(&temp.file, target).with_context(|| {
+            format!(
+                "{}: cannot give the new file the original's owner and mode",
+                target.name
+            )
+        })?;
         Ok(temp)
     }
 }
@@ -189,6 +213,12 @@ fn refuse_writers(target: &Target) -> Result<()> {
 /// Appends to `temp` what the agent appended to the original after `consumed`; true if there
 /// was something.
 fn carry_over(target: &Target, temp: &mut File, consumed: &mut u64) -> Result<bool> {
+    if target.file.metadata()?.len() < *consumed {
+        bail!(
+            "{}: shrank while being compacted (another program rewrote it?); nothing was written",
+            target.name
+        );
+    }
     let more = settled_from(
         &target.file,
         *consumed,

@@ -38,21 +38,33 @@ pub fn read_from(file: &File, offset: u64, name: &str) -> Result<Vec<u8>> {
 
 /// The bytes of `file` from `offset`, read once they end at a line end or in a last line that
 /// no one is writing (see the module comment). Fails after [`SETTLE`] with the writer named.
+///
+/// Only the size and the last byte are looked at while waiting, and the bytes are read up to
+/// the size that was judged, so lines appended after that look are left for the next one.
 pub fn settled_from(file: &File, offset: u64, dev: u64, ino: u64, name: &str) -> Result<Vec<u8>> {
     let started = Instant::now();
-    let mut quiet_at: Option<usize> = None;
+    let mut quiet_at: Option<u64> = None;
     loop {
-        let bytes = read_from(file, offset, name)?;
-        if bytes.is_empty() || bytes.ends_with(b"\n") {
-            return Ok(bytes);
+        let len = file
+            .metadata()
+            .with_context(|| format!("{name}: cannot read"))?
+            .len();
+        if len <= offset {
+            return Ok(Vec::new());
+        }
+        let mut last = [0u8];
+        file.read_exact_at(&mut last, len - 1)
+            .with_context(|| format!("{name}: cannot read"))?;
+        if last[0] == b'\n' {
+            return read_range(file, offset, len, name);
         }
         let busy = writers(dev, ino);
         if busy.is_empty() {
             // Unchanged across two looks with no writer in between: no one is finishing it.
-            if quiet_at == Some(bytes.len()) {
-                return Ok(bytes);
+            if quiet_at == Some(len) {
+                return read_range(file, offset, len, name);
             }
-            quiet_at = Some(bytes.len());
+            quiet_at = Some(len);
             std::thread::sleep(Duration::from_millis(10));
             continue;
         }
@@ -67,4 +79,12 @@ pub fn settled_from(file: &File, offset: u64, dev: u64, ino: u64, name: &str) ->
         }
         std::thread::sleep(Duration::from_millis(1));
     }
+}
+
+/// Bytes `offset..end` of `file`.
+fn read_range(file: &File, offset: u64, end: u64, name: &str) -> Result<Vec<u8>> {
+    let mut bytes = vec![0u8; (end - offset) as usize];
+    file.read_exact_at(&mut bytes, offset)
+        .with_context(|| format!("{name}: cannot read"))?;
+    Ok(bytes)
 }
