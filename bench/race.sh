@@ -13,7 +13,10 @@
 # one case at a time, each case's runs four in parallel, and prints one line of figures per
 # case: lines written, lines lost, unparsable results, exit codes (1 = refused because the
 # writer holds the file open for writing, which loses nothing).
+# To measure another build's inject the same way (say, the one before issue 10), point
+# CONDENSE_RACE_BIN at its binary; its failed checks are then reported after the figures.
 #   bash bench/race.sh            Knobs: RUNS=200  PROFILE=dev|release (default dev, as CI)
+#                                        CONDENSE_RACE_BIN=path/to/condense
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-200}
@@ -22,12 +25,12 @@ flags=()
 [ "$PROFILE" = release ] && flags=(--release)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-echo "race: $RUNS runs per case, $PROFILE build" >&2
+echo "race: $RUNS runs per case, $PROFILE build${CONDENSE_RACE_BIN:+, inject from $CONDENSE_RACE_BIN}" >&2
 status=0
 CONDENSE_RACE_RUNS=$RUNS cargo test "${flags[@]}" --quiet --test cli race:: -- \
   --nocapture --test-threads 1 >"$log" 2>&1 || status=$?
-grep '^race ' "$log" | sed 's/^race //'
+grep '^race-figures ' "$log" | sed 's/^race-figures //'
 if [ "$status" -ne 0 ]; then
-  grep -E 'panicked|assert' "$log" >&2 || cat "$log" >&2
+  grep -E '^(thread|assertion)' "$log" >&2 || cat "$log" >&2
   exit "$status"
 fi

@@ -157,3 +157,54 @@ fn lock(file: &File, name: &str, started: Instant) -> Result<()> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_second_run_waits_for_the_first_and_follows_a_replaced_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        fs::write(&path, "a\n").unwrap();
+        let first = open_locked(&path).unwrap();
+        let waiter = {
+            let path = path.clone();
+            std::thread::spawn(move || open_locked(&path).map(|t| (t.ino, Instant::now())))
+        };
+        std::thread::sleep(Duration::from_millis(100));
+        // The first run replaces the file, then lets go of the old inode's lock.
+        let new = dir.path().join("new");
+        fs::write(&new, "b\n").unwrap();
+        fs::rename(&new, &path).unwrap();
+        let released = Instant::now();
+        drop(first);
+        let (ino, locked_at) = waiter.join().unwrap().unwrap();
+        assert!(locked_at >= released, "it waited");
+        assert_eq!(
+            ino,
+            fs::metadata(&path).unwrap().ino(),
+            "it locked the new file"
+        );
+    }
+
+    #[test]
+    fn a_symlink_is_followed_and_a_fifo_refused_without_opening_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.jsonl");
+        fs::write(&real, "a\n").unwrap();
+        let link = dir.path().join("link.jsonl");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let target = open_locked(&link).unwrap();
+        assert_eq!(target.real, fs::canonicalize(&real).unwrap());
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let error = open_locked(&fifo).unwrap_err();
+        assert!(format!("{error:#}").contains("a FIFO"), "{error:#}");
+    }
+}

@@ -103,6 +103,8 @@ pub struct Figures {
     runs_losing: usize,
     unparsable: usize,
     original_lost: usize,
+    overlapping: usize,
+    warned: usize,
     exits: Vec<(i32, usize)>,
     refusals: Vec<String>,
 }
@@ -112,13 +114,16 @@ impl fmt::Display for Figures {
         write!(
             f,
             "runs {} | lines written {} | lines lost {} (in {} runs) | unparsable results {} | \
-             original lost {} | exit codes {:?}",
+             original lost {} | inject ran while the writer wrote {} | warned {} | exit codes \
+             {:?}",
             self.runs,
             self.written,
             self.lost,
             self.runs_losing,
             self.unparsable,
             self.original_lost,
+            self.overlapping,
+            self.warned,
             self.exits
         )
     }
@@ -129,6 +134,7 @@ struct Run {
     lost: usize,
     parses: bool,
     original_kept: bool,
+    overlapped: bool,
     exit: i32,
     stderr: String,
 }
@@ -165,7 +171,10 @@ fn one_run(dir: &Path, session: Session, style: Style, split: bool) -> Run {
         .unwrap();
     // Let the agent get going, then compact under it.
     std::thread::sleep(Duration::from_millis(15));
-    let output = StdCommand::new(assert_cmd::cargo::cargo_bin("condense"))
+    // CONDENSE_RACE_BIN: another build's inject, to measure it the same way.
+    let inject = std::env::var_os("CONDENSE_RACE_BIN")
+        .map_or_else(|| assert_cmd::cargo::cargo_bin("condense"), Into::into);
+    let output = StdCommand::new(inject)
         .env_clear()
         .args(["inject", "--in-place", "--plan"])
         .arg(&plan)
@@ -174,6 +183,11 @@ fn one_run(dir: &Path, session: Session, style: Style, split: bool) -> Run {
         .arg(&path)
         .output()
         .unwrap();
+    // Whether the writer was still at work when inject ended (its last line not yet there).
+    let last_line = format!("{head}{LINES}{tail}");
+    let overlapped = !fs::read_to_string(&path)
+        .unwrap_or_default()
+        .contains(last_line.as_str());
     assert!(writer.wait().unwrap().success());
     let now = fs::read_to_string(&path).unwrap();
     let lines: std::collections::HashSet<&str> = now.lines().collect();
@@ -194,6 +208,7 @@ fn one_run(dir: &Path, session: Session, style: Style, split: bool) -> Run {
         lost,
         parses,
         original_kept,
+        overlapped,
         exit: output.status.code().unwrap_or(-1),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
@@ -219,6 +234,8 @@ pub fn race(session: Session, style: Style, split: bool, runs: usize) -> Figures
                     f.runs_losing += usize::from(run.lost > 0);
                     f.unparsable += usize::from(!run.parses);
                     f.original_lost += usize::from(!run.original_kept);
+                    f.overlapping += usize::from(run.overlapped);
+                    f.warned += usize::from(run.exit == 0 && !run.stderr.is_empty());
                     match f.exits.iter_mut().find(|(code, _)| *code == run.exit) {
                         Some((_, n)) => *n += 1,
                         None => f.exits.push((run.exit, 1)),
@@ -246,8 +263,9 @@ fn runs() -> usize {
 #[track_caller]
 fn check(session: Session, style: Style, split: bool) -> Figures {
     let figures = race(session, style, split, runs());
+    // On a line of its own: libtest prints the test's name without a newline before it.
     println!(
-        "race {session:?} {style:?} {}: {figures}",
+        "\nrace-figures {session:?} {style:?} {}: {figures}",
         if split { "split lines" } else { "whole lines" }
     );
     assert_eq!(figures.lost, 0, "{figures}\n{:?}", figures.refusals);
@@ -256,6 +274,10 @@ fn check(session: Session, style: Style, split: bool) -> Figures {
         figures.original_lost, 0,
         "{figures}\n{:?}",
         figures.refusals
+    );
+    assert!(
+        figures.overlapping > 0,
+        "the race never happened: {figures}"
     );
     figures
 }
