@@ -12,9 +12,11 @@
 //!   never used before ([`replace`], [`backup`]).
 //!
 //! Either way the session is locked first ([`lock`]), so two condense runs on one session take
-//! turns; what the agent appended since the read is rebuilt in (append) or carried over
-//! (replace); and a process that keeps the file open for writing makes a replace refuse
-//! ([`writers`]) rather than send its next lines to the backup.
+//! turns; what the agent appended since the read is built in (a few times; then, on the append
+//! path, kept just before the new records, and on the replace path carried over after them,
+//! which is where it would be had the agent written it a moment later); and a process that
+//! keeps the file open for writing makes a replace refuse ([`writers`]) rather than send its
+//! next lines to the backup.
 
 pub mod append;
 pub mod backup;
@@ -33,9 +35,9 @@ use anyhow::{bail, Context, Result};
 
 use append::Appended;
 use extend::{Built, Extending};
-use replace::Temp;
+use replace::{Committed, Temp};
 
-/// How many times the append path rebuilds because the agent wrote during the build.
+/// How many times a run builds the content, when the agent wrote during the build.
 const ATTEMPTS: usize = 4;
 
 /// How a run may write the file.
@@ -146,16 +148,21 @@ pub fn in_place<T>(
                 }
             }
             Built::Rewrite(temp) => {
-                let replaced = replace::commit(&target, temp, read.len(), options.backup_suffix)?;
-                return Ok(InPlace {
-                    value,
-                    done: Done::Replaced {
-                        backup: replaced.backup,
-                    },
-                    warnings: replaced.warnings,
-                });
+                let last = attempt == ATTEMPTS;
+                match replace::commit(&target, temp, read.len(), options.backup_suffix, last)? {
+                    Committed::Grew => continue,
+                    Committed::Replaced(replaced) => {
+                        return Ok(InPlace {
+                            value,
+                            done: Done::Replaced {
+                                backup: replaced.backup,
+                            },
+                            warnings: replaced.warnings,
+                        })
+                    }
+                }
             }
         }
     }
-    unreachable!("the last attempt always appends")
+    unreachable!("the last attempt always writes")
 }

@@ -6,8 +6,9 @@
 //! planted where it is written. It gets the original's owner, group and mode before its first
 //! byte. Where the file system has no `O_TMPFILE` the file is created exclusively, no-follow,
 //! under an unguessable name, and the next run on the same session removes what a killed run
-//! left. Before the rename, what the agent appended since the read is carried over (for these
-//! formats the compacted file goes on exactly where the original went on), and a process that
+//! left. Before the rename, what the agent appended since the read is built in (a few times;
+//! then carried over as it is: for these formats the compacted file goes on where the original
+//! went on), and a process that
 //! holds the file open for writing makes the run refuse: after the rename its lines would land
 //! in the backup. Lines written in the instant between the last look and the rename, by a writer
 //! that opens the file per line, are carried over from the old inode afterwards.
@@ -146,23 +147,7 @@ impl Temp {
                     format!("{}: cannot write in this directory", target.shown_dir)
                 })
             }
-            Err(_) => {
-                let path = temp_path(target);
-                let file = OpenOptions::new()
-                    .read(true)
-                    .write(true)
-                    .create_new(true)
-                    .mode(0o600)
-                    .custom_flags(OFlags::NOFOLLOW.bits() as i32)
-                    .open(&path)
-                    .with_context(|| {
-                        format!("{}: cannot write in this directory", target.shown_dir)
-                    })?;
-                Temp {
-                    file,
-                    named: Some(path),
-                }
-            }
+            Err(_) => Temp::named(target)?,
         };
         take_ownership(&temp.file, target).with_context(|| {
             format!(
@@ -171,6 +156,26 @@ impl Temp {
             )
         })?;
         Ok(temp)
+    }
+}
+
+impl Temp {
+    /// The fallback where `O_TMPFILE` is not supported: an exclusive, no-follow open of an
+    /// unguessable name, readable by its owner only until it has the original's owner and mode.
+    fn named(target: &Target) -> Result<Temp> {
+        let path = temp_path(target);
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(OFlags::NOFOLLOW.bits() as i32)
+            .open(&path)
+            .with_context(|| format!("{}: cannot write in this directory", target.shown_dir))?;
+        Ok(Temp {
+            file,
+            named: Some(path),
+        })
     }
 }
 
@@ -235,10 +240,31 @@ fn carry_over(target: &Target, temp: &mut File, consumed: &mut u64) -> Result<bo
     Ok(true)
 }
 
-/// Puts `temp` in place of the target, whose first `consumed` bytes it was built from.
-pub fn commit(target: &Target, mut temp: Temp, consumed: usize, suffix: &str) -> Result<Replaced> {
+/// What a commit did.
+#[derive(Debug)]
+pub enum Committed {
+    /// The file grew since the read: build again from the new content.
+    Grew,
+    /// The file is replaced.
+    Replaced(Replaced),
+}
+
+/// Puts `temp` in place of the target, whose first `consumed` bytes it was built from. Unless
+/// `last`, a file that grew since is left for a rebuild, so that the new lines go through the
+/// format's writer like the others; on the last attempt they are carried over as they are.
+pub fn commit(
+    target: &Target,
+    mut temp: Temp,
+    consumed: usize,
+    suffix: &str,
+    last: bool,
+) -> Result<Committed> {
     let mut consumed = consumed as u64;
     let fail = |e: anyhow::Error| e.context(format!("{}: cannot replace in place", target.name));
+    refuse_writers(target)?;
+    if !last && target.file.metadata()?.len() > consumed {
+        return Ok(Committed::Grew);
+    }
     // Catch up with the agent first, while nothing is committed.
     for _ in 0..100 {
         refuse_writers(target)?;
@@ -290,7 +316,7 @@ pub fn commit(target: &Target, mut temp: Temp, consumed: usize, suffix: &str) ->
     }
     sync_dir(target);
     let warnings = salvage(target, &mut temp.file, consumed, ours, &backup)?;
-    Ok(Replaced { backup, warnings })
+    Ok(Committed::Replaced(Replaced { backup, warnings }))
 }
 
 fn sync_dir(target: &Target) {
@@ -373,4 +399,73 @@ fn salvage(
         new.sync_data()?;
     }
     Ok(warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::persist::lock::open_locked;
+
+    #[test]
+    fn the_named_fallback_is_private_then_takes_the_originals_mode_and_goes_if_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        fs::write(&path, "a\n").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
+        let target = open_locked(&path).unwrap();
+        let temp = Temp::named(&target).unwrap();
+        let name = temp.named.clone().unwrap();
+        let file_name = name.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(file_name.starts_with(".s.jsonl.condense-") && file_name.ends_with(".tmp"));
+        assert_eq!(fs::metadata(&name).unwrap().mode() & 0o777, 0o600);
+        take_ownership(&temp.file, &target).unwrap();
+        assert_eq!(fs::metadata(&name).unwrap().mode() & 0o777, 0o640);
+        // Two names never collide, and a dropped one is removed.
+        let other = Temp::named(&target).unwrap();
+        assert_ne!(other.named, temp.named);
+        drop(temp);
+        drop(other);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn strays_of_this_session_are_removed_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        fs::write(&path, "a\n").unwrap();
+        for name in [
+            ".s.jsonl.condense-1234.tmp",
+            ".s.jsonl.condense-00ff00ff00ff00ff.tmp",
+            ".s.jsonl.condense-1234.bak",
+            ".t.jsonl.condense-1234.tmp",
+            "s.jsonl.bak",
+            ".s.jsonl.condense-notes",
+        ] {
+            fs::write(dir.path().join(name), "x").unwrap();
+        }
+        // A planted symlink with the pattern is not followed, and is left.
+        let outside = dir.path().join("outside");
+        fs::write(&outside, "keep").unwrap();
+        std::os::unix::fs::symlink(&outside, dir.path().join(".s.jsonl.condense-9.tmp")).unwrap();
+        let target = open_locked(&path).unwrap();
+        clean_strays(&target);
+        let mut left: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                ".s.jsonl.condense-9.tmp",
+                ".s.jsonl.condense-notes",
+                ".t.jsonl.condense-1234.tmp",
+                "outside",
+                "s.jsonl",
+                "s.jsonl.bak"
+            ]
+        );
+        assert_eq!(fs::read(&outside).unwrap(), b"keep");
+    }
 }
