@@ -132,8 +132,9 @@ pub fn in_place<T>(
                             .then(|| {
                                 format!(
                                     "{}: the agent kept writing while the compaction was built \
-                                     ({ATTEMPTS} tries); its {late_lines} newest line(s) are \
-                                     kept, just before the compaction records",
+                                     ({ATTEMPTS} tries); the {late_lines} line(s) it wrote \
+                                     during the last one are kept, just before the compaction \
+                                     records",
                                     target.name
                                 )
                             })
