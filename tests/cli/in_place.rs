@@ -244,6 +244,90 @@ fn the_new_file_has_the_originals_mode_owner_and_group() {
     );
 }
 
+#[test]
+fn the_temporary_file_is_never_more_readable_than_the_session_while_it_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("s.jsonl");
+    // About 24 MB, nearly all kept (--upto 2), so the new file takes a while to write.
+    let text = "x".repeat(6000);
+    let mut lines = String::new();
+    for i in 0..2000 {
+        lines.push_str(&format!(
+            "{{\"role\":\"user\",\"content\":\"{i} {text}\"}}\n"
+        ));
+        lines.push_str(&format!(
+            "{{\"role\":\"assistant\",\"content\":\"{i} {text}\"}}\n"
+        ));
+    }
+    fs::write(&session, lines).unwrap();
+    fs::set_permissions(&session, fs::Permissions::from_mode(0o600)).unwrap();
+    if is_root() {
+        std::os::unix::fs::chown(&session, Some(4242), Some(4343)).unwrap();
+    }
+    let want = fs::metadata(&session).unwrap();
+    fs::write(dir.path().join("summary.md"), "SUMMARY").unwrap();
+    let mut child = plain()
+        .current_dir(dir.path())
+        .args([
+            "inject",
+            "--in-place",
+            "--upto",
+            "2",
+            "--summary",
+            "summary.md",
+            "s.jsonl",
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Watch the child's open files: the new file has no name, but /proc shows it.
+    let fds = PathBuf::from(format!("/proc/{}/fd", child.id()));
+    let mut seen = 0;
+    while child.try_wait().unwrap().is_none() {
+        for fd in fs::read_dir(&fds).into_iter().flatten().flatten() {
+            let Ok(link) = fs::read_link(fd.path()) else {
+                continue;
+            };
+            let in_dir = link.starts_with(dir.path())
+                || link.starts_with(fs::canonicalize(dir.path()).unwrap());
+            let name = link
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            // An unnamed (O_TMPFILE) file shows as `#INODE (deleted)`; the fallback has a name.
+            let temporary = name.starts_with('#') || name.starts_with(".s.jsonl.condense-");
+            if !in_dir || !temporary {
+                continue;
+            }
+            let Ok(meta) = fs::metadata(fd.path()) else {
+                continue;
+            };
+            if !meta.is_file() {
+                continue;
+            }
+            seen += 1;
+            assert_eq!(meta.mode() & 0o777, 0o600, "{}", link.display());
+            assert_eq!(
+                (meta.uid(), meta.gid()),
+                (want.uid(), want.gid()),
+                "{}",
+                link.display()
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        seen > 0,
+        "the temporary file was never seen: the test watched nothing"
+    );
+    let after = fs::metadata(&session).unwrap();
+    assert_eq!(after.mode() & 0o777, 0o600);
+    assert_eq!((after.uid(), after.gid()), (want.uid(), want.gid()));
+}
+
 fn is_root() -> bool {
     // Whoever runs the tests owns the files they create.
     let probe = tempfile::NamedTempFile::new().unwrap();
