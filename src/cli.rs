@@ -299,18 +299,45 @@ pub struct InjectArgs {
     #[arg(long, value_enum, default_value = "jsonl")]
     pub format: InjectFormat,
 
-    /// Rewrite FILE itself, atomically, keeping the original as FILE.bak.
+    /// Compact FILE itself, safely while its agent is still writing it.
+    ///
+    /// Where the result only adds records at the end (the append-only formats: Claude Code,
+    /// Codex, pi), they are appended in one write: lines the agent writes meanwhile stay, the
+    /// history before them is untouched and no backup is made. Otherwise FILE is replaced
+    /// atomically and the original kept as FILE.bak, or FILE.bak.1, FILE.bak.2, … when that name
+    /// is taken: a backup is never overwritten, and the highest number is the newest (`ls -v
+    /// FILE.bak*`; restore with `mv FILE.bak.N FILE`). A replace is refused while another process
+    /// has FILE open for writing. A symlinked FILE: the file it points to is compacted (its
+    /// backup goes beside it) and the link is kept. Only regular files.
     #[arg(long, conflicts_with = "format")]
     pub in_place: bool,
 
-    /// The suffix of the backup --in-place keeps.
+    /// With --in-place: always replace FILE (with a backup) rather than append, for a new file
+    /// instead of a longer log.
+    #[arg(long, requires = "in_place")]
+    pub rewrite: bool,
+
+    /// The suffix of the backups --in-place keeps (not empty, no `/`).
     #[arg(
         long,
         value_name = "SUFFIX",
         default_value = ".bak",
-        requires = "in_place"
+        requires = "in_place",
+        value_parser = backup_suffix
     )]
     pub backup_suffix: String,
+}
+
+/// A backup suffix: an empty one would name the backup as the session itself, and one with a
+/// `/` would put it in another directory.
+fn backup_suffix(suffix: &str) -> Result<String, String> {
+    if suffix.is_empty() {
+        return Err("the backup would be FILE itself; give a suffix such as .bak".to_owned());
+    }
+    if suffix.contains('/') {
+        return Err("a suffix cannot hold `/`: backups stay beside FILE".to_owned());
+    }
+    Ok(suffix.to_owned())
 }
 
 /// Output forms of `caveman`.

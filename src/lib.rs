@@ -14,6 +14,7 @@ pub mod history;
 pub mod input;
 pub mod measure;
 pub mod output;
+pub mod persist;
 pub mod plan;
 pub mod prompts;
 pub mod request;
