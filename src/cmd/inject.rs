@@ -9,14 +9,14 @@ use anyhow::{bail, Context, Result};
 
 use super::compaction::compaction;
 use super::shared::{
-    load_options, plan_for, read_source, single_source, transcript_warnings, PlanReport,
+    check_plan, load_options, plan_for, read_source, single_source, transcript_warnings, PlanReport,
 };
 use crate::cli::{InjectArgs, InjectFormat};
 use crate::handoff::{self, Handoff};
 use crate::input::Source;
 use crate::output::Warnings;
 use crate::persist::{self, guard};
-use crate::plan::{fingerprint, plan, Plan};
+use crate::plan::Plan;
 use crate::summary;
 use crate::tokens::Tokenizer;
 use crate::transcript::load::Transcript;
@@ -44,8 +44,8 @@ fn inject_in_place(args: &InjectArgs, path: &Path, summary: &str) -> Result<Outc
     let mut inputs = vec![args.summary.as_path()];
     inputs.extend(args.plan_file.as_deref());
     let options = persist::Options {
-        backup_suffix: &args.backup_suffix,
-        strategy: if args.rewrite {
+        backup_suffix: &args.in_place.backup_suffix,
+        strategy: if args.in_place.rewrite {
             persist::Strategy::Replace
         } else {
             persist::Strategy::Extend
@@ -128,8 +128,13 @@ fn compact(
 
 /// The file `--in-place` rewrites: the one FILE argument, which must be a file.
 fn in_place_target(args: &InjectArgs, source: &Source) -> Result<Option<PathBuf>> {
-    if !args.in_place {
+    if !args.in_place.enabled {
         return Ok(None);
+    }
+    if args.format != InjectFormat::Jsonl {
+        let why = "--in-place writes the session itself; --format markdown writes a document to \
+                   standard output";
+        return Err(crate::UsageError(why.to_owned()).into());
     }
     match source {
         Source::File(path) => Ok(Some(path.clone())),
@@ -173,8 +178,7 @@ fn read_summary(path: &Path, transcript: &Source) -> Result<String> {
     summary::clean(&raw).with_context(|| name)
 }
 
-/// The plan a `prompt --plan` file describes, checked against the transcript as it is now: the
-/// records it compacted must be unchanged; records appended since join the tail.
+/// The plan a `prompt --plan` file describes, checked against the transcript as it is now.
 fn checked_plan(path: &Path, transcript: &Transcript) -> Result<(Plan, Tokenizer)> {
     let text =
         fs::read(path).with_context(|| format!("{}: cannot read the plan", path.display()))?;
@@ -184,40 +188,7 @@ fn checked_plan(path: &Path, transcript: &Transcript) -> Result<(Plan, Tokenizer
             path.display()
         )
     })?;
-    let tokenizer = Tokenizer::from_name(&report.tokenizer)
-        .with_context(|| format!("{}: unknown tokenizer in the plan", path.display()))?;
-    let records = &transcript.context;
-    if records.len() < report.records {
-        bail!(
-            "{}: the plan was made for {} records but the transcript now has {}; run prompt again",
-            transcript.name,
-            report.records,
-            records.len()
-        );
-    }
-    let mut plan = plan(&records[..report.records], report.mode, tokenizer)
-        .with_context(|| transcript.name.clone())?;
-    let before_tail = &records[..plan.tail.start];
-    let now = fingerprint(before_tail);
-    if plan.tail.start != report.fingerprint.records || now != report.fingerprint.hash {
-        bail!(
-            "{}: the records the plan compacts changed since the plan was made (plan {} over {} \
-             records, now {} over {}); run prompt again",
-            transcript.name,
-            report.fingerprint.hash,
-            report.fingerprint.records,
-            now,
-            plan.tail.start
-        );
-    }
-    // Everything written after the plan was made is kept.
-    plan.records = records.len();
-    if plan.noop.is_none() {
-        plan.tail.end = records.len();
-    } else {
-        plan.tail = 0..records.len();
-    }
-    Ok((plan, tokenizer))
+    check_plan(&report, transcript).with_context(|| path.display().to_string())
 }
 
 fn handoff_document(

@@ -349,3 +349,41 @@ fn one_line(text: &str, limit: usize) -> String {
         .take(limit)
         .collect()
 }
+
+/// The plan `report` describes, checked against the transcript as it is now: the records it
+/// compacted must be unchanged; records appended since join the tail.
+pub fn check_plan(report: &PlanReport, transcript: &Transcript) -> Result<(Plan, Tokenizer)> {
+    let tokenizer =
+        Tokenizer::from_name(&report.tokenizer).context("unknown tokenizer in the plan")?;
+    let records = &transcript.context;
+    if records.len() < report.records {
+        bail!(
+            "{}: the plan was made for {} records but the transcript now has {}; run prompt again",
+            transcript.name,
+            report.records,
+            records.len()
+        );
+    }
+    let mut plan = plan(&records[..report.records], report.mode, tokenizer)
+        .with_context(|| transcript.name.clone())?;
+    let now = fingerprint(&records[..plan.tail.start]);
+    if plan.tail.start != report.fingerprint.records || now != report.fingerprint.hash {
+        bail!(
+            "{}: the records the plan compacts changed since the plan was made (plan {} over {} \
+             records, now {} over {}); run prompt again",
+            transcript.name,
+            report.fingerprint.hash,
+            report.fingerprint.records,
+            now,
+            plan.tail.start
+        );
+    }
+    // Everything written after the plan was made is kept.
+    plan.records = records.len();
+    if plan.noop.is_none() {
+        plan.tail.end = records.len();
+    } else {
+        plan.tail = 0..records.len();
+    }
+    Ok((plan, tokenizer))
+}

@@ -4,6 +4,7 @@
 mod agents;
 mod budget;
 mod caveman;
+mod compact;
 mod corpus;
 mod docs;
 mod estimate;

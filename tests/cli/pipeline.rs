@@ -1,13 +1,13 @@
 //! `split`, `prompt` and `inject` against the spec's vectors and the real corpus, and the whole
 //! pipeline through a real LLM CLI: `condense prompt | llm -m echo | condense inject`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command as StdCommand, Stdio};
 
 use predicates::prelude::*;
 use serde_json::{json, Value};
 
-use crate::util::{condense, fixture, json_lines, CORPUS};
+use crate::util::{condense, fixture, json_lines, llm_binary, CORPUS};
 
 const SYSTEM_PROMPT: &str = "You are a helpful assistant that compacts conversation context.";
 const WRAPPER: &str =
@@ -471,22 +471,6 @@ fn in_place_killed_at_any_moment_leaves_the_original_intact_and_no_full_size_str
         }
         assert!(left_behind <= 1, "{left_behind} of 12 kills left a stray");
     }
-}
-
-/// The `llm` executable: `$CONDENSE_TEST_LLM`, or the virtualenv `.ci/run` makes, or `llm` on
-/// the PATH.
-fn llm_binary() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("CONDENSE_TEST_LLM") {
-        return Some(PathBuf::from(path));
-    }
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/llm-venv/bin/llm");
-    if venv.exists() {
-        return Some(venv);
-    }
-    let on_path = StdCommand::new("llm").arg("--version").output();
-    on_path
-        .is_ok_and(|o| o.status.success())
-        .then(|| PathBuf::from("llm"))
 }
 
 /// Every corpus session through `condense prompt | llm -m echo | condense inject`, read back by
