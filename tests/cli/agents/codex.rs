@@ -86,7 +86,11 @@ fn texts(input: &Value, role: &str) -> Vec<String> {
         .unwrap()
         .iter()
         .filter(|item| item["type"] == "message" && item["role"] == role)
-        .map(strings)
+        .map(|item| {
+            let parts = item["content"].as_array().cloned().unwrap_or_default();
+            let texts: Vec<&str> = parts.iter().filter_map(|p| p["text"].as_str()).collect();
+            texts.join("\n")
+        })
         .filter(|text| !text.starts_with('<') && !text.starts_with("# AGENTS.md"))
         .collect()
 }
