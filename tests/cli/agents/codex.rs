@@ -124,6 +124,18 @@ fn codex_resumes_the_summary_and_the_latest_request_and_sends_less() {
             !sent.contains(&first_answer),
             "{file}: the first answer survived: {first_answer:.80}"
         );
+        // Codex sends its instructions fresh on every resume; copies kept in the replacement
+        // history come on top of them.
+        let developer = |v: &Value| {
+            let items = v.as_array().unwrap();
+            items.iter().filter(|i| i["role"] == "developer").count()
+        };
+        assert!(
+            developer(&after) <= developer(&before),
+            "{file}: {} developer messages, were {}",
+            developer(&after),
+            developer(&before)
+        );
         let size = |v: &Value| serde_json::to_string(v).unwrap().len();
         assert!(
             size(&after) < size(&before),
