@@ -18,7 +18,7 @@ mkdir -p "$record"
 port_file="$record/port"
 rm -f "$port_file" # a port left by an earlier run in the same folder is stale
 python3 "$here/mock_api.py" --record "$record" --port-file "$port_file" --seconds "$((seconds + 10))" \
-  --input-tokens "${MOCK_INPUT_TOKENS:-12}" &
+  --input-tokens "${MOCK_INPUT_TOKENS:-12}" --requests 200 &
 mock=$!
 trap 'kill "$mock" 2>/dev/null || true' EXIT
 for _ in $(seq 100); do
