@@ -73,6 +73,15 @@ fn kimi_restores_the_summary_the_tail_fresh_checkpoints_and_a_fresh_token_count(
             b.ends_with(&a[1..]),
             "{file}: the kept messages are not the original's last"
         );
+        // kimi's own rule, condense's default: the last two user/assistant messages are kept.
+        let turns = a[1..]
+            .iter()
+            .filter(|m| m["role"] == "user" || m["role"] == "assistant")
+            .count();
+        assert!(
+            turns >= 2,
+            "{file}: {turns} user/assistant messages kept, not 2"
+        );
         assert!(
             !a.contains(&b[0]),
             "{file}: the first message survived compaction"
