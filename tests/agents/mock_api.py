@@ -12,6 +12,7 @@ Usage: python3 mock_api.py --record DIR --port-file FILE [--seconds 60] [--reque
 
 import argparse
 import json
+import re
 import threading
 import time
 import uuid
@@ -48,6 +49,73 @@ def reply_text(request):
 def sse(events):
     """Server-sent events with an `event:` line each, as both APIs stream them."""
     return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+
+
+# A user turn containing this asks the mock for two parallel tool calls (Claude Code's Read of
+# README.md and notes.txt in its working directory), so a session written against it has the
+# sibling tool_use/tool_result lines of a parallel call.
+TOOLS_TRIGGER = "MOCK-TOOLS"
+
+
+def wants_tools(request):
+    """Whether the newest message is a user turn with the trigger (not the tool results that
+    answer the calls, or the mock would call tools forever)."""
+    # Claude Code may end the list with a `system` message of settings; the turn is the last
+    # user message.
+    users = [m for m in request.get("messages") or [] if m.get("role") == "user"]
+    if not users:
+        return False
+    content = users[-1].get("content")
+    parts = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+    if any(isinstance(p, dict) and p.get("type") == "tool_result" for p in parts):
+        return False
+    return any(TOOLS_TRIGGER in p.get("text", "") for p in parts if isinstance(p, dict))
+
+
+def working_directory(request):
+    """The directory Claude Code says it runs in (its environment note in the request)."""
+    found = re.search(r"Primary working directory: ([^\\\"]+)", json.dumps(request))
+    return found.group(1).strip() if found else "."
+
+
+def anthropic_tools_stream(model, n, cwd):
+    """Two Read calls in one reply, streamed as two tool_use blocks."""
+    calls = [(f"{cwd}/README.md", 0), (f"{cwd}/notes.txt", 1)]
+    events = [
+        {
+            "type": "message_start",
+            "message": {
+                "id": f"msg_mock_{n}",
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": INPUT_TOKENS, "output_tokens": 1},
+            },
+        }
+    ]
+    for path, index in calls:
+        block = {"type": "tool_use", "id": f"toolu_mock_{n}_{index}", "name": "Read", "input": {}}
+        events += [
+            {"type": "content_block_start", "index": index, "content_block": block},
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": json.dumps({"file_path": path})},
+            },
+            {"type": "content_block_stop", "index": index},
+        ]
+    events += [
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+            "usage": {"output_tokens": 9},
+        },
+        {"type": "message_stop"},
+    ]
+    return sse(events)
 
 
 def anthropic_stream(model, text, n):
@@ -239,7 +307,9 @@ class Handler(BaseHTTPRequestHandler):
         elif path.endswith("/v1/messages/count_tokens"):
             self.reply(200, b'{"input_tokens": 12}', "application/json")
         elif path.endswith("/v1/messages"):
-            if request.get("stream"):
+            if request.get("stream") and wants_tools(request):
+                self.reply(200, anthropic_tools_stream(model, self.n, working_directory(request)), "text/event-stream")
+            elif request.get("stream"):
                 self.reply(200, anthropic_stream(model, text, self.n), "text/event-stream")
             else:
                 self.reply(200, anthropic_message(model, text, self.n), "application/json")
