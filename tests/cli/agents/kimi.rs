@@ -4,11 +4,10 @@
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
-use super::harness::{inject, installed, kimi_python, prompt_parts, run_json, script};
+use super::harness::{inject, installed, kimi_python, offline, prompt_parts, run_json, script};
 use super::SUMMARY;
 use crate::util::{condense, fixture};
 
@@ -27,7 +26,7 @@ fn ready() -> bool {
 
 fn kimi(script_name: &str, args: &[&str], session: &Path) -> Value {
     run_json(
-        Command::new(kimi_python())
+        offline(kimi_python())
             .arg(script(script_name))
             .arg(session)
             .args(args),
