@@ -7,7 +7,7 @@ API (`models/M:generateContent`, `:streamGenerateContent`) for Gemini CLI.
 
 It stops by itself after --seconds, or once --requests requests have been answered.
 Usage: python3 mock_api.py --record DIR --port-file FILE [--seconds 60] [--requests 20]
-       [--input-tokens N]
+       [--input-tokens N] [--reply-bytes N]
 """
 
 import argparse
@@ -42,8 +42,31 @@ def last_user_text(request):
     return ""
 
 
+# Replies are padded to this many bytes (--reply-bytes): real answers are long, and a session
+# whose answers are a line each gains little from compaction, too little for a size check.
+REPLY_BYTES = 0
+WORDS = (
+    "parser reader line buffer newline remainder loop state test case input output file "
+    "split yield iterator block byte offset length error result value field record entry "
+    "session context summary tail head branch leaf parent child token count budget limit"
+).split()
+
+
+def filler(seed, size):
+    """Prose-like words that never repeat a phrase: Gemini CLI stops a reply that loops."""
+    words, state = [], seed or 1
+    while sum(len(w) + 1 for w in words) < size:
+        state = (state * 1103515245 + 12345) % 2**31
+        words.append(WORDS[state % len(WORDS)] + ("." if state % 11 == 0 else ""))
+    return " ".join(words)
+
+
 def reply_text(request):
-    return REPLY + last_user_text(request)[:80]
+    question = last_user_text(request)[:80]
+    text = REPLY + question
+    if len(text) < REPLY_BYTES:
+        text += "\n\n" + filler(sum(map(ord, question)), REPLY_BYTES - len(text))
+    return text
 
 
 def sse(events):
@@ -322,15 +345,17 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
-    global INPUT_TOKENS
+    global INPUT_TOKENS, REPLY_BYTES
     parser = argparse.ArgumentParser()
     parser.add_argument("--record", required=True, type=Path)
     parser.add_argument("--port-file", required=True, type=Path)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--requests", type=int, default=20)
     parser.add_argument("--input-tokens", type=int, default=INPUT_TOKENS)
+    parser.add_argument("--reply-bytes", type=int, default=REPLY_BYTES)
     args = parser.parse_args()
     INPUT_TOKENS = args.input_tokens
+    REPLY_BYTES = args.reply_bytes
     args.record.mkdir(parents=True, exist_ok=True)
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
