@@ -43,8 +43,9 @@ fn ready() -> bool {
 fn resume(session: &Path) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
-    // Claude Code looks in the project folder of its working directory, named by the path with
-    // every character but letters and digits made '-' (the dot here checks that rule).
+    // Where a session started in `project` would be: ~/.claude/projects/ and the path with every
+    // character but letters and digits made '-' (the dot checks that rule). 2.1.332 also finds
+    // an id in another project's folder, such as the one of the cwd the session recorded.
     let project = dir.path().join("the.project");
     std::fs::create_dir_all(&project).unwrap();
     let slug: String = project
