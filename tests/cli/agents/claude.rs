@@ -44,8 +44,8 @@ fn resume(session: &Path) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     // Where a session started in `project` would be: ~/.claude/projects/ and the path with every
-    // character but letters and digits made '-' (the dot checks that rule). 2.1.332 also finds
-    // an id in another project's folder, such as the one of the cwd the session recorded.
+    // character but letters and digits made '-'. (2.1.332 also finds an id in another project's
+    // folder, such as the one of the cwd the session recorded, so this does not test the rule.)
     let project = dir.path().join("the.project");
     std::fs::create_dir_all(&project).unwrap();
     let slug: String = project
