@@ -299,6 +299,10 @@ class Handler(BaseHTTPRequestHandler):
         self.record(b"")
         if self.path.split("?")[0].endswith("/models"):
             self.reply(200, b'{"data": [], "models": []}', "application/json")
+        elif self.headers.get("Upgrade", "").lower() == "websocket":
+            # Codex tries the Responses API over a WebSocket first; 426 makes it fall back to
+            # HTTPS at once, where a 404 costs five retries with backoff.
+            self.reply(426, b'{"error": {"type": "upgrade_required", "message": "mock"}}', "application/json")
         else:
             self.reply(404, b'{"error": {"type": "not_found", "message": "mock"}}', "application/json")
 
