@@ -623,9 +623,10 @@ fn a_closed_or_full_stdout_is_an_error_that_names_stdout() {
     let session = fixture(OPENAI);
     let binary = assert_cmd::cargo::cargo_bin("condense");
     for command in ["estimate", "split", "prompt", "caveman", "bare"] {
-        let closed = StdCommand::new("sh")
+        // As typed in bash (not `exec`, which leaves `$_` unset).
+        let closed = StdCommand::new("bash")
             .arg("-c")
-            .arg(r#"exec "$0" "$1" "$2" >&-"#)
+            .arg(r#""$0" "$1" "$2" >&-; exit $?"#)
             .arg(&binary)
             .arg(command)
             .arg(&session)
@@ -664,11 +665,25 @@ fn a_closed_or_full_stdout_is_an_error_that_names_stdout() {
         .output()
         .unwrap();
     assert!(discarded.status.success() && discarded.stderr.is_empty());
+    // So is a read-write /dev/null, as Python's subprocess.DEVNULL and Node's 'ignore' give.
+    let devnull = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+        .unwrap();
+    let discarded = plain()
+        .arg("estimate")
+        .arg(&session)
+        .stdout(devnull)
+        .output()
+        .unwrap();
+    assert!(discarded.status.success(), "{}", stderr(&discarded));
+    assert!(discarded.stderr.is_empty(), "{}", stderr(&discarded));
     // A command that writes nothing to stdout does not care that it is closed.
     let d = Dir::new(OPENAI);
-    let closed = StdCommand::new("sh")
+    let closed = StdCommand::new("bash")
         .arg("-c")
-        .arg(r#"cd "$1" && exec "$0" inject --in-place --summary summary.md s.jsonl >&-"#)
+        .arg(r#"cd "$1" && "$0" inject --in-place --summary summary.md s.jsonl >&-; exit $?"#)
         .arg(&binary)
         .arg(d.dir.path())
         .env_clear()
