@@ -471,6 +471,29 @@ fn a_line_half_written_at_read_time_is_waited_for_and_never_split() {
 }
 
 #[test]
+fn a_line_that_stays_half_written_while_its_writer_holds_the_file_is_a_clear_failure() {
+    let d = Dir::new(PI);
+    let mut half = d.read("s.jsonl");
+    half.extend_from_slice(br#"{"type":"message","timestamp":"2025-11-21T03:00"#);
+    fs::write(d.path("s.jsonl"), &half).unwrap();
+    let mut child = holder(&d.path("s.jsonl"));
+    let output = d.inject(&[]);
+    let _ = child.kill();
+    let _ = child.wait();
+    fails_with(
+        &output,
+        1,
+        &format!(
+            "s.jsonl: process {} (sleep) has been writing its last line for 2 s; nothing was \
+             written",
+            child.id()
+        ),
+    );
+    assert_eq!(d.read("s.jsonl"), half);
+    assert_eq!(d.names(), ["s.jsonl", "summary.md"]);
+}
+
+#[test]
 fn a_last_line_without_a_newline_that_no_one_is_writing_is_compacted() {
     let d = Dir::new(PI);
     let mut original = d.read("s.jsonl");
