@@ -20,7 +20,7 @@ use crate::input::{for_each_block, Line, Source};
 use crate::measure::{compaction_due, Measure, RecordMeasure};
 use crate::output::{self, Warnings};
 use crate::tokens::Tokenizer;
-use crate::transcript::live::{live, Live};
+use crate::transcript::live::{live, newest_void, Live};
 use crate::transcript::read::{detect_format, read_line, BadLine};
 use crate::transcript::{FormatId, PartKind, Role};
 use crate::Outcome;
@@ -168,7 +168,8 @@ impl FileReport {
             _ => Live {
                 marker: records.iter().rposition(|r| r.compaction),
                 ..Live::whole(records.len())
-            },
+            }
+            .voiding_before(newest_void(records.iter().map(|r| &r.link))),
         };
         for &index in &live.order {
             let record = &records[index];

@@ -298,6 +298,10 @@ pub enum Event {
     Reset,
     /// Codex `thread_rolled_back`: the last this many user turns are dropped.
     RollBack(u32),
+    /// The context changed under the usage figures recorded so far (Claude Code
+    /// `microcompact_boundary`, and the marker `condense prune` appends where a format has no
+    /// fresh figure to write): a figure on any record before this one no longer describes it.
+    VoidUsage,
 }
 
 /// The records a compaction marker keeps from before it.

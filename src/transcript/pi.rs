@@ -149,12 +149,24 @@ impl Format for Pi {
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
         let entry: Line<'a> = serde_json::from_str(text)?;
-        let link = entry_link(&entry);
+        let mut link = entry_link(&entry);
+        if entry.kind.as_deref() == Some("custom")
+            && super::write::top_level_str(text.as_bytes(), "customType").as_deref()
+                == Some(PRUNE_CUSTOM_TYPE)
+        {
+            link.event = Event::VoidUsage;
+        }
         let mut record = read_entry(line, text, entry)?;
         record.link = link;
         Ok(record)
     }
 }
+
+/// The `customType` of the `custom` entry `condense prune` appends: pi keeps a `custom` entry
+/// (extension state) out of the model's context, and condense reads it as
+/// [`Event::VoidUsage`], since the usage recorded before it measured a context the prune made
+/// smaller.
+pub const PRUNE_CUSTOM_TYPE: &str = "condense-prune";
 
 /// An entry's place in the session tree (v2, v3: `id`, `parentId`) and, for a `compaction`,
 /// what it keeps. The header is no entry: pi leaves it out of the tree.
