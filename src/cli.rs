@@ -14,7 +14,7 @@ use crate::transcript::FormatId;
 /// or Markdown to standard output.
 ///
 /// Exit status: 0 success, 1 failure (I/O, malformed input), 2 usage error, 3 compaction is due
-/// (`estimate --check`), 4 nothing to compact (`prompt`, `inject`).
+/// (`estimate --check`), 4 nothing to compact (`prompt`, `inject`) or prune (`prune`).
 #[derive(Debug, Parser)]
 #[command(name = "condense", version, term_width = 100)]
 pub struct Cli {
@@ -23,7 +23,7 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The six commands.
+/// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Count the tokens of transcripts, and tell whether compaction is due.
@@ -55,6 +55,19 @@ pub enum Command {
     /// is kept, including ones appended since. When the plan compacts nothing the transcript is
     /// written unchanged and the exit status is 4.
     Inject(InjectArgs),
+    /// Replace old tool outputs in the live context with short placeholders, with no model.
+    ///
+    /// Deterministic: each pruned tool result becomes one line saying what was there (the
+    /// tool, its size in tokens, its exit status when it states one, its first and last
+    /// lines), and the session is written back in its own format, every other line byte for
+    /// byte, so the agent resumes with the smaller context. Call and result ids still pair.
+    /// The knobs follow Anthropic's context editing (clear_tool_uses_20250919,
+    /// clear_thinking_20251015). After the last line comes what tells readers that earlier
+    /// usage figures no longer hold: a fresh kimi-cli `_usage` or Codex `token_count`, a Claude
+    /// Code `microcompact_boundary`, a pi `custom` entry, a Gemini `$set`; `estimate --context`
+    /// then measures the pruned context. When nothing is pruned the transcript is written
+    /// unchanged and the exit status is 4.
+    Prune(PruneArgs),
     /// Summarise a transcript in under 500 tokens with no model at all.
     ///
     /// Deterministic extraction: the goal in the user's words, the current task, unresolved
@@ -272,6 +285,91 @@ pub struct InjectArgs {
 
     /// Rewrite FILE itself, atomically, keeping the original as FILE.bak.
     #[arg(long, conflicts_with = "format")]
+    pub in_place: bool,
+
+    /// The suffix of the backup --in-place keeps.
+    #[arg(
+        long,
+        value_name = "SUFFIX",
+        default_value = ".bak",
+        requires = "in_place"
+    )]
+    pub backup_suffix: String,
+}
+
+/// The arguments of `condense prune`.
+#[derive(Debug, Args)]
+pub struct PruneArgs {
+    /// Where the transcript comes from.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// How tokens are counted.
+    #[command(flatten)]
+    pub tokens: TokenizerArgs,
+
+    /// The last N user turns keep every tool output verbatim (OpenCode keeps 2, Gemini CLI the
+    /// latest).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub keep_turns: usize,
+
+    /// The N most recent tool uses are kept (Anthropic's `keep`).
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub keep: usize,
+
+    /// Tools whose uses are never pruned (Anthropic's `exclude_tools`); replaces the default
+    /// list, `--protect ''` protects none. The defaults are the to-do and plan tools (Claude
+    /// Code TodoWrite, Codex update_plan, Gemini CLI write_todos, kimi-cli SetTodoList, OpenCode
+    /// todowrite) and skills (Skill, skill): their output is the agent's own state of the task,
+    /// small and needed until the end.
+    #[arg(
+        long,
+        value_name = "TOOL,...",
+        value_delimiter = ',',
+        default_value = "TodoWrite,TodoRead,update_plan,todo_write,write_todos,SetTodoList,todowrite,todoread,Skill,skill"
+    )]
+    pub protect: Vec<String>,
+
+    /// Outputs (and with --clear-inputs, arguments) smaller than N tokens are kept: a
+    /// placeholder costs about 40.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub min_tokens: u64,
+
+    /// Prune oldest first only until the live context is at most N tokens (measured as
+    /// `estimate --context` reports it after the prune).
+    #[arg(long, value_name = "N")]
+    pub target: Option<u64>,
+
+    /// Prune only when the live context is larger than N tokens (Anthropic's `trigger`, whose
+    /// default there is 100000; here the default is to prune whenever asked).
+    #[arg(long, value_name = "N")]
+    pub trigger: Option<u64>,
+
+    /// Prune nothing unless at least N tokens are freed (Anthropic's `clear_at_least`: a small
+    /// saving may not be worth invalidating the provider's prompt cache).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub clear_at_least: u64,
+
+    /// Also shrink the arguments of the pruned tool uses (Anthropic's `clear_tool_inputs`):
+    /// every long string becomes a placeholder, e.g. the content of a whole-file write; keys
+    /// and short values such as the file path stay.
+    #[arg(long)]
+    pub clear_inputs: bool,
+
+    /// Remove thinking blocks except in the last N thinking turns (Anthropic's
+    /// `clear_thinking_20251015`). Blocks are removed whole, never edited, since a signed block
+    /// must stay intact where it is kept; the newest thinking turn always stays, as Anthropic
+    /// requires for a turn continuing a tool loop. Without this flag thinking is untouched.
+    #[arg(long, value_name = "N")]
+    pub keep_thinking: Option<usize>,
+
+    /// Print what would be pruned, as one JSON object (tokens before and after, counts), instead
+    /// of the session.
+    #[arg(long, conflicts_with = "in_place")]
+    pub report: bool,
+
+    /// Rewrite FILE itself, atomically, keeping the original as FILE.bak.
+    #[arg(long)]
     pub in_place: bool,
 
     /// The suffix of the backup --in-place keeps.

@@ -15,6 +15,7 @@ pub mod measure;
 pub mod output;
 pub mod plan;
 pub mod prompts;
+pub mod prune;
 pub mod request;
 pub mod summary;
 pub mod tokens;
@@ -62,6 +63,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Split(args) => cmd::split::run(&args, out),
         Command::Prompt(args) => cmd::prompt::run(&args, out),
         Command::Inject(args) => cmd::inject::run(&args, out),
+        Command::Prune(args) => cmd::prune::run(&args, out),
         Command::Caveman(args) => cmd::caveman::run(&args, out),
         Command::Bare(args) => cmd::bare::run(&args, out),
     }

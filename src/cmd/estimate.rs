@@ -171,6 +171,7 @@ impl FileReport {
             }
             .voiding_before(newest_void(records.iter().map(|r| &r.link))),
         };
+        let fresh = live.fresh(|i| &records[i].link);
         for &index in &live.order {
             let record = &records[index];
             if let (true, Some(message)) = (options.per_message, &record.message) {
@@ -182,7 +183,12 @@ impl FileReport {
                     units: message.units,
                 });
             }
-            self.measure.add_live(record, live.usage_counts(index));
+            match fresh {
+                Some((marker, tokens)) if index <= marker => {
+                    self.measure.add_covered(record, tokens)
+                }
+                _ => self.measure.add_live(record, live.usage_counts(index)),
+            }
         }
     }
 

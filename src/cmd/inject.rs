@@ -204,8 +204,8 @@ fn handoff_document(
 /// Replaces `path` with what `write` writes so that at every instant `path` holds either the
 /// original or the complete new transcript: the new text goes to a temporary file in the same
 /// directory and is synced; the original is hard-linked to the backup name; then the temporary
-/// file is renamed over `path`.
-fn replace_atomically(
+/// file is renamed over `path`. `prune --in-place` uses it too.
+pub(crate) fn replace_atomically(
     path: &Path,
     backup_suffix: &str,
     write: impl FnOnce(&mut dyn Write) -> Result<()>,

@@ -6,5 +6,6 @@ pub mod compaction;
 pub mod estimate;
 pub mod inject;
 pub mod prompt;
+pub mod prune;
 pub mod shared;
 pub mod split;

@@ -26,7 +26,8 @@
 //!   more. `microcompact_boundary` is not a compaction here: it clears old tool results from
 //!   the API request only, and the file keeps their content. It does make the usage figures
 //!   recorded before it void ([`Event::VoidUsage`]): the request after it is smaller than they
-//!   say. `condense prune` appends one for the same reason.
+//!   say. `condense prune` appends one for the same reason, with the pruned context's size as
+//!   `microcompactMetadata.postTokens`, which then stands for the records before it.
 //! - **Compact summaries.** The `isCompactSummary` user line right after a boundary is an
 //!   ordinary user message: it is what the model is sent in place of the earlier conversation.
 //!   Assistant lines flagged `isApiErrorMessage` are likewise ordinary assistant messages.
@@ -314,7 +315,7 @@ impl Format for ClaudeCode {
             ..link(&event, record.compaction)
         };
         if matches!(&record.entry, Entry::Bookkeeping(name) if name == MICROCOMPACT) {
-            record.link.event = Event::VoidUsage;
+            record.link.event = Event::VoidUsage(post_tokens(text));
         }
         Ok(record)
     }
@@ -478,6 +479,19 @@ const SUMMARY_LEAD: &str = "This session is being continued from a previous conv
 
 /// The bookkeeping name of a `microcompact_boundary` system line.
 pub const MICROCOMPACT: &str = "system/microcompact_boundary";
+
+/// `microcompactMetadata.postTokens`: the context size after the clearing, which `condense
+/// prune` records (Claude Code's own boundaries carry `preTokens` and `tokensSaved` of the
+/// cleared results only, which are no context size).
+fn post_tokens(line: &str) -> Option<u64> {
+    #[derive(Deserialize)]
+    struct Metadata {
+        #[serde(rename = "postTokens", default)]
+        post_tokens: LenientU64,
+    }
+    let span = top_level_value(line.as_bytes(), "microcompactMetadata")?;
+    serde_json::from_str::<Metadata>(&line[span]).ok()?.post_tokens.0
+}
 
 /// Whether a line is on a sidechain (`"isSidechain": true`).
 fn is_sidechain_line(line: &[u8]) -> bool {

@@ -204,8 +204,9 @@ struct Line<'a> {
 }
 
 /// The `$set` key `condense prune` writes: Gemini CLI merges a `$set` into the session's
-/// metadata and never sends it to the model; condense reads it as [`Event::VoidUsage`], since
-/// the `tokens` recorded before it measured a context the prune made smaller.
+/// metadata and never sends it to the model; condense reads it as [`Event::VoidUsage`] holding
+/// its `tokensAfter`: the `tokens` recorded before it measured a context the prune made
+/// smaller.
 pub const PRUNE_SET_KEY: &str = "condensePrune";
 
 /// A record's effect on the message list Gemini CLI rebuilds when it loads a session
@@ -233,7 +234,12 @@ fn record_link(record: &Line<'_>) -> Link {
         #[serde(default)]
         messages: Option<Vec<IgnoredAny>>,
         #[serde(rename = "condensePrune", default)]
-        prune: Option<IgnoredAny>,
+        prune: Option<Prune>,
+    }
+    #[derive(Deserialize)]
+    struct Prune {
+        #[serde(rename = "tokensAfter", default)]
+        tokens_after: LenientU64,
     }
     let set = record
         .set
@@ -242,7 +248,9 @@ fn record_link(record: &Line<'_>) -> Link {
         Some(Set {
             messages: Some(_), ..
         }) => Event::Reset,
-        Some(Set { prune: Some(_), .. }) => Event::VoidUsage,
+        Some(Set {
+            prune: Some(prune), ..
+        }) => Event::VoidUsage(prune.tokens_after.0),
         _ => Event::None,
     };
     Link {

@@ -154,7 +154,7 @@ impl Format for Pi {
             && super::write::top_level_str(text.as_bytes(), "customType").as_deref()
                 == Some(PRUNE_CUSTOM_TYPE)
         {
-            link.event = Event::VoidUsage;
+            link.event = Event::VoidUsage(prune_tokens_after(text));
         }
         let mut record = read_entry(line, text, entry)?;
         record.link = link;
@@ -164,9 +164,20 @@ impl Format for Pi {
 
 /// The `customType` of the `custom` entry `condense prune` appends: pi keeps a `custom` entry
 /// (extension state) out of the model's context, and condense reads it as
-/// [`Event::VoidUsage`], since the usage recorded before it measured a context the prune made
-/// smaller.
+/// [`Event::VoidUsage`] holding its `data.tokensAfter`: the usage recorded before it measured
+/// a context the prune made smaller.
 pub const PRUNE_CUSTOM_TYPE: &str = "condense-prune";
+
+/// `data.tokensAfter` of a `condense-prune` entry: the context size after the prune.
+fn prune_tokens_after(text: &str) -> Option<u64> {
+    #[derive(Deserialize)]
+    struct Data {
+        #[serde(rename = "tokensAfter", default)]
+        tokens_after: LenientU64,
+    }
+    let span = super::write::top_level_value(text.as_bytes(), "data")?;
+    serde_json::from_str::<Data>(&text[span]).ok()?.tokens_after.0
+}
 
 /// An entry's place in the session tree (v2, v3: `id`, `parentId`) and, for a `compaction`,
 /// what it keeps. The header is no entry: pi leaves it out of the tree.

@@ -75,7 +75,7 @@ pub struct Site {
     pub text: String,
     /// Copies of a result kept beside it for the agent's user interface, never sent to the
     /// model (Claude Code `toolUseResult`, pi `details`, Gemini `resultDisplay`): shrunk
-    /// with it, by [`shrink_strings`].
+    /// with it, by [`shrink_long_strings`].
     pub companions: Vec<Vec<Step>>,
 }
 
@@ -539,12 +539,13 @@ pub fn replacement(shape: Shape, text: &str) -> Vec<u8> {
 
 /// The JSON that arguments (`raw`, the value as the line holds it) are replaced with: the same
 /// keys and short values, byte for byte, every string longer than `max_chars` replaced by what
-/// `shrink` makes of it. `None` when no string is that long (or the arguments are not JSON).
+/// `shrink` makes of it (unless it returns `None`). `None` when no string is replaced (or the
+/// arguments are not JSON).
 pub fn shrunk_arguments(
     shape: Shape,
     raw: &[u8],
     max_chars: usize,
-    shrink: &dyn Fn(&str) -> String,
+    shrink: &dyn Fn(&str) -> Option<String>,
 ) -> Option<Vec<u8>> {
     match shape {
         // Free text (a Codex custom tool's input) and arguments encoded as a JSON string are
@@ -552,8 +553,10 @@ pub fn shrunk_arguments(
         Shape::String | Shape::EncodedArguments => {
             let text: String = serde_json::from_slice(raw).ok()?;
             if shape == Shape::String {
-                return (text.chars().count() > max_chars)
-                    .then(|| replacement(shape, &shrink(&text)));
+                if text.chars().count() <= max_chars {
+                    return None;
+                }
+                return Some(replacement(shape, &shrink(&text)?));
             }
             let inner = shrink_long_strings(text.as_bytes(), max_chars, shrink)?;
             let inner = String::from_utf8(inner).ok()?;
@@ -636,7 +639,7 @@ mod tests {
 
     #[test]
     fn arguments_keep_their_keys_and_short_values() {
-        let shrink = |_: &str| "P".to_owned();
+        let shrink = |_: &str| Some("P".to_owned());
         let encoded = shrunk_arguments(
             Shape::EncodedArguments,
             br#""{\"path\": \"a.rs\", \"content\": \"0123456789\"}""#,

@@ -380,12 +380,12 @@ pub fn element_removal(line: &[u8], path: &[Step]) -> Option<Range<usize>> {
 }
 
 /// The JSON text `json` with every string value (never a key) longer than `max_chars`
-/// characters replaced by the JSON string of what `shrink` makes of its text, every other byte
-/// kept; `None` when no string is that long.
+/// characters replaced by the JSON string of what `shrink` makes of its text (a string it
+/// returns `None` for stays), every other byte kept; `None` when no string was replaced.
 pub fn shrink_long_strings(
     json: &[u8],
     max_chars: usize,
-    shrink: &dyn Fn(&str) -> String,
+    shrink: &dyn Fn(&str) -> Option<String>,
 ) -> Option<Vec<u8>> {
     let mut edits = Vec::new();
     let mut i = 0;
@@ -400,7 +400,9 @@ pub fn shrink_long_strings(
         if !is_key && end - i - 2 > max_chars {
             let text: String = serde_json::from_slice(&json[i..end]).ok()?;
             if text.chars().count() > max_chars {
-                edits.push((i..end, serde_json::to_vec(&shrink(&text)).ok()?));
+                if let Some(short) = shrink(&text) {
+                    edits.push((i..end, serde_json::to_vec(&short).ok()?));
+                }
             }
         }
         i = end;

@@ -95,6 +95,17 @@ impl Live {
         self
     }
 
+    /// The context size a [`Event::VoidUsage`] marker records, when the newest marker the
+    /// context starts from is one that holds a figure: its index and the figure, which stands
+    /// for every record up to it (`link` gives a record's link by index).
+    pub fn fresh<'l>(&self, link: impl Fn(usize) -> &'l Link) -> Option<(usize, u64)> {
+        let marker = self.marker?;
+        match link(marker).event {
+            Event::VoidUsage(Some(tokens)) => Some((marker, tokens)),
+            _ => None,
+        }
+    }
+
     /// Whether a usage figure recorded on record `index` still describes the context.
     pub fn usage_counts(&self, index: usize) -> bool {
         self.marker.is_none_or(|marker| index > marker)
@@ -117,8 +128,10 @@ pub fn live(format: FormatId, nodes: &[Node]) -> Live {
 }
 
 /// The index of the newest [`Event::VoidUsage`] marker among these links, in file order.
-pub fn newest_void<'l>(mut links: impl DoubleEndedIterator<Item = &'l Link> + ExactSizeIterator) -> Option<usize> {
-    links.rposition(|link| link.event == Event::VoidUsage)
+pub fn newest_void<'l>(
+    mut links: impl DoubleEndedIterator<Item = &'l Link> + ExactSizeIterator,
+) -> Option<usize> {
+    links.rposition(|link| matches!(link.event, Event::VoidUsage(_)))
 }
 
 /// The records of `records` in `live` order (clones: the commands plan and render over this
