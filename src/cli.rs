@@ -318,15 +318,17 @@ pub struct PruneArgs {
     pub keep: usize,
 
     /// Tools whose uses are never pruned (Anthropic's `exclude_tools`); replaces the default
-    /// list, `--protect ''` protects none. The defaults are the to-do and plan tools (Claude
-    /// Code TodoWrite, Codex update_plan, Gemini CLI write_todos, kimi-cli SetTodoList, OpenCode
-    /// todowrite) and skills (Skill, skill): their output is the agent's own state of the task,
-    /// small and needed until the end.
+    /// list, `--protect ''` protects none. The defaults: the to-do and plan tools (Claude Code
+    /// TodoWrite, Codex update_plan, Gemini CLI write_todos, kimi-cli SetTodoList, OpenCode
+    /// todowrite), whose output is the agent's own state of the task, small and needed until
+    /// the end; skills (Skill, skill; OpenCode protects these too), instructions the agent is
+    /// to follow; and sub-agent reports (Task, Agent), the only record of work done elsewhere,
+    /// which, unlike a file read or a command, cannot be fetched again.
     #[arg(
         long,
         value_name = "TOOL,...",
         value_delimiter = ',',
-        default_value = "TodoWrite,TodoRead,update_plan,todo_write,write_todos,SetTodoList,todowrite,todoread,Skill,skill"
+        default_value = "TodoWrite,TodoRead,update_plan,todo_write,write_todos,SetTodoList,todowrite,todoread,Skill,skill,Task,Agent"
     )]
     pub protect: Vec<String>,
 

@@ -40,8 +40,11 @@ pub struct Candidate {
     pub tool: Option<String>,
     /// Its size in tokens now.
     pub tokens: u64,
-    /// Estimator units the context loses when it is replaced.
+    /// Estimator units the context loses when it is replaced (zero where the estimator does
+    /// not count such values: chars4 counts neither arguments nor thinking).
     pub saved_units: u64,
+    /// Whether replacing it makes it shorter (a placeholder can be longer than a short result).
+    pub shrinks: bool,
     /// True when it is already a placeholder (a pruned session pruned again).
     pub pruned: bool,
 }
@@ -191,7 +194,7 @@ pub fn choose(candidates: &[Candidate], context: &Context, options: &Options) ->
     // turn that continues a tool loop.
     let keep_thinking = options.keep_thinking.map(|n| n.max(1));
     let eligible = |candidate: &Candidate| {
-        if candidate.pruned || candidate.saved_units == 0 {
+        if candidate.pruned || !candidate.shrinks {
             return false;
         }
         match candidate.target {
@@ -379,6 +382,7 @@ mod tests {
                         tool: Some(if unit == 1 { "TodoWrite" } else { "Bash" }.to_owned()),
                         tokens: 50,
                         saved_units: 160,
+                        shrinks: true,
                         pruned: false,
                     },
                     Candidate {
@@ -388,6 +392,7 @@ mod tests {
                         tool: None,
                         tokens,
                         saved_units: tokens * 4,
+                        shrinks: true,
                         pruned: false,
                     },
                 ]
@@ -534,6 +539,7 @@ mod tests {
                 tool: None,
                 tokens: 100,
                 saved_units: 400,
+                shrinks: true,
                 pruned: false,
             })
             .collect();

@@ -166,8 +166,12 @@ fn plan(transcript: &Transcript, tokenizer: Tokenizer, options: &Options) -> Res
     let mut tool_count = 0usize;
     let mut thinking_units: HashMap<u64, usize> = HashMap::new();
     let mut thinking_count = 0usize;
+    // Results without a call id are each a tool use of their own.
+    let mut anonymous = 0usize;
     let mut context_units = 0u64;
     let mut turns = Vec::new();
+    // Call ids and tool names of every call, for results that do not name their tool.
+    let mut call_names: HashMap<String, String> = HashMap::new();
     let argument_chars = MIN_ARGUMENT_CHARS.max(usize::try_from(options.min_tokens * 4).unwrap_or(usize::MAX));
 
     for (position, record) in transcript.context.iter().enumerate() {
@@ -209,9 +213,11 @@ fn plan(transcript: &Transcript, tokenizer: Tokenizer, options: &Options) -> Res
                 }
                 Kind::Thinking => (None, false),
             };
-            if site.kind == Kind::Arguments && json.is_none() && !pruned {
-                continue;
+            if let (Kind::Arguments, Some(id), Some(tool)) = (&site.kind, &site.call_id, &site.tool) {
+                call_names.entry(id.clone()).or_insert_with(|| tool.clone());
             }
+            // Every tool use is numbered, also those with nothing to prune: `--keep` counts
+            // the most recent tool uses, whatever their size.
             let target = match site.kind {
                 Kind::Result => Target::Result,
                 Kind::Arguments => Target::Arguments,
@@ -231,17 +237,29 @@ fn plan(transcript: &Transcript, tokenizer: Tokenizer, options: &Options) -> Res
                     let key = site
                         .call_id
                         .clone()
-                        .unwrap_or_else(|| format!("\0{index}:{}", measured.len()));
+                        .unwrap_or_else(|| {
+                            anonymous += 1;
+                            format!("\0{anonymous}")
+                        });
                     *tool_units.entry(key).or_insert_with(|| {
                         tool_count += 1;
                         tool_count - 1
                     })
                 }
             };
+            if site.kind == Kind::Arguments && json.is_none() && !pruned {
+                continue;
+            }
             let saved_units = if pruned {
                 0
             } else {
                 saved_units(format, record, &site, json.as_deref(), tokenizer, units)?
+            };
+            let shrinks = match (&json, site.shape) {
+                (Some(json), _) => value_at(record.raw, &site.path)
+                    .is_some_and(|span| json.len() < span.len()),
+                (None, Shape::Remove | Shape::DropLine) => true,
+                (None, _) => false,
             };
             candidates.push(Candidate {
                 target,
@@ -250,6 +268,7 @@ fn plan(transcript: &Transcript, tokenizer: Tokenizer, options: &Options) -> Res
                 tool: site.tool.clone(),
                 tokens,
                 saved_units,
+                shrinks,
                 pruned,
             });
             measured.push(Measured {
@@ -260,16 +279,14 @@ fn plan(transcript: &Transcript, tokenizer: Tokenizer, options: &Options) -> Res
         }
     }
     // A result names its tool through its call where the result line does not.
-    let mut names: HashMap<usize, String> = HashMap::new();
-    for candidate in &candidates {
-        if let (Target::Arguments | Target::Result, Some(tool)) = (candidate.target, &candidate.tool)
-        {
-            names.entry(candidate.unit).or_insert_with(|| tool.clone());
-        }
-    }
     for (candidate, measured) in candidates.iter_mut().zip(&mut measured) {
         if candidate.target != Target::Thinking && candidate.tool.is_none() {
-            candidate.tool = names.get(&candidate.unit).cloned();
+            candidate.tool = measured
+                .site
+                .call_id
+                .as_ref()
+                .and_then(|id| call_names.get(id))
+                .cloned();
             if let (Some(tool), Kind::Result) = (&candidate.tool, &measured.site.kind) {
                 let text = result_placeholder(Some(tool), candidate.tokens, &measured.site.text);
                 measured.json = Some(replacement(measured.site.shape, &text));
@@ -677,17 +694,38 @@ fn pi_marker(
         .iter()
         .rev()
         .find_map(|r| top_level_str(r.raw, "id").filter(|_| r.link.id.is_some()));
-    let mut line = serde_json::json!({
-        "type": "custom",
-        "customType": pi::PRUNE_CUSTOM_TYPE,
-        "data": { "tokensBefore": before, "tokensAfter": after },
-    });
-    if let Some(leaf) = leaf {
-        line["id"] = derived_uuid(seed, "pi")[..8].into();
-        line["parentId"] = leaf.into();
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Entry<'r> {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        custom_type: &'static str,
+        data: Data,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        parent_id: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        timestamp: Option<&'r RawValue>,
     }
-    line["timestamp"] = serde_json::to_value(timestamp)?;
-    Ok(serde_json::to_vec(&line)?)
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Data {
+        tokens_before: u64,
+        tokens_after: u64,
+    }
+    let id = leaf.is_some().then(|| derived_uuid(seed, "pi")[..8].to_owned());
+    Ok(serde_json::to_vec(&Entry {
+        kind: "custom",
+        custom_type: pi::PRUNE_CUSTOM_TYPE,
+        data: Data {
+            tokens_before: before,
+            tokens_after: after,
+        },
+        id,
+        parent_id: leaf,
+        timestamp,
+    })?)
 }
 
 /// The `--report` line.

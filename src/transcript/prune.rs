@@ -529,12 +529,14 @@ fn response_text(response: Option<&Value>) -> String {
 
 /// The JSON a result body (or a string argument) is replaced with: `text` in the site's shape.
 pub fn replacement(shape: Shape, text: &str) -> Vec<u8> {
-    let json = match shape {
-        Shape::Parts(part_type) => serde_json::json!([{ "type": part_type, "text": text }]),
-        Shape::Output => serde_json::json!({ "output": text }),
-        _ => Value::String(text.to_owned()),
-    };
-    json.to_string().into_bytes()
+    let text = Value::String(text.to_owned()).to_string();
+    // Written by hand: `type` first, as every agent writes its parts.
+    match shape {
+        Shape::Parts(part_type) => format!(r#"[{{"type":"{part_type}","text":{text}}}]"#),
+        Shape::Output => format!(r#"{{"output":{text}}}"#),
+        _ => text,
+    }
+    .into_bytes()
 }
 
 /// The JSON that arguments (`raw`, the value as the line holds it) are replaced with: the same
