@@ -29,7 +29,9 @@ fn check_golden(name: &str, actual: &str) {
 #[test]
 fn help_texts_match_their_golden_files() {
     check_golden("help.txt", &help(&[]));
-    for command in ["estimate", "split", "prompt", "inject", "caveman", "bare"] {
+    for command in [
+        "estimate", "split", "prompt", "inject", "prune", "caveman", "bare",
+    ] {
         check_golden(&format!("help-{command}.txt"), &help(&[command]));
     }
 }
@@ -60,6 +62,7 @@ fn man_pages_document_exactly_the_options_of_help() {
         ("condense-split.1", vec!["split"]),
         ("condense-prompt.1", vec!["prompt"]),
         ("condense-inject.1", vec!["inject"]),
+        ("condense-prune.1", vec!["prune"]),
         ("condense-caveman.1", vec!["caveman"]),
         ("condense-bare.1", vec!["bare"]),
     ] {

@@ -9,5 +9,6 @@ mod hardening;
 mod live;
 mod pipeline;
 mod properties;
+mod prune;
 mod quality;
 mod util;
