@@ -64,9 +64,10 @@ pub enum Command {
     /// The knobs follow Anthropic's context editing (clear_tool_uses_20250919,
     /// clear_thinking_20251015). After the last line comes what tells readers that earlier
     /// usage figures no longer hold: a fresh kimi-cli `_usage` or Codex `token_count`, a Claude
-    /// Code `microcompact_boundary`, a pi `custom` entry, a Gemini `$set`; `estimate --context`
-    /// then measures the pruned context. When nothing is pruned the transcript is written
-    /// unchanged and the exit status is 4.
+    /// Code `microcompact_boundary`, a pi `custom` entry, a Gemini `$set`, each holding the new
+    /// size. `estimate --context` and `--check` then measure the pruned context, so a step such
+    /// as `estimate --check --max-context N FILE || prune --in-place FILE` prunes once. When
+    /// nothing is pruned the transcript is written unchanged and the exit status is 4.
     Prune(PruneArgs),
     /// Summarise a transcript in under 500 tokens with no model at all.
     ///
@@ -333,7 +334,7 @@ pub struct PruneArgs {
     pub protect: Vec<String>,
 
     /// Outputs (and with --clear-inputs, arguments) smaller than N tokens are kept: a
-    /// placeholder costs about 40.
+    /// placeholder costs 20 to 80.
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub min_tokens: u64,
 
@@ -352,9 +353,10 @@ pub struct PruneArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub clear_at_least: u64,
 
-    /// Also shrink the arguments of the pruned tool uses (Anthropic's `clear_tool_inputs`):
-    /// every long string becomes a placeholder, e.g. the content of a whole-file write; keys
-    /// and short values such as the file path stay.
+    /// Also prune the arguments of old tool uses (Anthropic's `clear_tool_inputs`), by the same
+    /// rules as their results: every long string becomes a placeholder, e.g. the content of a
+    /// whole-file write; keys and short values such as the file path stay. chars4 does not count
+    /// arguments, so what this frees shows only with another --tokenizer.
     #[arg(long)]
     pub clear_inputs: bool,
 
