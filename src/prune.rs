@@ -92,12 +92,18 @@ pub struct Context {
 }
 
 impl Context {
-    /// The size after freeing `saved` estimator units.
+    /// The size after freeing `saved` estimator units: never below the estimate of what is
+    /// left, nor above the size before (a figure smaller than the file's own text, as a test
+    /// double reports, is no floor).
     pub fn after(&self, saved: u64) -> u64 {
+        let left = self.tokenizer.tokens(self.units.saturating_sub(saved));
         if self.usage {
-            self.tokens.saturating_sub(self.tokenizer.tokens(saved))
+            self.tokens
+                .saturating_sub(self.tokenizer.tokens(saved))
+                .max(left)
+                .min(self.tokens)
         } else {
-            self.tokenizer.tokens(self.units.saturating_sub(saved))
+            left
         }
     }
 }
@@ -418,7 +424,17 @@ mod tests {
             ..context(10_000, vec![0])
         };
         assert_eq!(context.after(4000), 29_000);
-        assert_eq!(Context { usage: false, ..context }.after(4000), 9000);
+        assert_eq!(Context { usage: false, ..context.clone() }.after(4000), 9000);
+        let small = Context {
+            tokens: 500,
+            ..context
+        };
+        assert_eq!(small.after(4000), 500, "never above what it was");
+        let text = Context {
+            tokens: 9500,
+            ..small
+        };
+        assert_eq!(text.after(4000), 9000, "never below what is left");
     }
 
     fn results(choice: &Choice, candidates: &[Candidate]) -> Vec<usize> {

@@ -30,6 +30,7 @@ use std::io::Write;
 use anyhow::{bail, Context as _, Result};
 use serde::Serialize;
 use serde_json::value::RawValue;
+use serde_json::Value;
 
 use super::compaction::live_context;
 use super::inject::replace_atomically;
@@ -664,10 +665,31 @@ fn codex_marker(transcript: &Transcript, timestamp: Option<&RawValue>, after: u6
         "reasoning_output_tokens": 0,
         "total_tokens": after,
     });
-    let line = serde_json::json!({
-        "timestamp": timestamp,
-        "type": "event_msg",
-        "payload": {
+    // Newer rollouts number their lines, and Codex refuses to resume one whose last line has
+    // no `ordinal`: the marker takes the next number.
+    let ordinal = transcript
+        .records
+        .iter()
+        .filter_map(|r| {
+            let span = top_level_value(r.raw, "ordinal")?;
+            std::str::from_utf8(&r.raw[span]).ok()?.parse::<u64>().ok()
+        })
+        .max()
+        .map(|last| last + 1);
+    #[derive(Serialize)]
+    struct Line<'r> {
+        timestamp: Option<&'r RawValue>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ordinal: Option<u64>,
+        #[serde(rename = "type")]
+        kind: &'static str,
+        payload: Value,
+    }
+    let line = Line {
+        timestamp,
+        ordinal,
+        kind: "event_msg",
+        payload: serde_json::json!({
             "type": "token_count",
             "info": {
                 "total_token_usage": last.total_token_usage,
@@ -675,8 +697,8 @@ fn codex_marker(transcript: &Transcript, timestamp: Option<&RawValue>, after: u6
                 "model_context_window": last.model_context_window,
             },
             "rate_limits": null,
-        },
-    });
+        }),
+    };
     Ok(Some(serde_json::to_vec(&line)?))
 }
 
