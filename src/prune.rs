@@ -223,7 +223,9 @@ pub fn choose(candidates: &[Candidate], context: &Context, options: &Options) ->
     order.sort_by_key(|&i| {
         let unit_start = candidates
             .iter()
-            .filter(|c| (c.target == Target::Thinking) == (candidates[i].target == Target::Thinking))
+            .filter(|c| {
+                (c.target == Target::Thinking) == (candidates[i].target == Target::Thinking)
+            })
             .filter(|c| c.unit == candidates[i].unit)
             .map(|c| c.position)
             .min()
@@ -303,13 +305,19 @@ pub const COMPANION_PLACEHOLDER: &str = "[condense pruned; see the tool result]"
 
 fn describe(what: &str, tokens: u64, text: &str) -> String {
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    let mut out = format!("{PLACEHOLDER} {what}: {tokens} tokens, {} lines", text.lines().count());
+    let mut out = format!(
+        "{PLACEHOLDER} {what}: {tokens} tokens, {} lines",
+        text.lines().count()
+    );
     if let Some(status) = exit_status(text) {
         out.push_str(&format!(", exit status {status}"));
     }
     match lines.as_slice() {
         [] => {}
-        [only] => out.push_str(&format!("; only line: \"{}\"", one_line(only, QUOTED_CHARS))),
+        [only] => out.push_str(&format!(
+            "; only line: \"{}\"",
+            one_line(only, QUOTED_CHARS)
+        )),
         [first, .., last] => out.push_str(&format!(
             "; first line: \"{}\"; last line: \"{}\"",
             one_line(first, QUOTED_CHARS),
@@ -326,7 +334,15 @@ fn one_line(text: &str, limit: usize) -> String {
     let clean: String = text
         .trim()
         .chars()
-        .map(|c| if c.is_control() { ' ' } else if c == '"' { '\'' } else { c })
+        .map(|c| {
+            if c.is_control() {
+                ' '
+            } else if c == '"' {
+                '\''
+            } else {
+                c
+            }
+        })
         .collect();
     if clean.chars().count() <= limit {
         return clean;
@@ -424,7 +440,14 @@ mod tests {
             ..context(10_000, vec![0])
         };
         assert_eq!(context.after(4000), 29_000);
-        assert_eq!(Context { usage: false, ..context.clone() }.after(4000), 9000);
+        assert_eq!(
+            Context {
+                usage: false,
+                ..context.clone()
+            }
+            .after(4000),
+            9000
+        );
         let small = Context {
             tokens: 500,
             ..context

@@ -173,7 +173,8 @@ fn plan(transcript: &Transcript, tokenizer: Tokenizer, options: &Options) -> Res
     let mut turns = Vec::new();
     // Call ids and tool names of every call, for results that do not name their tool.
     let mut call_names: HashMap<String, String> = HashMap::new();
-    let argument_chars = MIN_ARGUMENT_CHARS.max(usize::try_from(options.min_tokens * 4).unwrap_or(usize::MAX));
+    let argument_chars =
+        MIN_ARGUMENT_CHARS.max(usize::try_from(options.min_tokens * 4).unwrap_or(usize::MAX));
 
     for (position, record) in transcript.context.iter().enumerate() {
         let index = transcript.record_index(position);
@@ -199,14 +200,10 @@ fn plan(transcript: &Transcript, tokenizer: Tokenizer, options: &Options) -> Res
                     };
                     let shrink = |text: &str| {
                         (!is_placeholder(text)).then(|| {
-                            argument_placeholder(
-                                tokenizer.tokens(tokenizer.text_units(text)),
-                                text,
-                            )
+                            argument_placeholder(tokenizer.tokens(tokenizer.text_units(text)), text)
                         })
                     };
-                    match shrunk_arguments(site.shape, &record.raw[span], argument_chars, &shrink)
-                    {
+                    match shrunk_arguments(site.shape, &record.raw[span], argument_chars, &shrink) {
                         Some(json) => (Some(json), false),
                         // Nothing long left: already pruned, or short to begin with.
                         None => (None, site.text.contains(PLACEHOLDER)),
@@ -214,7 +211,8 @@ fn plan(transcript: &Transcript, tokenizer: Tokenizer, options: &Options) -> Res
                 }
                 Kind::Thinking => (None, false),
             };
-            if let (Kind::Arguments, Some(id), Some(tool)) = (&site.kind, &site.call_id, &site.tool) {
+            if let (Kind::Arguments, Some(id), Some(tool)) = (&site.kind, &site.call_id, &site.tool)
+            {
                 call_names.entry(id.clone()).or_insert_with(|| tool.clone());
             }
             // Every tool use is numbered, also those with nothing to prune: `--keep` counts
@@ -235,13 +233,10 @@ fn plan(transcript: &Transcript, tokenizer: Tokenizer, options: &Options) -> Res
                     })
                 }
                 _ => {
-                    let key = site
-                        .call_id
-                        .clone()
-                        .unwrap_or_else(|| {
-                            anonymous += 1;
-                            format!("\0{anonymous}")
-                        });
+                    let key = site.call_id.clone().unwrap_or_else(|| {
+                        anonymous += 1;
+                        format!("\0{anonymous}")
+                    });
                     *tool_units.entry(key).or_insert_with(|| {
                         tool_count += 1;
                         tool_count - 1
@@ -257,8 +252,9 @@ fn plan(transcript: &Transcript, tokenizer: Tokenizer, options: &Options) -> Res
                 saved_units(format, record, &site, json.as_deref(), tokenizer, units)?
             };
             let shrinks = match (&json, site.shape) {
-                (Some(json), _) => value_at(record.raw, &site.path)
-                    .is_some_and(|span| json.len() < span.len()),
+                (Some(json), _) => {
+                    value_at(record.raw, &site.path).is_some_and(|span| json.len() < span.len())
+                }
                 (None, Shape::Remove | Shape::DropLine) => true,
                 (None, _) => false,
             };
@@ -358,7 +354,8 @@ fn edit_line(line: &[u8], edits: &[(&Site, Option<&[u8]>)]) -> Result<Vec<u8>> {
         let Some(span) = value_at(line, companion) else {
             continue;
         };
-        let shrink = |text: &str| (text != COMPANION_PLACEHOLDER).then(|| COMPANION_PLACEHOLDER.to_owned());
+        let shrink =
+            |text: &str| (text != COMPANION_PLACEHOLDER).then(|| COMPANION_PLACEHOLDER.to_owned());
         if let Some(json) = shrink_long_strings(&line[span.clone()], COMPANION_CHARS, &shrink) {
             spans.push((span, json));
         }
@@ -433,7 +430,8 @@ fn write_pruned(transcript: &Transcript, plan: &PrunePlan, out: &mut Sink) -> Re
         let raw = transcript.records[index].raw;
         let mut edited = edit_line(raw, &edits)?;
         if let Some(parent) = parent {
-            let span = top_level_value(&edited, "parentUuid").context("a relinked line has no parentUuid")?;
+            let span = top_level_value(&edited, "parentUuid")
+                .context("a relinked line has no parentUuid")?;
             edited = replace_spans(&edited, &[(span, parent.clone().into_bytes())]);
         }
         // The line's own byte-order mark and terminator (CRLF or none) are kept.
@@ -451,14 +449,21 @@ fn write_pruned(transcript: &Transcript, plan: &PrunePlan, out: &mut Sink) -> Re
 
 /// For Claude Code, whose lines chain by `parentUuid`: the new `parentUuid` JSON of each line
 /// hanging under a dropped line (its nearest ancestor that stays, or `null`).
-fn relink(transcript: &Transcript, format: FormatId, dropped: &HashSet<usize>) -> HashMap<usize, String> {
+fn relink(
+    transcript: &Transcript,
+    format: FormatId,
+    dropped: &HashSet<usize>,
+) -> HashMap<usize, String> {
     let mut out = HashMap::new();
     if format != FormatId::ClaudeCode || dropped.is_empty() {
         return out;
     }
     let records = &transcript.records;
     let uuid = |i: usize| top_level_str(records[i].raw, "uuid");
-    let parent_json = |i: usize| top_level_value(records[i].raw, "parentUuid").map(|s| String::from_utf8_lossy(&records[i].raw[s]).into_owned());
+    let parent_json = |i: usize| {
+        top_level_value(records[i].raw, "parentUuid")
+            .map(|s| String::from_utf8_lossy(&records[i].raw[s]).into_owned())
+    };
     let by_uuid: HashMap<String, usize> = (0..records.len())
         .filter_map(|i| uuid(i).map(|u| (u, i)))
         .collect();
@@ -483,7 +488,8 @@ fn relink(transcript: &Transcript, format: FormatId, dropped: &HashSet<usize>) -
                 break;
             }
             json = parent_json(at).unwrap_or_else(|| "null".to_owned());
-            current = top_level_str(records[at].raw, "parentUuid").and_then(|p| by_uuid.get(&p).copied());
+            current =
+                top_level_str(records[at].raw, "parentUuid").and_then(|p| by_uuid.get(&p).copied());
         }
         out.insert(index, json);
     }
@@ -527,7 +533,14 @@ fn marker(transcript: &Transcript, plan: &PrunePlan) -> Result<Option<Vec<u8>>> 
             kimi.then(|| format!(r#"{{"role": "_usage", "token_count": {after}}}"#).into_bytes())
         }
         FormatId::Anthropic => None,
-        FormatId::ClaudeCode => Some(claude_code_marker(transcript, &seed, timestamp, before, after, &pruned_ids)?),
+        FormatId::ClaudeCode => Some(claude_code_marker(
+            transcript,
+            &seed,
+            timestamp,
+            before,
+            after,
+            &pruned_ids,
+        )?),
         FormatId::Codex => codex_marker(transcript, timestamp, after)?,
         FormatId::Pi => Some(pi_marker(transcript, &seed, timestamp, before, after)?),
         FormatId::Gemini => Some(serde_json::to_vec(&serde_json::json!({
@@ -624,13 +637,20 @@ fn claude_code_marker(
     // serde's camelCase spells the last key `clearedAttachmentUuiDs`; Claude Code's is this.
     let wrong = b"clearedAttachmentUuiDs";
     if let Some(at) = memchr::memmem::find(&json, wrong) {
-        json.splice(at..at + wrong.len(), b"clearedAttachmentUUIDs".iter().copied());
+        json.splice(
+            at..at + wrong.len(),
+            b"clearedAttachmentUUIDs".iter().copied(),
+        );
     }
     Ok(json)
 }
 
 /// A fresh `token_count` event, when the rollout has any (the legacy bare layout has none).
-fn codex_marker(transcript: &Transcript, timestamp: Option<&RawValue>, after: u64) -> Result<Option<Vec<u8>>> {
+fn codex_marker(
+    transcript: &Transcript,
+    timestamp: Option<&RawValue>,
+    after: u64,
+) -> Result<Option<Vec<u8>>> {
     #[derive(serde::Deserialize)]
     struct Event<'r> {
         #[serde(borrow)]
@@ -652,7 +672,10 @@ fn codex_marker(transcript: &Transcript, timestamp: Option<&RawValue>, after: u6
     }
     let last = transcript.records.iter().rev().find_map(|record| {
         let event: Event = serde_json::from_slice(record.raw).ok()?;
-        let info = event.payload.info.filter(|_| event.payload.kind.as_deref() == Some("token_count"))?;
+        let info = event
+            .payload
+            .info
+            .filter(|_| event.payload.kind.as_deref() == Some("token_count"))?;
         serde_json::from_str::<Info>(info.get()).ok()
     });
     let Some(last) = last else {
@@ -736,7 +759,9 @@ fn pi_marker(
         tokens_before: u64,
         tokens_after: u64,
     }
-    let id = leaf.is_some().then(|| derived_uuid(seed, "pi")[..8].to_owned());
+    let id = leaf
+        .is_some()
+        .then(|| derived_uuid(seed, "pi")[..8].to_owned());
     Ok(serde_json::to_vec(&Entry {
         kind: "custom",
         custom_type: pi::PRUNE_CUSTOM_TYPE,
@@ -801,4 +826,3 @@ impl PrunePlan {
         }
     }
 }
-

@@ -490,7 +490,10 @@ fn post_tokens(line: &str) -> Option<u64> {
         post_tokens: LenientU64,
     }
     let span = top_level_value(line.as_bytes(), "microcompactMetadata")?;
-    serde_json::from_str::<Metadata>(&line[span]).ok()?.post_tokens.0
+    serde_json::from_str::<Metadata>(&line[span])
+        .ok()?
+        .post_tokens
+        .0
 }
 
 /// Whether a line is on a sidechain (`"isSidechain": true`).

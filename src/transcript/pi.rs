@@ -176,7 +176,10 @@ fn prune_tokens_after(text: &str) -> Option<u64> {
         tokens_after: LenientU64,
     }
     let span = super::write::top_level_value(text.as_bytes(), "data")?;
-    serde_json::from_str::<Data>(&text[span]).ok()?.tokens_after.0
+    serde_json::from_str::<Data>(&text[span])
+        .ok()?
+        .tokens_after
+        .0
 }
 
 /// An entry's place in the session tree (v2, v3: `id`, `parentId`) and, for a `compaction`,

@@ -139,9 +139,10 @@ pub fn sites(format: FormatId, line: &[u8]) -> Vec<Site> {
             Some(_) => {}
         },
         FormatId::Pi => {
-            if let (Some("message"), Some(message)) =
-                (value.get("type").and_then(Value::as_str), value.get("message"))
-            {
+            if let (Some("message"), Some(message)) = (
+                value.get("type").and_then(Value::as_str),
+                value.get("message"),
+            ) {
                 pi(message, &mut out);
             }
         }
@@ -153,8 +154,7 @@ pub fn sites(format: FormatId, line: &[u8]) -> Vec<Site> {
 fn openai(line: &Value, out: &mut Vec<Site>) {
     match line.get("role").and_then(Value::as_str) {
         Some("tool" | "function") => {
-            if let Some((text, shape)) = line.get("content").and_then(|c| content_text(c, "text"))
-            {
+            if let Some((text, shape)) = line.get("content").and_then(|c| content_text(c, "text")) {
                 out.push(Site {
                     kind: Kind::Result,
                     path: vec![key("content")],
@@ -169,7 +169,11 @@ fn openai(line: &Value, out: &mut Vec<Site>) {
         Some("assistant") => {
             if let Some(Value::String(reasoning)) = line.get("reasoning_content") {
                 if !reasoning.is_empty() {
-                    out.push(thinking(vec![key("reasoning_content")], Shape::String, reasoning));
+                    out.push(thinking(
+                        vec![key("reasoning_content")],
+                        Shape::String,
+                        reasoning,
+                    ));
                 }
             }
             if let Some(Value::Array(parts)) = line.get("content") {
@@ -207,9 +211,7 @@ fn openai(line: &Value, out: &mut Vec<Site>) {
                         ],
                         shape,
                         call_id: string(call, "id"),
-                        tool: call
-                            .get("function")
-                            .and_then(|f| string(f, "name")),
+                        tool: call.get("function").and_then(|f| string(f, "name")),
                         text,
                         companions: Vec::new(),
                     });
@@ -239,7 +241,12 @@ fn anthropic(message: &Value, prefix: &[Step], one_block_lines: bool, out: &mut 
         return;
     };
     for (i, block) in blocks.iter().enumerate() {
-        let at = |rest: Vec<Step>| under(prefix, [key("content"), Step::Index(i)].into_iter().chain(rest));
+        let at = |rest: Vec<Step>| {
+            under(
+                prefix,
+                [key("content"), Step::Index(i)].into_iter().chain(rest),
+            )
+        };
         match block.get("type").and_then(Value::as_str) {
             Some("tool_result") => {
                 let content = block.get("content").unwrap_or(&Value::Null);
@@ -294,7 +301,8 @@ fn codex(item: &Value, prefix: &[Step], out: &mut Vec<Site>) {
         Some("function_call_output" | "custom_tool_call_output") => {
             let output = item.get("output").unwrap_or(&Value::Null);
             let (text, shape) = match output {
-                Value::Array(_) => content_text(output, "input_text").unwrap_or((String::new(), Shape::Parts("input_text"))),
+                Value::Array(_) => content_text(output, "input_text")
+                    .unwrap_or((String::new(), Shape::Parts("input_text"))),
                 Value::String(text) => (text.clone(), Shape::String),
                 Value::Null => return,
                 // `{content, success}` (older builds) or one content item: a string is what
@@ -361,9 +369,7 @@ fn pi(message: &Value, out: &mut Vec<Site>) {
     let prefix = [key("message")];
     match message.get("role").and_then(Value::as_str) {
         Some("toolResult") => {
-            let Some((text, shape)) = message
-                .get("content")
-                .and_then(|c| content_text(c, "text"))
+            let Some((text, shape)) = message.get("content").and_then(|c| content_text(c, "text"))
             else {
                 return;
             };
@@ -389,7 +395,9 @@ fn pi(message: &Value, out: &mut Vec<Site>) {
                 let path = |rest: Option<&str>| {
                     under(
                         &prefix,
-                        [key("content"), Step::Index(i)].into_iter().chain(rest.map(key)),
+                        [key("content"), Step::Index(i)]
+                            .into_iter()
+                            .chain(rest.map(key)),
                     )
                 };
                 match block.get("type").and_then(Value::as_str) {
@@ -614,22 +622,38 @@ mod tests {
     #[test]
     fn every_path_finds_its_value() {
         let lines = [
-            (FormatId::Anthropic, r#"{"role":"user","content":[{"type":"text","text":"hi"},{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"r"}]}]}"#),
-            (FormatId::Codex, r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":"done"}}"#),
-            (FormatId::Codex, r#"{"type":"custom_tool_call","call_id":"c","name":"apply_patch","input":"*** Begin"}"#),
-            (FormatId::Pi, r#"{"type":"message","message":{"role":"toolResult","toolCallId":"t","toolName":"read","content":[{"type":"text","text":"x"}],"details":{"diff":"d"}}}"#),
-            (FormatId::Gemini, r#"{"id":"g","type":"gemini","content":"","toolCalls":[{"id":"c","name":"ls","args":{"p":1},"result":[{"functionResponse":{"id":"c","name":"ls","response":{"output":"a"}}}],"resultDisplay":"a"}]}"#),
-            (FormatId::Gemini, r#"{"id":"u","type":"user","content":[{"functionResponse":{"id":"c","name":"ls","response":{"output":"a"}}}]}"#),
+            (
+                FormatId::Anthropic,
+                r#"{"role":"user","content":[{"type":"text","text":"hi"},{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"r"}]}]}"#,
+            ),
+            (
+                FormatId::Codex,
+                r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":"done"}}"#,
+            ),
+            (
+                FormatId::Codex,
+                r#"{"type":"custom_tool_call","call_id":"c","name":"apply_patch","input":"*** Begin"}"#,
+            ),
+            (
+                FormatId::Pi,
+                r#"{"type":"message","message":{"role":"toolResult","toolCallId":"t","toolName":"read","content":[{"type":"text","text":"x"}],"details":{"diff":"d"}}}"#,
+            ),
+            (
+                FormatId::Gemini,
+                r#"{"id":"g","type":"gemini","content":"","toolCalls":[{"id":"c","name":"ls","args":{"p":1},"result":[{"functionResponse":{"id":"c","name":"ls","response":{"output":"a"}}}],"resultDisplay":"a"}]}"#,
+            ),
+            (
+                FormatId::Gemini,
+                r#"{"id":"u","type":"user","content":[{"functionResponse":{"id":"c","name":"ls","response":{"output":"a"}}}]}"#,
+            ),
         ];
         for (format, line) in lines {
             let found = one(format, line);
             assert!(!found.is_empty(), "{line}");
             for site in found {
                 let span = value_at(line.as_bytes(), &site.path).expect(line);
-                let edited = replace_spans(
-                    line.as_bytes(),
-                    &[(span, replacement(site.shape, "P"))],
-                );
+                let edited =
+                    replace_spans(line.as_bytes(), &[(span, replacement(site.shape, "P"))]);
                 let value: Value = serde_json::from_slice(&edited).unwrap();
                 assert!(value.to_string().contains("\"P\""), "{line}");
                 for companion in &site.companions {
@@ -658,7 +682,13 @@ mod tests {
             None
         );
         assert_eq!(
-            shrunk_arguments(Shape::ObjectArguments, br#"{"path" : "a.rs", "n": [1, "0123456789"]}"#, 5, &shrink).unwrap(),
+            shrunk_arguments(
+                Shape::ObjectArguments,
+                br#"{"path" : "a.rs", "n": [1, "0123456789"]}"#,
+                5,
+                &shrink
+            )
+            .unwrap(),
             br#"{"path" : "a.rs", "n": [1, "P"]}"#
         );
         assert_eq!(

@@ -165,11 +165,18 @@ fn check_output(name: &str, input: &[u8], output: &[u8]) {
     let (calls_before, results_before) = tools(&before.context);
     let (calls_after, results_after) = tools(&after.context);
     assert_eq!(calls_before, calls_after, "{name}: the calls changed");
-    let ids = |results: &[(String, String)]| results.iter().map(|r| r.0.clone()).collect::<Vec<_>>();
+    let ids =
+        |results: &[(String, String)]| results.iter().map(|r| r.0.clone()).collect::<Vec<_>>();
     assert_eq!(ids(&results_before), ids(&results_after), "{name}");
 
-    let old_lines: Vec<&[u8]> = input.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
-    let new_lines: Vec<&[u8]> = output.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
+    let old_lines: Vec<&[u8]> = input
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    let new_lines: Vec<&[u8]> = output
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
     let old_set: HashSet<&[u8]> = old_lines.iter().copied().collect();
     let mut changed = 0;
     let mut j = 0;
@@ -195,7 +202,11 @@ fn check_output(name: &str, input: &[u8], output: &[u8]) {
                 break;
             }
         }
-        assert!(found, "{name}: line {} changed beyond its pruned values", i + 1);
+        assert!(
+            found,
+            "{name}: line {} changed beyond its pruned values",
+            i + 1
+        );
         changed += 1;
     }
     assert!(changed > 0 || new_lines.len() <= old_lines.len() + 1);
@@ -248,7 +259,16 @@ fn protected_tools_and_the_last_turns_keep_their_outputs() {
         let Some((&busiest, _)) = counts.iter().max_by_key(|(name, n)| (**n, **name)) else {
             continue;
         };
-        let args = ["--keep", "0", "--min-tokens", "0", "--keep-turns", "1", "--protect", busiest];
+        let args = [
+            "--keep",
+            "0",
+            "--min-tokens",
+            "0",
+            "--keep-turns",
+            "1",
+            "--protect",
+            busiest,
+        ];
         let (output, code) = prune(&args, &file);
         if code == 4 {
             continue;
@@ -308,7 +328,14 @@ fn a_target_is_reached_oldest_first_and_no_further() {
         let floor = context_tokens(&write_temp(dir.path(), "all.jsonl", &all));
         let target = floor + (before - floor) / 2;
         let (output, _) = prune(
-            &["--keep", "0", "--min-tokens", "0", "--target", &target.to_string()],
+            &[
+                "--keep",
+                "0",
+                "--min-tokens",
+                "0",
+                "--target",
+                &target.to_string(),
+            ],
             &file,
         );
         let pruned = write_temp(dir.path(), "target.jsonl", &output);
@@ -325,7 +352,11 @@ fn a_target_is_reached_oldest_first_and_no_further() {
         let everything = pruned_at(&all);
         let some = pruned_at(&output);
         assert!(some.len() < everything.len(), "{path}");
-        assert_eq!(some[..], everything[..some.len()], "{path}: not oldest first");
+        assert_eq!(
+            some[..],
+            everything[..some.len()],
+            "{path}: not oldest first"
+        );
         checked += 1;
     }
     assert!(checked >= 5, "only {checked} sessions could be pruned");
@@ -353,13 +384,26 @@ fn thinking_goes_whole_except_the_last_turns() {
             continue;
         }
         let (untouched, _) = prune(&["--keep", "0", "--min-tokens", "0"], &file);
-        assert_eq!(thinking(&parse(path, &untouched).context), old, "{path}: thinking without --keep-thinking");
+        assert_eq!(
+            thinking(&parse(path, &untouched).context),
+            old,
+            "{path}: thinking without --keep-thinking"
+        );
         let (output, code) = prune(&["--keep-thinking", "1", "--keep", "1000"], &file);
         assert_eq!(code, 0, "{path}");
         let after = parse(path, &output);
         let new = thinking(&after.context);
-        assert!(!new.is_empty() && new.len() < old.len(), "{path}: {} of {}", new.len(), old.len());
-        assert_eq!(new[..], old[old.len() - new.len()..], "{path}: the newest thinking stays");
+        assert!(
+            !new.is_empty() && new.len() < old.len(),
+            "{path}: {} of {}",
+            new.len(),
+            old.len()
+        );
+        assert_eq!(
+            new[..],
+            old[old.len() - new.len()..],
+            "{path}: the newest thinking stays"
+        );
         // What stays is byte for byte what was there, signature and all.
         let original = String::from_utf8_lossy(&input);
         for value in String::from_utf8_lossy(&output)
@@ -373,9 +417,14 @@ fn thinking_goes_whole_except_the_last_turns() {
                 .flatten()
                 .filter(|b| b.get("type").and_then(Value::as_str) == Some("thinking"));
             for block in blocks {
-                let signature = block.get("signature").or_else(|| block.get("thinkingSignature"));
+                let signature = block
+                    .get("signature")
+                    .or_else(|| block.get("thinkingSignature"));
                 if let Some(Value::String(signature)) = signature {
-                    assert!(original.contains(signature.as_str()), "{path}: a signature changed");
+                    assert!(
+                        original.contains(signature.as_str()),
+                        "{path}: a signature changed"
+                    );
                 }
             }
         }
@@ -390,7 +439,11 @@ fn make(dir: &Path) -> String {
         .env("CONDENSE", assert_cmd::cargo::cargo_bin("condense"))
         .output()
         .expect("make runs");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
@@ -414,10 +467,19 @@ fn a_makefile_step_that_prunes_when_due_prunes_once() {
         std::fs::write(dir.path().join("Makefile"), makefile).unwrap();
         assert_eq!(make(dir.path()).trim(), "pruned", "{path}");
         let once = std::fs::read(dir.path().join("session.jsonl")).unwrap();
-        assert_eq!(std::fs::read(dir.path().join("session.jsonl.bak")).unwrap(), std::fs::read(&file).unwrap());
-        assert!(context_tokens(&dir.path().join("session.jsonl")) < before, "{path}");
+        assert_eq!(
+            std::fs::read(dir.path().join("session.jsonl.bak")).unwrap(),
+            std::fs::read(&file).unwrap()
+        );
+        assert!(
+            context_tokens(&dir.path().join("session.jsonl")) < before,
+            "{path}"
+        );
         assert_eq!(make(dir.path()).trim(), "fits", "{path}: pruned twice");
-        assert_eq!(std::fs::read(dir.path().join("session.jsonl")).unwrap(), once);
+        assert_eq!(
+            std::fs::read(dir.path().join("session.jsonl")).unwrap(),
+            once
+        );
         // --in-place writes what stdout gets.
         assert_eq!(once, prune(&[], &file).0, "{path}");
     }
@@ -429,7 +491,11 @@ fn usage_recorded_before_the_prune_is_void_and_the_marker_holds_the_new_size() {
     for (path, format) in CORPUS {
         let file = fixture(path);
         let report = {
-            let output = condense().args(["prune", "--report"]).arg(&file).output().unwrap();
+            let output = condense()
+                .args(["prune", "--report"])
+                .arg(&file)
+                .output()
+                .unwrap();
             json_lines(&output.stdout).remove(0)
         };
         let (output, code) = prune(&[], &file);
@@ -437,9 +503,19 @@ fn usage_recorded_before_the_prune_is_void_and_the_marker_holds_the_new_size() {
             continue;
         }
         let pruned = write_temp(dir.path(), "pruned.jsonl", &output);
-        assert_eq!(context_tokens(&file), report["tokens_before"].as_u64().unwrap(), "{path}");
-        assert_eq!(context_tokens(&pruned), report["tokens_after"].as_u64().unwrap(), "{path}");
-        let last: Value = serde_json::from_str(String::from_utf8(output).unwrap().lines().last().unwrap()).unwrap();
+        assert_eq!(
+            context_tokens(&file),
+            report["tokens_before"].as_u64().unwrap(),
+            "{path}"
+        );
+        assert_eq!(
+            context_tokens(&pruned),
+            report["tokens_after"].as_u64().unwrap(),
+            "{path}"
+        );
+        let last: Value =
+            serde_json::from_str(String::from_utf8(output).unwrap().lines().last().unwrap())
+                .unwrap();
         let after = report["tokens_after"].as_u64().unwrap();
         let figure = match format {
             "claude-code" => last.pointer("/microcompactMetadata/postTokens"),
@@ -447,7 +523,11 @@ fn usage_recorded_before_the_prune_is_void_and_the_marker_holds_the_new_size() {
             "openai" => last.pointer("/token_count"),
             other => panic!("{other}: no pruned corpus session expected"),
         };
-        assert_eq!(figure.and_then(Value::as_u64), Some(after), "{path}: {last}");
+        assert_eq!(
+            figure.and_then(Value::as_u64),
+            Some(after),
+            "{path}: {last}"
+        );
         // A line the agent appends afterwards counts on top of the figure.
         let mut appended = std::fs::read(&pruned).unwrap();
         let more = match format {
@@ -476,7 +556,9 @@ fn usage_recorded_before_the_prune_is_void_and_the_marker_holds_the_new_size() {
 /// A real session with its tool outputs made long (the Codex and Gemini corpus sessions are too
 /// small to prune as they are): every output string of a result becomes 60 numbered lines.
 fn inflated(path: &str) -> Vec<u8> {
-    let long: String = (0..60).map(|i| format!("line {i} of a long tool output\n")).collect();
+    let long: String = (0..60)
+        .map(|i| format!("line {i} of a long tool output\n"))
+        .collect();
     let text = std::fs::read_to_string(fixture(path)).unwrap();
     let mut out = String::new();
     for line in text.lines() {
@@ -523,20 +605,31 @@ fn codex_and_gemini_sessions_with_long_outputs_prune_and_stay_valid() {
         let input = inflated(path);
         let file = write_temp(dir.path(), "inflated.jsonl", &input);
         let before = context_tokens(&file);
-        let (output, code) = prune(&["--keep", "0", "--clear-inputs", "--keep-thinking", "1"], &file);
+        let (output, code) = prune(
+            &["--keep", "0", "--clear-inputs", "--keep-thinking", "1"],
+            &file,
+        );
         assert_eq!(code, 0, "{path}");
         check_output(path, &input, &output);
         let pruned = write_temp(dir.path(), "pruned.jsonl", &output);
         let after = context_tokens(&pruned);
         assert!(after < before, "{path}: {after} >= {before}");
-        let (twice, code) = prune(&["--keep", "0", "--clear-inputs", "--keep-thinking", "1"], &pruned);
+        let (twice, code) = prune(
+            &["--keep", "0", "--clear-inputs", "--keep-thinking", "1"],
+            &pruned,
+        );
         assert_eq!((code, &twice), (4, &output), "{path}");
         let last: Value =
-            serde_json::from_str(String::from_utf8(output).unwrap().lines().last().unwrap()).unwrap();
+            serde_json::from_str(String::from_utf8(output).unwrap().lines().last().unwrap())
+                .unwrap();
         let figure = last
             .pointer("/payload/info/last_token_usage/total_tokens")
             .or_else(|| last.pointer("/$set/condensePrune/tokensAfter"));
-        assert_eq!(figure.and_then(Value::as_u64), Some(after), "{path}: {last}");
+        assert_eq!(
+            figure.and_then(Value::as_u64),
+            Some(after),
+            "{path}: {last}"
+        );
     }
 }
 
@@ -557,6 +650,10 @@ fn nothing_to_prune_writes_the_input_and_exits_4() {
     assert!(bad.stdout.is_empty());
     assert!(String::from_utf8_lossy(&bad.stderr).starts_with("condense: error: <stdin>:2"));
     // --in-place needs a file.
-    let stdin = condense().args(["prune", "--in-place"]).write_stdin("").output().unwrap();
+    let stdin = condense()
+        .args(["prune", "--in-place"])
+        .write_stdin("")
+        .output()
+        .unwrap();
     assert_eq!(stdin.status.code(), Some(1));
 }
