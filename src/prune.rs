@@ -299,10 +299,6 @@ pub fn argument_placeholder(tokens: u64, text: &str) -> String {
     describe("this argument", tokens, text)
 }
 
-/// The short text that replaces a long string in a copy of a result kept for the agent's user
-/// interface (Claude Code `toolUseResult`); the model never sees it.
-pub const COMPANION_PLACEHOLDER: &str = "[condense pruned; see the tool result]";
-
 fn describe(what: &str, tokens: u64, text: &str) -> String {
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     let mut out = format!(

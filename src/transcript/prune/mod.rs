@@ -23,6 +23,8 @@
 //! blocks are never edited, only removed whole: a signed block must stay intact where it is
 //! kept.
 
+pub mod rewrite;
+
 use serde_json::Value;
 
 use super::write::{shrink_long_strings, Step};
