@@ -13,6 +13,8 @@
 //! context fits. Nothing here reads or writes anything: the command measures the values and
 //! applies the choice.
 
+use std::collections::HashMap;
+
 use crate::tokens::Tokenizer;
 
 /// What a candidate value is.
@@ -217,20 +219,19 @@ pub fn choose(candidates: &[Candidate], context: &Context, options: &Options) ->
     };
 
     // Units oldest first, by the first position of a value in them.
+    let mut starts: HashMap<(bool, usize), usize> = HashMap::new();
+    for candidate in candidates {
+        let key = (candidate.target == Target::Thinking, candidate.unit);
+        let start = starts.entry(key).or_insert(candidate.position);
+        *start = (*start).min(candidate.position);
+    }
     let mut order: Vec<usize> = (0..candidates.len())
         .filter(|&i| eligible(&candidates[i]))
         .collect();
     order.sort_by_key(|&i| {
-        let unit_start = candidates
-            .iter()
-            .filter(|c| {
-                (c.target == Target::Thinking) == (candidates[i].target == Target::Thinking)
-            })
-            .filter(|c| c.unit == candidates[i].unit)
-            .map(|c| c.position)
-            .min()
-            .unwrap_or(0);
-        (unit_start, candidates[i].position, i)
+        let candidate = &candidates[i];
+        let key = (candidate.target == Target::Thinking, candidate.unit);
+        (starts[&key], candidate.position, i)
     });
     let mut chosen = Vec::new();
     let mut saved = 0u64;
