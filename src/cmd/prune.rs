@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 
 use anyhow::{bail, Context as _, Result};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::compaction::live_context;
@@ -134,139 +135,127 @@ struct PrunePlan {
     choice: Choice,
 }
 
-/// Finds, measures and chooses.
+/// A live record's message and its sites.
+struct Found<'t> {
+    position: usize,
+    index: usize,
+    record: &'t Record<'t>,
+    units: u64,
+    sites: Vec<Site>,
+}
+
+/// A site measured: its size, what replaces it, and what that frees.
+struct Sized {
+    tokens: u64,
+    json: Option<Vec<u8>>,
+    pruned: bool,
+    saved_units: u64,
+    shrinks: bool,
+}
+
+/// Finds, measures and chooses. Finding and measuring are independent per record and run on
+/// all cores; numbering the tool uses and thinking turns runs in context order.
 fn plan(transcript: &Transcript, tokenizer: Tokenizer, options: &Options) -> Result<PrunePlan> {
     let format = transcript
         .format
         .context("an empty transcript has nothing to prune")?;
+    let argument_chars =
+        MIN_ARGUMENT_CHARS.max(usize::try_from(options.min_tokens * 4).unwrap_or(usize::MAX));
+
+    let mut found: Vec<Found> = (0..transcript.context.len())
+        .into_par_iter()
+        .filter_map(|position| {
+            let record = &transcript.context[position];
+            let message = record.message().filter(|m| !m.sidechain)?;
+            Some(Found {
+                position,
+                index: transcript.record_index(position),
+                record,
+                units: tokenizer.message_units(message),
+                sites: sites(format, record.raw),
+            })
+        })
+        .collect();
+    // A result names its tool through its call where the result line does not.
+    let mut call_names: HashMap<String, String> = HashMap::new();
+    for site in found.iter().flat_map(|f| &f.sites) {
+        if let (Kind::Arguments, Some(id), Some(tool)) = (&site.kind, &site.call_id, &site.tool) {
+            call_names.entry(id.clone()).or_insert_with(|| tool.clone());
+        }
+    }
+    for site in found.iter_mut().flat_map(|f| &mut f.sites) {
+        if site.kind == Kind::Result && site.tool.is_none() {
+            site.tool = site
+                .call_id
+                .as_ref()
+                .and_then(|id| call_names.get(id))
+                .cloned();
+        }
+    }
+    let sized: Vec<Vec<Option<Sized>>> = found
+        .par_iter()
+        .map(|f| {
+            f.sites
+                .iter()
+                .map(|site| size(format, f, site, tokenizer, argument_chars))
+                .collect::<Result<Vec<_>>>()
+        })
+        .collect::<Result<_>>()?;
+
     let mut measured = Vec::new();
     let mut candidates = Vec::new();
     let mut tool_units: HashMap<String, usize> = HashMap::new();
-    let mut tool_count = 0usize;
     let mut thinking_units: HashMap<u64, usize> = HashMap::new();
-    let mut thinking_count = 0usize;
     // Results without a call id are each a tool use of their own.
     let mut anonymous = 0usize;
     let mut context_units = 0u64;
     let mut turns = Vec::new();
-    // Call ids and tool names of every call, for results that do not name their tool.
-    let mut call_names: HashMap<String, String> = HashMap::new();
-    let argument_chars =
-        MIN_ARGUMENT_CHARS.max(usize::try_from(options.min_tokens * 4).unwrap_or(usize::MAX));
-
-    for (position, record) in transcript.context.iter().enumerate() {
-        let index = transcript.record_index(position);
-        let Some(message) = record.message().filter(|m| !m.sidechain) else {
-            continue;
-        };
-        let units = tokenizer.message_units(message);
-        context_units += units;
-        if is_real_user_request(message) {
-            turns.push(position);
+    for (f, sized) in found.into_iter().zip(sized) {
+        context_units += f.units;
+        if f.record.message().is_some_and(is_real_user_request) {
+            turns.push(f.position);
         }
-        for site in sites(format, record.raw) {
-            let tokens = tokenizer.tokens(tokenizer.text_units(&site.text));
-            let (json, pruned) = match site.kind {
-                Kind::Result => {
-                    let pruned = is_placeholder(&site.text);
-                    let text = result_placeholder(site.tool.as_deref(), tokens, &site.text);
-                    (Some(replacement(site.shape, &text)), pruned)
-                }
-                Kind::Arguments => {
-                    let Some(span) = value_at(record.raw, &site.path) else {
-                        continue;
-                    };
-                    let shrink = |text: &str| {
-                        (!is_placeholder(text)).then(|| {
-                            argument_placeholder(tokenizer.tokens(tokenizer.text_units(text)), text)
-                        })
-                    };
-                    match shrunk_arguments(site.shape, &record.raw[span], argument_chars, &shrink) {
-                        Some(json) => (Some(json), false),
-                        // Nothing long left: already pruned, or short to begin with.
-                        None => (None, site.text.contains(PLACEHOLDER)),
-                    }
-                }
-                Kind::Thinking => (None, false),
-            };
-            if let (Kind::Arguments, Some(id), Some(tool)) = (&site.kind, &site.call_id, &site.tool)
-            {
-                call_names.entry(id.clone()).or_insert_with(|| tool.clone());
-            }
-            // Every tool use is numbered, also those with nothing to prune: `--keep` counts
-            // the most recent tool uses, whatever their size.
+        for (site, sized) in f.sites.into_iter().zip(sized) {
             let target = match site.kind {
                 Kind::Result => Target::Result,
                 Kind::Arguments => Target::Arguments,
                 Kind::Thinking => Target::Thinking,
             };
+            // Every tool use is numbered, also those with nothing to prune: `--keep` counts
+            // the most recent tool uses, whatever their size.
             let unit = match target {
                 Target::Thinking => {
                     // One response is one thinking turn (Claude Code writes it as several
                     // lines sharing its message id).
-                    let key = record.link.response.unwrap_or(u64::MAX - index as u64);
-                    *thinking_units.entry(key).or_insert_with(|| {
-                        thinking_count += 1;
-                        thinking_count - 1
-                    })
+                    let key = f.record.link.response.unwrap_or(u64::MAX - f.index as u64);
+                    let next = thinking_units.len();
+                    *thinking_units.entry(key).or_insert(next)
                 }
                 _ => {
                     let key = site.call_id.clone().unwrap_or_else(|| {
                         anonymous += 1;
                         format!("\0{anonymous}")
                     });
-                    *tool_units.entry(key).or_insert_with(|| {
-                        tool_count += 1;
-                        tool_count - 1
-                    })
+                    let next = tool_units.len();
+                    *tool_units.entry(key).or_insert(next)
                 }
             };
-            if site.kind == Kind::Arguments && json.is_none() && !pruned {
-                continue;
-            }
-            let saved_units = if pruned {
-                0
-            } else {
-                saved_units(format, record, &site, json.as_deref(), tokenizer, units)?
-            };
-            let shrinks = match (&json, site.shape) {
-                (Some(json), _) => {
-                    value_at(record.raw, &site.path).is_some_and(|span| json.len() < span.len())
-                }
-                (None, Shape::Remove | Shape::DropLine) => true,
-                (None, _) => false,
-            };
+            let Some(sized) = sized else { continue };
             candidates.push(Candidate {
                 target,
-                position,
+                position: f.position,
                 unit,
                 tool: site.tool.clone(),
-                tokens,
-                saved_units,
-                shrinks,
-                pruned,
+                tokens: sized.tokens,
+                saved_units: sized.saved_units,
+                shrinks: sized.shrinks,
+                pruned: sized.pruned,
             });
             measured.push(Measured {
-                record: index,
+                record: f.index,
                 site,
-                json,
+                json: sized.json,
             });
-        }
-    }
-    // A result names its tool through its call where the result line does not.
-    for (candidate, measured) in candidates.iter_mut().zip(&mut measured) {
-        if candidate.target != Target::Thinking && candidate.tool.is_none() {
-            candidate.tool = measured
-                .site
-                .call_id
-                .as_ref()
-                .and_then(|id| call_names.get(id))
-                .cloned();
-            if let (Some(tool), Kind::Result) = (&candidate.tool, &measured.site.kind) {
-                let text = result_placeholder(Some(tool), candidate.tokens, &measured.site.text);
-                measured.json = Some(replacement(measured.site.shape, &text));
-                measured.site.tool = Some(tool.clone());
-            }
         }
     }
     let view = live_context(transcript, tokenizer);
@@ -284,6 +273,68 @@ fn plan(transcript: &Transcript, tokenizer: Tokenizer, options: &Options) -> Res
         candidates,
         choice,
     })
+}
+
+/// Measures one site; `None` for arguments with nothing long enough to prune.
+fn size(
+    format: FormatId,
+    found: &Found,
+    site: &Site,
+    tokenizer: Tokenizer,
+    argument_chars: usize,
+) -> Result<Option<Sized>> {
+    let raw = found.record.raw;
+    let tokens = tokenizer.tokens(tokenizer.text_units(&site.text));
+    let (json, pruned) = match site.kind {
+        Kind::Result => {
+            let text = result_placeholder(site.tool.as_deref(), tokens, &site.text);
+            (
+                Some(replacement(site.shape, &text)),
+                is_placeholder(&site.text),
+            )
+        }
+        Kind::Arguments => {
+            let Some(span) = value_at(raw, &site.path) else {
+                return Ok(None);
+            };
+            let shrink = |text: &str| {
+                (!is_placeholder(text)).then(|| {
+                    argument_placeholder(tokenizer.tokens(tokenizer.text_units(text)), text)
+                })
+            };
+            match shrunk_arguments(site.shape, &raw[span], argument_chars, &shrink) {
+                Some(json) => (Some(json), false),
+                // Nothing long left: already pruned, or short to begin with.
+                None if site.text.contains(PLACEHOLDER) => (None, true),
+                None => return Ok(None),
+            }
+        }
+        Kind::Thinking => (None, false),
+    };
+    let saved_units = if pruned {
+        0
+    } else {
+        saved_units(
+            format,
+            found.record,
+            site,
+            json.as_deref(),
+            tokenizer,
+            found.units,
+        )?
+    };
+    let shrinks = match (&json, site.shape) {
+        (Some(json), _) => value_at(raw, &site.path).is_some_and(|span| json.len() < span.len()),
+        (None, Shape::Remove | Shape::DropLine) => true,
+        (None, _) => false,
+    };
+    Ok(Some(Sized {
+        tokens,
+        json,
+        pruned,
+        saved_units,
+        shrinks,
+    }))
 }
 
 /// The units the context loses when this one site is replaced: the record's message read
