@@ -367,8 +367,8 @@ pub struct PruneArgs {
     #[arg(long, value_name = "N")]
     pub keep_thinking: Option<usize>,
 
-    /// Print what would be pruned, as one JSON object (tokens before and after, counts), instead
-    /// of the session.
+    /// Print what would be pruned, as one JSON object (tokens before and after, counts, and each
+    /// value with its line, kind, tool and tokens), instead of the session.
     #[arg(long, conflicts_with = "in_place")]
     pub report: bool,
 

@@ -373,6 +373,21 @@ struct Report {
     candidates: Counts,
     #[serde(skip_serializing_if = "Option::is_none")]
     nothing: Option<&'static str>,
+    /// Each value pruned, oldest first.
+    items: Vec<Item>,
+}
+
+/// One pruned value in the `--report` line.
+#[derive(Serialize)]
+struct Item {
+    /// The line number of its record.
+    line: usize,
+    /// `result`, `arguments` or `thinking`.
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool: Option<String>,
+    /// Its size before.
+    tokens: u64,
 }
 
 #[derive(Serialize, Default)]
@@ -428,6 +443,24 @@ impl PrunePlan {
             pruned,
             candidates,
             nothing: self.choice.nothing.map(|n| n.reason()),
+            items: self
+                .choice
+                .chosen
+                .iter()
+                .map(|&i| {
+                    let candidate = &self.candidates[i];
+                    Item {
+                        line: transcript.records[self.measured[i].record].line,
+                        kind: match candidate.target {
+                            Target::Result => "result",
+                            Target::Arguments => "arguments",
+                            Target::Thinking => "thinking",
+                        },
+                        tool: candidate.tool.clone(),
+                        tokens: candidate.tokens,
+                    }
+                })
+                .collect(),
         }
     }
 }
