@@ -72,9 +72,10 @@ impl<'l> Node<'l> {
 pub struct Live {
     /// Indexes of the records in the context, in the order the agent sends them.
     pub order: Vec<usize>,
-    /// The index of the compaction marker the context starts from, if any. A usage figure on a
-    /// record before it was measured on a context that no longer exists, even when the record
-    /// itself was kept (a kept tail before the marker in the file).
+    /// The index of the compaction marker the context starts from, or of a newer
+    /// [`Event::VoidUsage`] marker, if any. A usage figure on a record before it was measured
+    /// on a context that no longer exists, even when the record itself was kept (a kept tail
+    /// before the marker in the file, a pruned record).
     pub marker: Option<usize>,
 }
 
