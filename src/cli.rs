@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::settings::MaxContext;
 use crate::tokens::{bpe, Family, Tokenizer};
 use crate::transcript::FormatId;
 
@@ -80,6 +81,24 @@ pub enum Command {
     /// Every line is always printed (`TEST:none` when there is nothing), so scripts can
     /// `grep ^NEXT:`.
     Bare(BareArgs),
+    /// List a session's compactions: what each summarised, the context before and after, and
+    /// the first line of its summary.
+    ///
+    /// Append-only sessions (Claude Code, Codex, pi) keep every epoch in the file; rewritten
+    /// ones (kimi-cli, OpenAI and Anthropic lists, Gemini) keep earlier versions in the
+    /// backups `inject --in-place` made beside them (FILE.bak, FILE.bak.N), listed first.
+    /// --show prints an epoch's original records byte for byte; --search finds them.
+    History(HistoryArgs),
+    /// Compact a session in one command: with an LLM CLI, or down the ACF ladder to a budget.
+    ///
+    /// --llm CMD runs CMD through `sh -c` with the compaction request on its standard input and
+    /// the compactor's system prompt in $CONDENSE_SYSTEM (and the config file's
+    /// compaction_model in $CONDENSE_MODEL), e.g. --llm 'llm -s "$CONDENSE_SYSTEM"'; its output
+    /// is the summary. --budget N writes the richest form whose live context fits N tokens: the
+    /// session unchanged if it fits (exit 4), the LLM's summary (with --llm), caveman's, then
+    /// bare's. The rung taken is said on standard error. A failing CMD, an empty summary or one
+    /// over --summary-tokens leaves the session untouched (exit 1).
+    Compact(CompactArgs),
 }
 
 /// Where transcripts come from and how they are read; shared by every command.
@@ -109,14 +128,10 @@ pub struct InputArgs {
 #[derive(Debug, Args)]
 pub struct PlanArgs {
     /// Keep the last N user/assistant messages and everything after the first of them
-    /// (kimi-cli's rule; the default mode).
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 2,
-        allow_negative_numbers = true
-    )]
-    pub preserve: i64,
+    /// (kimi-cli's rule; the default mode, with N = 2, unless a preset or the config file
+    /// says otherwise).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub preserve: Option<i64>,
 
     /// Keep the session's first request within this many tokens and compact the middle
     /// (ACF's head/tail mode; the tail budget defaults to 1000).
@@ -134,14 +149,10 @@ pub struct PlanArgs {
     #[arg(long, value_name = "TOKENS", conflicts_with = "upto")]
     pub keep_user_tokens: Option<u64>,
 
-    /// With --keep-user-tokens: the part of the budget given to the oldest user messages.
-    #[arg(
-        long,
-        value_name = "TOKENS",
-        default_value_t = 2000,
-        requires = "keep_user_tokens"
-    )]
-    pub user_head_tokens: u64,
+    /// With --keep-user-tokens: the part of the budget given to the oldest user messages
+    /// (default 2000).
+    #[arg(long, value_name = "TOKENS", requires = "keep_user_tokens")]
+    pub user_head_tokens: Option<u64>,
 
     /// Compact exactly the records before this one: a record index (0-based) or a record id
     /// (Claude Code uuid, pi id, …). Nothing else is preserved but what follows it.
@@ -151,6 +162,25 @@ pub struct PlanArgs {
     /// How tokens are counted.
     #[command(flatten)]
     pub tokens: TokenizerArgs,
+
+    /// Where the defaults come from.
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+}
+
+/// Presets and the config file: the defaults of the trigger and of what a compaction keeps.
+/// Flags win over the config file, the file over a preset.
+#[derive(Debug, Args)]
+pub struct SettingsArgs {
+    /// Take the trigger and budgets of an agent or guide: kimi (the default), kimi-code, acf,
+    /// checkpoint, claude-code, codex, gemini (their numbers and sources: `man condense`).
+    #[arg(long, value_name = "NAME")]
+    pub preset: Option<String>,
+
+    /// Read this config file instead of ./.condense.toml or the user's
+    /// condense/config.toml.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 /// The regions a plan names.
@@ -224,9 +254,10 @@ pub struct PromptArgs {
     #[arg(long, conflicts_with_all = ["style", "prompt_file", "instructions", "plan_file"])]
     pub system: bool,
 
-    /// The prompt body that follows the compacted messages.
-    #[arg(long, value_enum, default_value = "structured")]
-    pub style: Style,
+    /// The prompt body that follows the compacted messages (default structured, or the config
+    /// file's prompt).
+    #[arg(long, value_enum)]
+    pub style: Option<Style>,
 
     /// Use this file's text as the prompt body instead of a style.
     #[arg(long, value_name = "FILE", conflicts_with = "style")]
@@ -240,13 +271,21 @@ pub struct PromptArgs {
     #[arg(long, value_enum, default_value = "text")]
     pub format: RequestFormat,
 
-    /// The model named in `--format openai` request bodies.
-    #[arg(long, value_name = "NAME", default_value = "gpt-4o-mini")]
-    pub model: String,
+    /// The model named in `--format openai` request bodies (default gpt-4o-mini, or the
+    /// config file's compaction_model; its settings_overrides join the body).
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
 
     /// Also write the plan (the JSON `split` prints) to this file, for `inject --plan`.
     #[arg(long = "plan", value_name = "FILE")]
     pub plan_file: Option<PathBuf>,
+
+    /// Shrink the request until it is at most N tokens (by --tokenizer): tool-result bodies
+    /// first (oldest first, todo and plan tools last), then long texts cut in their middle, the
+    /// user's own words last; a previous summary is never cut. Exit 1, saying by how much, when
+    /// it cannot fit. The plan records what was cut.
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
 }
 
 /// What `inject` writes.
@@ -284,16 +323,39 @@ pub struct InjectArgs {
     #[arg(long, value_enum, default_value = "jsonl")]
     pub format: InjectFormat,
 
-    /// Rewrite FILE itself, atomically, keeping the original as FILE.bak.
-    #[arg(long, conflicts_with = "format")]
-    pub in_place: bool,
+    /// Writing FILE itself.
+    #[command(flatten)]
+    pub in_place: InPlaceArgs,
+}
 
-    /// The suffix of the backup --in-place keeps.
+/// Writing the session file itself, shared by the commands that compact it.
+#[derive(Debug, Args)]
+pub struct InPlaceArgs {
+    /// Compact FILE itself, safely while its agent is still writing it.
+    ///
+    /// Where the result only adds records at the end (the append-only formats: Claude Code,
+    /// Codex, pi), they are appended in one write: lines the agent writes meanwhile stay, the
+    /// history before them is untouched and no backup is made. Otherwise FILE is replaced
+    /// atomically and the original kept as FILE.bak, or FILE.bak.1, FILE.bak.2, … when that name
+    /// is taken: a backup is never overwritten, and the highest number is the newest (`ls -v
+    /// FILE.bak*`; restore with `mv FILE.bak.N FILE`). A replace is refused while another process
+    /// has FILE open for writing. A symlinked FILE: the file it points to is compacted (its
+    /// backup goes beside it) and the link is kept. Only regular files.
+    #[arg(long = "in-place")]
+    pub enabled: bool,
+
+    /// With --in-place: always replace FILE (with a backup) rather than append, for a new file
+    /// instead of a longer log.
+    #[arg(long, requires = "enabled")]
+    pub rewrite: bool,
+
+    /// The suffix of the backups --in-place keeps (not empty, no `/`).
     #[arg(
         long,
         value_name = "SUFFIX",
         default_value = ".bak",
-        requires = "in_place"
+        requires = "enabled",
+        value_parser = backup_suffix
     )]
     pub backup_suffix: String,
 }
@@ -372,18 +434,36 @@ pub struct PruneArgs {
     #[arg(long, conflicts_with = "in_place")]
     pub report: bool,
 
-    /// Rewrite FILE itself, atomically, keeping the original as FILE.bak.
+    /// Prune FILE itself, safely while its agent is still writing it, through the same safe
+    /// replace as `inject --in-place --rewrite` (a pruned file is rewritten, never appended to):
+    /// FILE is replaced atomically and the original kept as FILE.bak, or FILE.bak.1, FILE.bak.2,
+    /// … when that name is taken (a backup is never overwritten); lines the agent appends
+    /// meanwhile are kept; a replace is refused while another process has FILE open for
+    /// writing. Nothing to prune leaves FILE untouched.
     #[arg(long)]
     pub in_place: bool,
 
-    /// The suffix of the backup --in-place keeps.
+    /// The suffix of the backups --in-place keeps (not empty, no `/`).
     #[arg(
         long,
         value_name = "SUFFIX",
         default_value = ".bak",
-        requires = "in_place"
+        requires = "in_place",
+        value_parser = backup_suffix
     )]
     pub backup_suffix: String,
+}
+
+/// A backup suffix: an empty one would name the backup as the session itself, and one with a
+/// `/` would put it in another directory.
+fn backup_suffix(suffix: &str) -> Result<String, String> {
+    if suffix.is_empty() {
+        return Err("the backup would be FILE itself; give a suffix such as .bak".to_owned());
+    }
+    if suffix.contains('/') {
+        return Err("a suffix cannot hold `/`: backups stay beside FILE".to_owned());
+    }
+    Ok(suffix.to_owned())
 }
 
 /// Output forms of `caveman`.
@@ -558,22 +638,31 @@ pub struct EstimateArgs {
     #[arg(long)]
     pub context: bool,
 
-    /// The model's context window; adds whether compaction is due (kimi-cli's rule, applied to
+    /// The model's context window, or `auto`: the window of the model the session records
+    /// (a table of known models; the config file's [models] adds to it). Adds the window, the
+    /// share used, the tokens left, and whether compaction is due (kimi-cli's rule, applied to
     /// the context size).
+    #[arg(long, value_name = "TOKENS|auto")]
+    pub max_context: Option<MaxContext>,
+
+    /// Compaction is due at this share of the window (default 0.85, or the preset's).
+    #[arg(long, value_name = "RATIO")]
+    pub trigger_ratio: Option<f64>,
+
+    /// Compaction is due when fewer tokens than this remain free (default 50000, or the
+    /// preset's).
     #[arg(long, value_name = "TOKENS")]
-    pub max_context: Option<u64>,
+    pub reserved: Option<u64>,
 
-    /// Compaction is due at this share of the window.
-    #[arg(long, default_value_t = 0.85, value_name = "RATIO")]
-    pub trigger_ratio: f64,
-
-    /// Compaction is due when fewer tokens than this remain free.
-    #[arg(long, default_value_t = 50_000, value_name = "TOKENS")]
-    pub reserved: u64,
-
-    /// Answer with the exit status: 3 when compaction is due for any FILE, 0 when not.
-    #[arg(long, requires = "max_context")]
+    /// Answer with the exit status: 3 when compaction is due for any FILE, 0 when not. Needs a
+    /// window (--max-context, a preset that has one, or the config file). Never due when the
+    /// config file says `enabled = false`.
+    #[arg(long)]
     pub check: bool,
+
+    /// Where the defaults come from.
+    #[command(flatten)]
+    pub settings: SettingsArgs,
 
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
@@ -587,4 +676,86 @@ pub struct EstimateArgs {
     /// Print one line per message: its index, line, role and tokens.
     #[arg(long)]
     pub per_message: bool,
+}
+
+/// The arguments of `condense history`.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// Where the transcript comes from.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// How tokens are counted.
+    #[command(flatten)]
+    pub tokens: TokenizerArgs,
+
+    /// Print the original records epoch N summarised (1 is the oldest), byte for byte.
+    #[arg(long, value_name = "N", conflicts_with = "search")]
+    pub show: Option<usize>,
+
+    /// Find the messages of compacted epochs whose text contains TEXT, with their epoch, file
+    /// and line.
+    #[arg(long, value_name = "TEXT")]
+    pub search: Option<String>,
+
+    /// Output form of the list.
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: ReportFormat,
+}
+
+/// What `compact` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompactFormat {
+    /// The compacted session in its own format.
+    Jsonl,
+    /// ACF's handoff document: original request, elision marker, current state, summary.
+    Markdown,
+    /// A JSON line: the rung taken and the live context's tokens before and after (the
+    /// session goes to the file with --in-place, nowhere without).
+    Json,
+}
+
+/// The arguments of `condense compact`.
+#[derive(Debug, Args)]
+pub struct CompactArgs {
+    /// Where the transcript comes from.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Which records to keep.
+    #[command(flatten)]
+    pub plan: PlanArgs,
+
+    /// The LLM command that writes the summary (run with `sh -c`; the request on its standard
+    /// input, the system prompt in $CONDENSE_SYSTEM).
+    #[arg(long, value_name = "CMD")]
+    pub llm: Option<String>,
+
+    /// Walk the ladder: write the richest form whose live context fits this many tokens.
+    #[arg(long, value_name = "TOKENS")]
+    pub budget: Option<u64>,
+
+    /// Refuse an LLM summary longer than this many tokens (the session is left untouched).
+    #[arg(long, value_name = "TOKENS")]
+    pub summary_tokens: Option<u64>,
+
+    /// Fit the request to the LLM into this many tokens (as `prompt --max-tokens`).
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+
+    /// The prompt body of the request (the config file's prompt wins over the default).
+    #[arg(long, value_enum, default_value = "structured")]
+    pub style: Style,
+
+    /// A focus for the summary, appended under the custom-instruction marker.
+    #[arg(long, value_name = "TEXT")]
+    pub instructions: Option<String>,
+
+    /// What to write.
+    #[arg(long, value_enum, default_value = "jsonl")]
+    pub format: CompactFormat,
+
+    /// Writing FILE itself.
+    #[command(flatten)]
+    pub in_place: InPlaceArgs,
 }

@@ -6,12 +6,11 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use condense::cli::Cli;
-use condense::output::sanitize;
+use condense::output::{sanitize, Stdout};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut out = BufWriter::with_capacity(1 << 16, Stdout::new());
     let result = condense::run(cli, &mut out).and_then(|outcome| {
         out.flush()?;
         Ok(outcome)
@@ -22,7 +21,12 @@ fn main() -> ExitCode {
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("condense: error: {}", sanitize(&format!("{error:#}")));
-            ExitCode::from(condense::EXIT_FAILURE)
+            let usage = error.downcast_ref::<condense::UsageError>().is_some();
+            ExitCode::from(if usage {
+                condense::EXIT_USAGE
+            } else {
+                condense::EXIT_FAILURE
+            })
         }
     }
 }

@@ -2,10 +2,13 @@
 
 pub mod bare;
 pub mod caveman;
+pub mod compact;
 pub mod compaction;
 pub mod estimate;
+pub mod history;
 pub mod inject;
 pub mod prompt;
 pub mod prune;
+pub mod settings;
 pub mod shared;
 pub mod split;

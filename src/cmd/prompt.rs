@@ -2,17 +2,24 @@
 //! body; or the compactor's system prompt.
 
 use std::io::Write;
+use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use super::shared::{
     load_options, plan_for, plan_report, read_source, single_source, transcript_warnings,
+    RequestReport,
 };
-use crate::cli::{PromptArgs, RequestFormat};
+use crate::cli::{PromptArgs, RequestFormat, Style};
+use crate::cmd::settings;
+use crate::input::Source;
 use crate::output::{write_json_line, Warnings};
+use crate::persist::guard;
 use crate::prompts;
+use crate::request::budget::fit;
 use crate::request::{request_parts, SYSTEM_PROMPT};
+use crate::settings::Flags;
 use crate::transcript::load::Transcript;
 use crate::Outcome;
 
@@ -22,20 +29,55 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
         writeln!(out, "{SYSTEM_PROMPT}")?;
         return Ok(Outcome::Success);
     }
-    let body = match &args.prompt_file {
+    let settings = settings::load(&args.plan.settings, Flags::default())?;
+    let prompt_file = match (&args.prompt_file, args.style) {
+        (Some(path), _) => Some(path.clone()),
+        (None, None) => settings.prompt.clone(),
+        (None, Some(_)) => None,
+    };
+    let body = match &prompt_file {
         Some(path) => std::fs::read_to_string(path)
             .with_context(|| format!("{}: cannot read the prompt file", path.display()))?,
-        None => prompts::body(args.style).to_owned(),
+        None => prompts::body(args.style.unwrap_or(Style::Structured)).to_owned(),
     };
     let source = single_source(&args.input)?;
+    if let Some(path) = &args.plan_file {
+        refuse_plan_over_input(path, &source)?;
+    }
     let bytes = read_source(&source)?;
     let transcript = Transcript::parse(&source.name(), &bytes, load_options(&args.input))?;
     let (plan, tokenizer) = plan_for(&args.plan, &transcript)?;
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
 
+    let records = plan.sent_records(&transcript.context);
+    let (parts, request) = match args.max_tokens {
+        Some(max_tokens) if plan.noop.is_none() => {
+            let fitted = fit(
+                &records,
+                &body,
+                args.instructions.as_deref(),
+                max_tokens,
+                tokenizer,
+            )
+            .with_context(|| transcript.name.clone())?;
+            let report = RequestReport {
+                max_tokens,
+                tokens: fitted.tokens,
+                cuts: fitted.cuts,
+            };
+            (fitted.parts, Some(report))
+        }
+        _ => {
+            let messages: Vec<_> = records.iter().filter_map(|r| r.message()).collect();
+            let parts = request_parts(&messages, &body, args.instructions.as_deref());
+            (parts, None)
+        }
+    };
     if let Some(path) = &args.plan_file {
-        let report = serde_json::to_vec(&plan_report(&plan, &transcript, tokenizer))?;
+        let mut report = plan_report(&plan, &transcript, tokenizer);
+        report.request = request;
+        let report = serde_json::to_vec(&report)?;
         std::fs::write(path, [report, b"\n".to_vec()].concat())
             .with_context(|| format!("{}: cannot write the plan", path.display()))?;
     }
@@ -49,8 +91,6 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
         return Ok(Outcome::NothingToCompact);
     }
 
-    let messages = plan.sent(&transcript.context);
-    let parts = request_parts(&messages, &body, args.instructions.as_deref());
     let system = ChatMessage {
         role: "system",
         content: Content::Text(SYSTEM_PROMPT),
@@ -70,16 +110,40 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
             write_json_line(out, &system)?;
             write_json_line(out, &user)?;
         }
-        RequestFormat::Openai => write_json_line(
-            out,
-            &RequestBody {
-                model: &args.model,
-                messages: [system, user],
-            },
-        )?,
+        RequestFormat::Openai => {
+            let model = args
+                .model
+                .as_deref()
+                .or(settings.compaction_model.as_deref())
+                .unwrap_or("gpt-4o-mini");
+            write_json_line(
+                out,
+                &RequestBody {
+                    model,
+                    messages: [system, user],
+                    overrides: settings.settings_overrides.as_ref(),
+                },
+            )?
+        }
     }
     warnings.print();
     Ok(Outcome::Success)
+}
+
+/// The plan is written, so it must not be the transcript it is made from (by any name: a hard
+/// link, a symlink, `/dev/stdin`), or the session would be replaced by its own plan.
+fn refuse_plan_over_input(plan: &Path, source: &Source) -> Result<()> {
+    let same = match source {
+        Source::File(transcript) => guard::same_file(plan, transcript),
+        Source::Stdin => guard::is_stdin(plan),
+    };
+    if same {
+        bail!(
+            "{}: the plan file is the transcript; --plan takes a new file to write the plan to",
+            plan.display()
+        );
+    }
+    Ok(())
 }
 
 /// A chat message as OpenAI-style APIs take it (the user message keeps kimi-cli's list of text
@@ -104,9 +168,12 @@ struct TextPart<'a> {
     text: &'a str,
 }
 
-/// A chat-completions request body with no tools.
+/// A chat-completions request body with no tools, and the config file's settings overrides
+/// (temperature, max_tokens …) beside `model` and `messages`.
 #[derive(Serialize)]
 struct RequestBody<'a> {
     model: &'a str,
     messages: [ChatMessage<'a>; 2],
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    overrides: Option<&'a serde_json::Map<String, serde_json::Value>>,
 }

@@ -1,6 +1,7 @@
 //! `condense prune`: old tool outputs (and, on request, long tool-call arguments and old
 //! thinking) of the live context replaced by short placeholders, with no model, and the session
-//! written back in its own format, to stdout or, with `--in-place`, over the file.
+//! written back in its own format, to stdout or, with `--in-place`, over the file through
+//! [`persist`]'s safe replace.
 //!
 //! The flow: read the transcript; find the prunable values of each live record (the format's
 //! [`sites`]); measure each (its tokens, and the estimator units the context loses when it is
@@ -16,11 +17,11 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::compaction::live_context;
-use super::inject::replace_atomically;
 use super::shared::{load_options, read_source, single_source, transcript_warnings};
 use crate::cli::PruneArgs;
 use crate::input::Source;
 use crate::output::{self, Warnings};
+use crate::persist;
 use crate::prune::{
     argument_placeholder, choose, is_placeholder, result_placeholder, Candidate, Choice, Context,
     Options, Target, PLACEHOLDER,
@@ -42,16 +43,46 @@ const MIN_ARGUMENT_CHARS: usize = 400;
 /// Runs `prune`.
 pub fn run(args: &PruneArgs, out: &mut dyn Write) -> Result<Outcome> {
     let source = single_source(&args.input)?;
-    let in_place = match (&source, args.in_place) {
-        (_, false) => None,
-        (Source::File(path), true) => Some(path.clone()),
-        (Source::Stdin, true) => {
-            bail!("--in-place needs the transcript as a FILE, not standard input")
-        }
-    };
     let tokenizer = args.tokens.tokenizer()?;
+    if args.in_place {
+        let Source::File(path) = &source else {
+            bail!("--in-place needs the transcript as a FILE, not standard input");
+        };
+        let options = persist::Options {
+            backup_suffix: &args.backup_suffix,
+            // A pruned file is rewritten, never only appended to.
+            strategy: persist::Strategy::Replace,
+            inputs: &[],
+        };
+        let name = path.display().to_string();
+        let done = persist::in_place(path, &options, |bytes, out| {
+            prune(args, tokenizer, &name, bytes, out, false)
+        })?;
+        let (outcome, mut warnings) = done.value;
+        for warning in done.warnings {
+            warnings.push(warning);
+        }
+        warnings.print();
+        return Ok(outcome);
+    }
     let bytes = read_source(&source)?;
-    let transcript = Transcript::parse(&source.name(), &bytes, load_options(&args.input))?;
+    let (outcome, warnings) = prune(args, tokenizer, &source.name(), &bytes, out, true)?;
+    warnings.print();
+    Ok(outcome)
+}
+
+/// Writes the pruned transcript of `bytes` to `out` (or them unchanged when nothing is
+/// pruned, or the `--report` line); with `dry_run`, once to nowhere first, so that nothing
+/// reaches `out` if writing fails.
+fn prune(
+    args: &PruneArgs,
+    tokenizer: Tokenizer,
+    name: &str,
+    bytes: &[u8],
+    out: &mut dyn Write,
+    dry_run: bool,
+) -> Result<(Outcome, Warnings)> {
+    let transcript = Transcript::parse(name, bytes, load_options(&args.input))?;
     if let Some(index) = transcript.incomplete {
         bail!(
             "{}:{}: the last line is cut off (a session still being written?); pruning now \
@@ -67,8 +98,7 @@ pub fn run(args: &PruneArgs, out: &mut dyn Write) -> Result<Outcome> {
     let plan = plan(&transcript, tokenizer, &options)?;
     if args.report {
         output::write_json_line(out, &plan.report(&transcript))?;
-        warnings.print();
-        return Ok(Outcome::Success);
+        return Ok((Outcome::Success, warnings));
     }
     if let Some(nothing) = plan.choice.nothing {
         warnings.push(format!(
@@ -76,11 +106,8 @@ pub fn run(args: &PruneArgs, out: &mut dyn Write) -> Result<Outcome> {
             transcript.name,
             nothing.reason()
         ));
-        if in_place.is_none() {
-            out.write_all(&bytes)?;
-        }
-        warnings.print();
-        return Ok(Outcome::NothingToCompact);
+        out.write_all(bytes)?;
+        return Ok((Outcome::NothingToCompact, warnings));
     }
     let pruned = plan.pruned(&transcript);
     let write = |out: &mut dyn Write| -> Result<()> {
@@ -88,14 +115,11 @@ pub fn run(args: &PruneArgs, out: &mut dyn Write) -> Result<Outcome> {
         rewrite::write(&pruned, &mut sink)?;
         Ok(sink.finish()?)
     };
-    // A dry run first, so a failure leaves no partial output.
-    write(&mut std::io::sink())?;
-    match in_place {
-        Some(path) => replace_atomically(&path, &args.backup_suffix, write)?,
-        None => write(out)?,
+    if dry_run {
+        write(&mut std::io::sink())?;
     }
-    warnings.print();
-    Ok(Outcome::Success)
+    write(out)?;
+    Ok((Outcome::Success, warnings))
 }
 
 /// The core's knobs from the flags.

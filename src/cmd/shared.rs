@@ -7,10 +7,13 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::cli::{InputArgs, PlanArgs};
+use crate::cmd::settings;
 use crate::extract::{extract, Extract, Said};
 use crate::input::{read_all, Source};
 use crate::output::Warnings;
 use crate::plan::{fingerprint, plan, Kept, KeptUser, Mode, Plan};
+use crate::request::budget::Cut;
+use crate::settings::{Flags, Keep};
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::{is_real_user_request, text_of};
 use crate::transcript::load::{LoadOptions, Transcript};
@@ -60,8 +63,8 @@ pub fn read_source(source: &Source) -> Result<Vec<u8>> {
     read_all(source)
 }
 
-/// The mode the plan flags select.
-pub fn mode(args: &PlanArgs, records: &[Record]) -> Result<Mode> {
+/// The mode the plan flags select, else the one the settings (config file, preset) keep.
+pub fn mode(args: &PlanArgs, keep: Keep, records: &[Record], tokenizer: Tokenizer) -> Result<Mode> {
     if let Some(upto) = &args.upto {
         return Ok(Mode::Upto {
             index: resolve_upto(upto, records)?,
@@ -70,7 +73,7 @@ pub fn mode(args: &PlanArgs, records: &[Record]) -> Result<Mode> {
     if let Some(keep_user_tokens) = args.keep_user_tokens {
         return Ok(Mode::User {
             keep_user_tokens,
-            user_head_tokens: args.user_head_tokens,
+            user_head_tokens: args.user_head_tokens.unwrap_or(2000),
         });
     }
     if args.head_tokens.is_some() || args.tail_tokens.is_some() {
@@ -79,8 +82,32 @@ pub fn mode(args: &PlanArgs, records: &[Record]) -> Result<Mode> {
             tail_tokens: args.tail_tokens.unwrap_or(1000),
         });
     }
-    Ok(Mode::Tail {
-        preserve: args.preserve,
+    if let Some(preserve) = args.preserve {
+        return Ok(Mode::Tail { preserve });
+    }
+    Ok(match keep {
+        Keep::Tail { preserve } => Mode::Tail { preserve },
+        Keep::Budgets {
+            head_tokens,
+            tail_tokens,
+        } => Mode::Budgets {
+            head_tokens,
+            tail_tokens,
+        },
+        Keep::User {
+            keep_user_tokens,
+            user_head_tokens,
+        } => Mode::User {
+            keep_user_tokens,
+            user_head_tokens,
+        },
+        // Gemini CLI keeps the newest share of the history: a tail budget of that share.
+        Keep::Share { percent } => Mode::Budgets {
+            head_tokens: 0,
+            tail_tokens: tokenizer.messages_tokens(records.iter().filter_map(Record::message))
+                * percent
+                / 100,
+        },
     })
 }
 
@@ -113,7 +140,8 @@ fn resolve_upto(id: &str, records: &[Record]) -> Result<usize> {
 /// Plans `transcript` by the flags.
 pub fn plan_for(args: &PlanArgs, transcript: &Transcript) -> Result<(Plan, Tokenizer)> {
     let tokenizer = args.tokens.tokenizer()?;
-    let mode = mode(args, &transcript.context)?;
+    let settings = settings::load(&args.settings, Flags::default())?;
+    let mode = mode(args, settings.keep, &transcript.context, tokenizer)?;
     let plan =
         plan(&transcript.context, mode, tokenizer).with_context(|| transcript.name.clone())?;
     Ok((plan, tokenizer))
@@ -141,6 +169,21 @@ pub struct PlanReport {
     pub kept_user: Option<KeptUsers>,
     /// The records before the tail, which inject checks are unchanged.
     pub fingerprint: Fingerprint,
+    /// How `prompt --max-tokens` shrank the request, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<RequestReport>,
+}
+
+/// What `prompt --max-tokens` did to the request. The summary still replaces exactly the
+/// compacted records: only what the summarizer read was shortened.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RequestReport {
+    /// The budget.
+    pub max_tokens: u64,
+    /// The request's tokens.
+    pub tokens: u64,
+    /// What was cut, in order.
+    pub cuts: Vec<Cut>,
 }
 
 /// The four regions of a plan.
@@ -254,6 +297,7 @@ pub fn plan_report(plan: &Plan, transcript: &Transcript, tokenizer: Tokenizer) -
             records: plan.tail.start,
             hash: fingerprint(&records[..plan.tail.start]),
         },
+        request: None,
     }
 }
 
@@ -304,4 +348,42 @@ fn one_line(text: &str, limit: usize) -> String {
         .filter(|c| !c.is_control())
         .take(limit)
         .collect()
+}
+
+/// The plan `report` describes, checked against the transcript as it is now: the records it
+/// compacted must be unchanged; records appended since join the tail.
+pub fn check_plan(report: &PlanReport, transcript: &Transcript) -> Result<(Plan, Tokenizer)> {
+    let tokenizer =
+        Tokenizer::from_name(&report.tokenizer).context("unknown tokenizer in the plan")?;
+    let records = &transcript.context;
+    if records.len() < report.records {
+        bail!(
+            "{}: the plan was made for {} records but the transcript now has {}; run prompt again",
+            transcript.name,
+            report.records,
+            records.len()
+        );
+    }
+    let mut plan = plan(&records[..report.records], report.mode, tokenizer)
+        .with_context(|| transcript.name.clone())?;
+    let now = fingerprint(&records[..plan.tail.start]);
+    if plan.tail.start != report.fingerprint.records || now != report.fingerprint.hash {
+        bail!(
+            "{}: the records the plan compacts changed since the plan was made (plan {} over {} \
+             records, now {} over {}); run prompt again",
+            transcript.name,
+            report.fingerprint.hash,
+            report.fingerprint.records,
+            now,
+            plan.tail.start
+        );
+    }
+    // Everything written after the plan was made is kept.
+    plan.records = records.len();
+    if plan.noop.is_none() {
+        plan.tail.end = records.len();
+    } else {
+        plan.tail = 0..records.len();
+    }
+    Ok((plan, tokenizer))
 }

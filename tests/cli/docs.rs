@@ -30,7 +30,7 @@ fn check_golden(name: &str, actual: &str) {
 fn help_texts_match_their_golden_files() {
     check_golden("help.txt", &help(&[]));
     for command in [
-        "estimate", "split", "prompt", "inject", "prune", "caveman", "bare",
+        "estimate", "split", "prompt", "inject", "prune", "caveman", "bare", "history", "compact",
     ] {
         check_golden(&format!("help-{command}.txt"), &help(&[command]));
     }
@@ -65,6 +65,8 @@ fn man_pages_document_exactly_the_options_of_help() {
         ("condense-prune.1", vec!["prune"]),
         ("condense-caveman.1", vec!["caveman"]),
         ("condense-bare.1", vec!["bare"]),
+        ("condense-history.1", vec!["history"]),
+        ("condense-compact.1", vec!["compact"]),
     ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("man")
