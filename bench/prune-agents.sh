@@ -21,6 +21,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 AGENTS=${AGENTS:-$root/target/agents}
+# The loaders find the agents here.
+export CONDENSE_AGENTS_DIR=$AGENTS
 SCRIPTS=${SCRIPTS:-$root/tests/agents}
 KIMI_PYTHON=${KIMI_PYTHON:-$root/target/kimi-venv/bin/python}
 FIXTURES=${FIXTURES:-$root/fixtures/agents}
