@@ -372,33 +372,29 @@ pub struct PruneArgs {
     pub tokens: TokenizerArgs,
 
     /// The last N user turns keep every tool output verbatim (OpenCode keeps 2, Gemini CLI the
-    /// latest).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub keep_turns: usize,
+    /// latest). Default 0.
+    #[arg(long, value_name = "N")]
+    pub keep_turns: Option<usize>,
 
-    /// The N most recent tool uses are kept (Anthropic's `keep`).
-    #[arg(long, value_name = "N", default_value_t = 3)]
-    pub keep: usize,
+    /// The N most recent tool uses are kept (Anthropic's `keep`). Default 3.
+    #[arg(long, value_name = "N")]
+    pub keep: Option<usize>,
 
     /// Tools whose uses are never pruned (Anthropic's `exclude_tools`); replaces the default
     /// list, `--protect ''` protects none. The defaults: the to-do and plan tools (Claude Code
-    /// TodoWrite, Codex update_plan, Gemini CLI write_todos, kimi-cli SetTodoList, OpenCode
-    /// todowrite), whose output is the agent's own state of the task, small and needed until
-    /// the end; skills (Skill, skill; OpenCode protects these too), instructions the agent is
-    /// to follow; and sub-agent reports (Task, Agent), the only record of work done elsewhere,
-    /// which, unlike a file read or a command, cannot be fetched again.
-    #[arg(
-        long,
-        value_name = "TOOL,...",
-        value_delimiter = ',',
-        default_value = "TodoWrite,TodoRead,update_plan,todo_write,write_todos,SetTodoList,todowrite,todoread,Skill,skill,Task,Agent"
-    )]
-    pub protect: Vec<String>,
+    /// TodoWrite and TodoRead, Codex update_plan, Gemini CLI write_todos, kimi-cli SetTodoList,
+    /// OpenCode todowrite and todoread, todo_write), whose output is the agent's own state of
+    /// the task, small and needed until the end; skills (Skill, skill; OpenCode protects these
+    /// too), instructions the agent is to follow; and sub-agent reports (Task, Agent), the only
+    /// record of work done elsewhere, which, unlike a file read or a command, cannot be fetched
+    /// again.
+    #[arg(long, value_name = "TOOL,...", value_delimiter = ',')]
+    pub protect: Option<Vec<String>>,
 
     /// Outputs (and with --clear-inputs, arguments) smaller than N tokens are kept: a
-    /// placeholder costs 20 to 80.
-    #[arg(long, value_name = "N", default_value_t = 100)]
-    pub min_tokens: u64,
+    /// placeholder costs 20 to 80. Default 100.
+    #[arg(long, value_name = "N")]
+    pub min_tokens: Option<u64>,
 
     /// Prune oldest first only until the live context is at most N tokens (measured as
     /// `estimate --context` reports it after the prune).
@@ -411,9 +407,9 @@ pub struct PruneArgs {
     pub trigger: Option<u64>,
 
     /// Prune nothing unless at least N tokens are freed (Anthropic's `clear_at_least`: a small
-    /// saving may not be worth invalidating the provider's prompt cache).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub clear_at_least: u64,
+    /// saving may not be worth invalidating the provider's prompt cache). Default 0.
+    #[arg(long, value_name = "N")]
+    pub clear_at_least: Option<u64>,
 
     /// Also prune the arguments of old tool uses (Anthropic's `clear_tool_inputs`), by the same
     /// rules as their results: every long string becomes a placeholder, e.g. the content of a
@@ -428,6 +424,13 @@ pub struct PruneArgs {
     /// requires for a turn continuing a tool loop. Without this flag thinking is untouched.
     #[arg(long, value_name = "N")]
     pub keep_thinking: Option<usize>,
+
+    /// Read the knobs' defaults from this config file's `[prune]` block (keys named like the
+    /// flags: keep, keep_turns, protect, min_tokens, target, trigger, clear_at_least,
+    /// clear_inputs, keep_thinking) instead of ./.condense.toml or the user's
+    /// condense/config.toml. Flags win over the file.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 
     /// Print what would be pruned, as one JSON object (tokens before and after, counts, and each
     /// value with its line, kind, tool and tokens), instead of the session.

@@ -75,6 +75,42 @@ pub struct Options {
     pub keep_thinking: Option<usize>,
 }
 
+impl Default for Options {
+    /// Anthropic's defaults where it has them (`keep` 3, `clear_at_least` 0, no trigger here:
+    /// a prune runs when asked), the protected tools of [`PROTECTED`], results under 100 tokens
+    /// kept, thinking untouched.
+    fn default() -> Self {
+        Options {
+            keep_turns: 0,
+            keep: 3,
+            protect: PROTECTED.iter().map(|tool| (*tool).to_owned()).collect(),
+            min_tokens: 100,
+            target: None,
+            trigger: None,
+            clear_at_least: 0,
+            clear_inputs: false,
+            keep_thinking: None,
+        }
+    }
+}
+
+/// The tools never pruned by default: to-do and plan tools (the agent's own state of the task),
+/// skills (instructions to follow) and sub-agent reports (which cannot be fetched again).
+pub const PROTECTED: [&str; 12] = [
+    "TodoWrite",
+    "TodoRead",
+    "update_plan",
+    "todo_write",
+    "write_todos",
+    "SetTodoList",
+    "todowrite",
+    "todoread",
+    "Skill",
+    "skill",
+    "Task",
+    "Agent",
+];
+
 /// Where the live context stands, for the rules that look at turns and sizes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Context {

@@ -17,8 +17,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::compaction::live_context;
+use super::settings;
 use super::shared::{load_options, read_source, single_source, transcript_warnings};
-use crate::cli::PruneArgs;
+use crate::cli::{PruneArgs, SettingsArgs};
 use crate::input::Source;
 use crate::output::{self, Warnings};
 use crate::persist;
@@ -44,6 +45,7 @@ const MIN_ARGUMENT_CHARS: usize = 400;
 pub fn run(args: &PruneArgs, out: &mut dyn Write) -> Result<Outcome> {
     let source = single_source(&args.input)?;
     let tokenizer = args.tokens.tokenizer()?;
+    let knobs = options(args)?;
     if args.in_place {
         let Source::File(path) = &source else {
             bail!("--in-place needs the transcript as a FILE, not standard input");
@@ -56,7 +58,7 @@ pub fn run(args: &PruneArgs, out: &mut dyn Write) -> Result<Outcome> {
         };
         let name = path.display().to_string();
         let done = persist::in_place(path, &options, |bytes, out| {
-            prune(args, tokenizer, &name, bytes, out, false)
+            prune(args, &knobs, tokenizer, &name, bytes, out, false)
         })?;
         let (outcome, mut warnings) = done.value;
         for warning in done.warnings {
@@ -66,7 +68,7 @@ pub fn run(args: &PruneArgs, out: &mut dyn Write) -> Result<Outcome> {
         return Ok(outcome);
     }
     let bytes = read_source(&source)?;
-    let (outcome, warnings) = prune(args, tokenizer, &source.name(), &bytes, out, true)?;
+    let (outcome, warnings) = prune(args, &knobs, tokenizer, &source.name(), &bytes, out, true)?;
     warnings.print();
     Ok(outcome)
 }
@@ -76,6 +78,7 @@ pub fn run(args: &PruneArgs, out: &mut dyn Write) -> Result<Outcome> {
 /// reaches `out` if writing fails.
 fn prune(
     args: &PruneArgs,
+    options: &Options,
     tokenizer: Tokenizer,
     name: &str,
     bytes: &[u8],
@@ -94,8 +97,7 @@ fn prune(
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
 
-    let options = options(args);
-    let plan = plan(&transcript, tokenizer, &options)?;
+    let plan = plan(&transcript, tokenizer, options)?;
     if args.report {
         output::write_json_line(out, &plan.report(&transcript))?;
         return Ok((Outcome::Success, warnings));
@@ -122,24 +124,42 @@ fn prune(
     Ok((Outcome::Success, warnings))
 }
 
-/// The core's knobs from the flags.
-fn options(args: &PruneArgs) -> Options {
-    Options {
-        keep_turns: args.keep_turns,
-        keep: args.keep,
-        protect: args
-            .protect
-            .iter()
+/// The core's knobs: the flags, else the config file's `[prune]` block, else the defaults.
+fn options(args: &PruneArgs) -> Result<Options> {
+    let file = settings::config(&SettingsArgs {
+        preset: None,
+        config: args.config.clone(),
+    })?
+    .prune;
+    let defaults = Options::default();
+    let protect = args
+        .protect
+        .clone()
+        .or(file.protect)
+        .unwrap_or(defaults.protect);
+    Ok(Options {
+        keep_turns: args
+            .keep_turns
+            .or(file.keep_turns)
+            .unwrap_or(defaults.keep_turns),
+        keep: args.keep.or(file.keep).unwrap_or(defaults.keep),
+        protect: protect
+            .into_iter()
             .filter(|tool| !tool.is_empty())
-            .cloned()
             .collect(),
-        min_tokens: args.min_tokens,
-        target: args.target,
-        trigger: args.trigger,
-        clear_at_least: args.clear_at_least,
-        clear_inputs: args.clear_inputs,
-        keep_thinking: args.keep_thinking,
-    }
+        min_tokens: args
+            .min_tokens
+            .or(file.min_tokens)
+            .unwrap_or(defaults.min_tokens),
+        target: args.target.or(file.target),
+        trigger: args.trigger.or(file.trigger),
+        clear_at_least: args
+            .clear_at_least
+            .or(file.clear_at_least)
+            .unwrap_or(defaults.clear_at_least),
+        clear_inputs: args.clear_inputs || file.clear_inputs.unwrap_or(defaults.clear_inputs),
+        keep_thinking: args.keep_thinking.or(file.keep_thinking),
+    })
 }
 
 /// A measured site: where it is, and what replacing it writes.

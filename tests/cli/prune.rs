@@ -657,3 +657,60 @@ fn nothing_to_prune_writes_the_input_and_exits_4() {
         .unwrap();
     assert_eq!(stdin.status.code(), Some(1));
 }
+
+#[test]
+fn the_config_file_sets_the_knobs_and_flags_win() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = fixture("corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl");
+    let report = |args: &[&str]| -> Value {
+        let output = condense()
+            .current_dir(dir.path())
+            .args(["prune", "--report"])
+            .args(args)
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        json_lines(&output.stdout).remove(0)
+    };
+    let results = |v: &Value| v["pruned"]["results"].as_u64().unwrap();
+    let defaults = report(&[]);
+    std::fs::write(
+        dir.path().join(".condense.toml"),
+        "[prune]\nkeep = 0\nmin_tokens = 0\nprotect = [\"Bash\"]\n",
+    )
+    .unwrap();
+    // ./.condense.toml is read: nothing kept for recency or size, but Bash protected.
+    let configured = report(&[]);
+    assert_ne!(results(&configured), results(&defaults));
+    let items = configured["items"].as_array().unwrap();
+    assert!(items.iter().all(|item| item["tool"] != "Bash"));
+    // A flag wins over the file.
+    let flagged = report(&["--protect", ""]);
+    assert!(results(&flagged) > results(&configured));
+    assert!(flagged["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|item| item["tool"] == "Bash"));
+    // --config names another file; an unknown key is an error with its line.
+    let other = dir.path().join("other.toml");
+    std::fs::write(&other, "[prune]\n\nkeep_tools = 1\n").unwrap();
+    let output = condense()
+        .args(["prune", "--config"])
+        .arg(&other)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("other.toml:3:") && stderr.contains("keep_tools"),
+        "{stderr}"
+    );
+}
