@@ -17,6 +17,7 @@ pub mod output;
 pub mod persist;
 pub mod plan;
 pub mod prompts;
+pub mod prune;
 pub mod request;
 pub mod settings;
 pub mod summary;
@@ -81,6 +82,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Split(args) => cmd::split::run(&args, out),
         Command::Prompt(args) => cmd::prompt::run(&args, out),
         Command::Inject(args) => cmd::inject::run(&args, out),
+        Command::Prune(args) => cmd::prune::run(&args, out),
         Command::Caveman(args) => cmd::caveman::run(&args, out),
         Command::Bare(args) => cmd::bare::run(&args, out),
         Command::History(args) => cmd::history::run(&args, out),

@@ -8,6 +8,7 @@ pub mod estimate;
 pub mod history;
 pub mod inject;
 pub mod prompt;
+pub mod prune;
 pub mod settings;
 pub mod shared;
 pub mod split;

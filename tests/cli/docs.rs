@@ -30,7 +30,7 @@ fn check_golden(name: &str, actual: &str) {
 fn help_texts_match_their_golden_files() {
     check_golden("help.txt", &help(&[]));
     for command in [
-        "estimate", "split", "prompt", "inject", "caveman", "bare", "history", "compact",
+        "estimate", "split", "prompt", "inject", "prune", "caveman", "bare", "history", "compact",
     ] {
         check_golden(&format!("help-{command}.txt"), &help(&[command]));
     }
@@ -62,6 +62,7 @@ fn man_pages_document_exactly_the_options_of_help() {
         ("condense-split.1", vec!["split"]),
         ("condense-prompt.1", vec!["prompt"]),
         ("condense-inject.1", vec!["inject"]),
+        ("condense-prune.1", vec!["prune"]),
         ("condense-caveman.1", vec!["caveman"]),
         ("condense-bare.1", vec!["bare"]),
         ("condense-history.1", vec!["history"]),

@@ -14,6 +14,7 @@ mod in_place;
 mod live;
 mod pipeline;
 mod properties;
+mod prune;
 mod quality;
 mod race;
 mod settings;
