@@ -4,7 +4,8 @@
 //! detects the agent format and reads each line into the common model (a record is a message
 //! with parts, or bookkeeping carried through untouched, and always keeps its exact bytes);
 //! the pure core ([`tokens`], [`measure`]) computes; [`output`] writes JSON lines or Markdown.
-//! Each subcommand in [`cmd`] only wires these together.
+//! Each subcommand in [`cmd`] only wires these together; [`sessions`] knows where the agents
+//! keep their session files.
 
 pub mod cli;
 pub mod cmd;
@@ -16,6 +17,7 @@ pub mod output;
 pub mod plan;
 pub mod prompts;
 pub mod request;
+pub mod sessions;
 pub mod summary;
 pub mod tokens;
 pub mod transcript;
@@ -64,5 +66,8 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Inject(args) => cmd::inject::run(&args, out),
         Command::Caveman(args) => cmd::caveman::run(&args, out),
         Command::Bare(args) => cmd::bare::run(&args, out),
+        Command::Sessions(args) => cmd::sessions::run(&args, out),
+        Command::Completions(args) => cmd::completions::run(&args, out),
+        Command::Man(args) => cmd::man::run(&args, out),
     }
 }

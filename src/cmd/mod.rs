@@ -3,8 +3,11 @@
 pub mod bare;
 pub mod caveman;
 pub mod compaction;
+pub mod completions;
 pub mod estimate;
 pub mod inject;
+pub mod man;
 pub mod prompt;
+pub mod sessions;
 pub mod shared;
 pub mod split;
