@@ -77,6 +77,14 @@ pub enum Command {
     /// Every line is always printed (`TEST:none` when there is nothing), so scripts can
     /// `grep ^NEXT:`.
     Bare(BareArgs),
+    /// List a session's compactions: what each summarised, the context before and after, and
+    /// the first line of its summary.
+    ///
+    /// Append-only sessions (Claude Code, Codex, pi) keep every epoch in the file; rewritten
+    /// ones (kimi-cli, OpenAI and Anthropic lists, Gemini) keep earlier versions in the
+    /// backups `inject --in-place` made beside them (FILE.bak, FILE.bak.N), listed first.
+    /// --show prints an epoch's original records byte for byte; --search finds them.
+    History(HistoryArgs),
     /// List the session files of the known agents, newest first.
     ///
     /// Searches Claude Code, Codex, kimi-cli, pi and Gemini CLI session places (each overridable
@@ -330,14 +338,21 @@ pub struct PromptArgs {
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
 
-    /// The most tokens the summary may have, in `--format anthropic` request bodies (the
-    /// Messages API requires it).
+    /// The most tokens the summary may have: `max_tokens` of `--format anthropic` request
+    /// bodies, which the Messages API requires.
     #[arg(long, value_name = "TOKENS", default_value_t = 8192)]
-    pub max_tokens: u64,
+    pub reply_tokens: u64,
 
     /// Also write the plan (the JSON `split` prints) to this file, for `inject --plan`.
     #[arg(long = "plan", value_name = "FILE")]
     pub plan_file: Option<PathBuf>,
+
+    /// Shrink the request until it is at most N tokens (by --tokenizer): tool-result bodies
+    /// first (oldest first, todo and plan tools last), then long texts cut in their middle, the
+    /// user's own words last; a previous summary is never cut. Exit 1, saying by how much, when
+    /// it cannot fit. The plan records what was cut.
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
 }
 
 /// What `inject` writes.
@@ -604,6 +619,31 @@ pub struct EstimateArgs {
     /// Print one line per message: its index, line, role and tokens.
     #[arg(long)]
     pub per_message: bool,
+}
+
+/// The arguments of `condense history`.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// Where the transcript comes from.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// How tokens are counted.
+    #[command(flatten)]
+    pub tokens: TokenizerArgs,
+
+    /// Print the original records epoch N summarised (1 is the oldest), byte for byte.
+    #[arg(long, value_name = "N", conflicts_with = "search")]
+    pub show: Option<usize>,
+
+    /// Find the messages of compacted epochs whose text contains TEXT, with their epoch, file
+    /// and line.
+    #[arg(long, value_name = "TEXT")]
+    pub search: Option<String>,
+
+    /// Output form of the list.
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: ReportFormat,
 }
 
 /// The arguments of `condense sessions`.

@@ -11,6 +11,7 @@ pub mod cli;
 pub mod cmd;
 pub mod extract;
 pub mod handoff;
+pub mod history;
 pub mod input;
 pub mod measure;
 pub mod output;
@@ -66,6 +67,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Inject(args) => cmd::inject::run(&args, out),
         Command::Caveman(args) => cmd::caveman::run(&args, out),
         Command::Bare(args) => cmd::bare::run(&args, out),
+        Command::History(args) => cmd::history::run(&args, out),
         Command::Sessions(args) => cmd::sessions::run(&args, out),
         Command::Completions(args) => cmd::completions::run(&args, out),
         Command::Man(args) => cmd::man::run(&args, out),

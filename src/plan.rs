@@ -144,18 +144,22 @@ impl Plan {
     /// The messages the compaction request numbers: system messages of the lead, then the
     /// compacted region's messages (head and tail are not sent).
     pub fn sent<'r, 'a>(&self, records: &'r [Record<'a>]) -> Vec<&'r Message<'a>> {
+        self.sent_records(records)
+            .into_iter()
+            .filter_map(Record::message)
+            .collect()
+    }
+
+    /// The records of the messages [`Plan::sent`] returns, in the same order.
+    pub fn sent_records<'r, 'a>(&self, records: &'r [Record<'a>]) -> Vec<&'r Record<'a>> {
         if self.noop.is_some() {
             return Vec::new();
         }
-        let lead = records[self.lead.clone()]
+        records[self.lead.clone()]
             .iter()
-            .filter_map(Record::message)
-            .filter(|m| !m.sidechain);
-        let compact = records[self.compact.clone()]
-            .iter()
-            .filter_map(Record::message)
-            .filter(|m| !m.sidechain);
-        lead.chain(compact).collect()
+            .chain(&records[self.compact.clone()])
+            .filter(|r| r.message().is_some_and(|m| !m.sidechain))
+            .collect()
     }
 
     /// The elision marker kimi-code puts between kept head and tail user messages, when any

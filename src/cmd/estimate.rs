@@ -16,13 +16,13 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::cli::{EstimateArgs, ReportFormat};
-use crate::cmd::shared::{no_message_error, sources};
+use crate::cmd::shared::sources;
 use crate::input::{for_each_block, Line, Source};
 use crate::measure::{compaction_due, Measure, RecordMeasure};
 use crate::output::{self, Warnings};
 use crate::tokens::Tokenizer;
 use crate::transcript::live::{live, Live};
-use crate::transcript::read::{detect_format, read_line, BadLine};
+use crate::transcript::read::{detect_format, no_message_error, read_line, BadLine};
 use crate::transcript::{FormatId, PartKind, Role};
 use crate::Outcome;
 

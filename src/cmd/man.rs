@@ -9,7 +9,7 @@ use crate::cli::ManArgs;
 use crate::Outcome;
 
 /// Every man page, by file name.
-pub const PAGES: [(&str, &str); 10] = [
+pub const PAGES: [(&str, &str); 11] = [
     ("condense.1", include_str!("../../man/condense.1")),
     ("condense-estimate.1", include_str!("../../man/condense-estimate.1")),
     ("condense-split.1", include_str!("../../man/condense-split.1")),
@@ -17,6 +17,7 @@ pub const PAGES: [(&str, &str); 10] = [
     ("condense-inject.1", include_str!("../../man/condense-inject.1")),
     ("condense-caveman.1", include_str!("../../man/condense-caveman.1")),
     ("condense-bare.1", include_str!("../../man/condense-bare.1")),
+    ("condense-history.1", include_str!("../../man/condense-history.1")),
     ("condense-sessions.1", include_str!("../../man/condense-sessions.1")),
     ("condense-completions.1", include_str!("../../man/condense-completions.1")),
     ("condense-man.1", include_str!("../../man/condense-man.1")),

@@ -5,6 +5,7 @@ pub mod caveman;
 pub mod compaction;
 pub mod completions;
 pub mod estimate;
+pub mod history;
 pub mod inject;
 pub mod man;
 pub mod prompt;

@@ -1,5 +1,5 @@
-//! `condense prompt`: the compaction request for an LLM, as text, JSONL or an OpenAI request
-//! body; or the compactor's system prompt.
+//! `condense prompt`: the compaction request for an LLM, as text, JSONL, or an OpenAI or
+//! Anthropic request body; or the compactor's system prompt, or the prompt body alone.
 
 use std::io::Write;
 
@@ -8,10 +8,12 @@ use serde::Serialize;
 
 use super::shared::{
     load_options, plan_for, plan_report, read_source, single_source, transcript_warnings,
+    RequestReport,
 };
 use crate::cli::{PromptArgs, RequestFormat};
 use crate::output::{write_json_line, Warnings};
 use crate::prompts;
+use crate::request::budget::fit;
 use crate::request::{request_parts, SYSTEM_PROMPT};
 use crate::transcript::load::Transcript;
 use crate::Outcome;
@@ -27,6 +29,20 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
             .with_context(|| format!("{}: cannot read the prompt file", path.display()))?,
         None => prompts::body(args.style).to_owned(),
     };
+    if args.body {
+        // The body alone, as an agent's own compaction prompt: without the rule that separates
+        // it from the messages in a request, since the agent supplies the messages itself.
+        let last = request_parts(&[], &body, args.instructions.as_deref())
+            .pop()
+            .unwrap_or_default();
+        let text = last.trim_start_matches('\n');
+        let text = text.strip_prefix("---\n").unwrap_or(text).trim_start();
+        out.write_all(text.as_bytes())?;
+        if !text.ends_with('\n') {
+            out.write_all(b"\n")?;
+        }
+        return Ok(Outcome::Success);
+    }
     let source = single_source(&args.input)?;
     let bytes = read_source(&source)?;
     let transcript = Transcript::parse(&source.name(), &bytes, load_options(&args.input))?;
@@ -34,8 +50,34 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
 
+    let records = plan.sent_records(&transcript.context);
+    let (parts, request) = match args.max_tokens {
+        Some(max_tokens) if plan.noop.is_none() => {
+            let fitted = fit(
+                &records,
+                &body,
+                args.instructions.as_deref(),
+                max_tokens,
+                tokenizer,
+            )
+            .with_context(|| transcript.name.clone())?;
+            let report = RequestReport {
+                max_tokens,
+                tokens: fitted.tokens,
+                cuts: fitted.cuts,
+            };
+            (fitted.parts, Some(report))
+        }
+        _ => {
+            let messages: Vec<_> = records.iter().filter_map(|r| r.message()).collect();
+            let parts = request_parts(&messages, &body, args.instructions.as_deref());
+            (parts, None)
+        }
+    };
     if let Some(path) = &args.plan_file {
-        let report = serde_json::to_vec(&plan_report(&plan, &transcript, tokenizer))?;
+        let mut report = plan_report(&plan, &transcript, tokenizer);
+        report.request = request;
+        let report = serde_json::to_vec(&report)?;
         std::fs::write(path, [report, b"\n".to_vec()].concat())
             .with_context(|| format!("{}: cannot write the plan", path.display()))?;
     }
@@ -49,8 +91,6 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
         return Ok(Outcome::NothingToCompact);
     }
 
-    let messages = plan.sent(&transcript.context);
-    let parts = request_parts(&messages, &body, args.instructions.as_deref());
     let system = ChatMessage {
         role: "system",
         content: Content::Text(SYSTEM_PROMPT),
@@ -73,8 +113,25 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
         RequestFormat::Openai => write_json_line(
             out,
             &RequestBody {
-                model: &args.model,
+                model: args.model.as_deref().unwrap_or("gpt-4o-mini"),
                 messages: [system, user],
+            },
+        )?,
+        RequestFormat::Anthropic => write_json_line(
+            out,
+            &AnthropicBody {
+                model: args.model.as_deref().unwrap_or("claude-haiku-4-5"),
+                max_tokens: args.reply_tokens,
+                system: SYSTEM_PROMPT,
+                messages: [AnthropicMessage {
+                    role: "user",
+                    // The Messages API refuses empty text blocks.
+                    content: parts
+                        .iter()
+                        .filter(|text| !text.is_empty())
+                        .map(|text| TextPart { kind: "text", text })
+                        .collect(),
+                }],
             },
         )?,
     }
@@ -109,4 +166,20 @@ struct TextPart<'a> {
 struct RequestBody<'a> {
     model: &'a str,
     messages: [ChatMessage<'a>; 2],
+}
+
+/// An Anthropic Messages request body with no tools: the system prompt at the top level, the
+/// request as one user message of text blocks.
+#[derive(Serialize)]
+struct AnthropicBody<'a> {
+    model: &'a str,
+    max_tokens: u64,
+    system: &'a str,
+    messages: [AnthropicMessage<'a>; 1],
+}
+
+#[derive(Serialize)]
+struct AnthropicMessage<'a> {
+    role: &'static str,
+    content: Vec<TextPart<'a>>,
 }

@@ -16,11 +16,12 @@ use crate::input::{read_all, Source};
 use crate::output::Warnings;
 use crate::plan::{fingerprint, plan, Kept, KeptUser, Mode, Plan};
 use crate::sessions::{self, Agent, Env};
+use crate::request::budget::Cut;
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::{is_real_user_request, text_of};
 use crate::transcript::load::{LoadOptions, Transcript};
 use crate::transcript::write::top_level_str;
-use crate::transcript::{FormatId, Record};
+use crate::transcript::Record;
 
 /// The one source these commands read: FILE (a directory: its newest session file), the
 /// session `--latest`, `--session` or `--hook` names, or standard input.
@@ -144,28 +145,6 @@ fn path_of(bytes: &[u8]) -> Result<PathBuf> {
     Ok(PathBuf::from(std::str::from_utf8(bytes)?))
 }
 
-/// The error for `--from FORMAT` on input with records but no message in that format: the
-/// lines are some other agent's, and counting them as nothing would report 0 tokens.
-pub fn no_message_error(name: &str, format: FormatId) -> anyhow::Error {
-    anyhow::anyhow!(
-        "{name}: no line is a {} message; is --from right? (without it the format is detected)",
-        format.as_str()
-    )
-}
-
-/// [`Transcript::parse`] with the check of [`no_message_error`].
-pub fn parse<'a>(name: &str, bytes: &'a [u8], input: &InputArgs) -> Result<Transcript<'a>> {
-    let transcript = Transcript::parse(name, bytes, load_options(input))?;
-    if let Some(format) = input.read.from {
-        if !transcript.records.is_empty()
-            && transcript.records.iter().all(|r| r.message().is_none())
-        {
-            return Err(no_message_error(name, format));
-        }
-    }
-    Ok(transcript)
-}
-
 /// Reading options from the input flags.
 pub fn load_options(input: &InputArgs) -> LoadOptions {
     read_options(&input.read)
@@ -283,6 +262,21 @@ pub struct PlanReport {
     pub kept_user: Option<KeptUsers>,
     /// The records before the tail, which inject checks are unchanged.
     pub fingerprint: Fingerprint,
+    /// How `prompt --max-tokens` shrank the request, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<RequestReport>,
+}
+
+/// What `prompt --max-tokens` did to the request. The summary still replaces exactly the
+/// compacted records: only what the summarizer read was shortened.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RequestReport {
+    /// The budget.
+    pub max_tokens: u64,
+    /// The request's tokens.
+    pub tokens: u64,
+    /// What was cut, in order.
+    pub cuts: Vec<Cut>,
 }
 
 /// The four regions of a plan.
@@ -396,6 +390,7 @@ pub fn plan_report(plan: &Plan, transcript: &Transcript, tokenizer: Tokenizer) -
             records: plan.tail.start,
             hash: fingerprint(&records[..plan.tail.start]),
         },
+        request: None,
     }
 }
 

@@ -10,7 +10,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 
 use super::live::{live, records_of, Live, Node};
-use super::read::{detect_format, read_line, BadLine};
+use super::read::{detect_format, no_message_error, read_line, BadLine};
 use super::{FormatId, Record};
 use crate::input::{lines, Line};
 
@@ -93,6 +93,12 @@ impl<'a> Transcript<'a> {
                     }
                     transcript.skipped.push(format!("{located:#}"));
                 }
+            }
+        }
+        if let Some(format) = options.from {
+            let no_message = transcript.records.iter().all(|r| r.message().is_none());
+            if no_message && !transcript.records.is_empty() {
+                return Err(no_message_error(name, format));
             }
         }
         transcript.live = match format {

@@ -29,7 +29,9 @@ fn check_golden(name: &str, actual: &str) {
 #[test]
 fn help_texts_match_their_golden_files() {
     check_golden("help.txt", &help(&[]));
-    for command in ["estimate", "split", "prompt", "inject", "caveman", "bare"] {
+    for command in [
+        "estimate", "split", "prompt", "inject", "caveman", "bare", "history",
+    ] {
         check_golden(&format!("help-{command}.txt"), &help(&[command]));
     }
 }
@@ -62,6 +64,7 @@ fn man_pages_document_exactly_the_options_of_help() {
         ("condense-inject.1", vec!["inject"]),
         ("condense-caveman.1", vec!["caveman"]),
         ("condense-bare.1", vec!["bare"]),
+        ("condense-history.1", vec!["history"]),
     ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("man")

@@ -166,3 +166,68 @@ fn a_branched_pi_session_keeps_its_newest_turn() {
     let after = prompt(&out);
     assert!(after.contains("BRANCH-SUMMARY") && !after.contains("ABANDONED"));
 }
+
+/// The README's Makefile rule, run twice on a session that is due: the LLM is called once, as
+/// the first compaction leaves the session below its trigger.
+#[test]
+fn the_readme_makefile_compacts_once() {
+    assert!(
+        std::process::Command::new("make").arg("--version").output().is_ok(),
+        "make is needed for this test"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_condense"));
+    for (file, format) in [
+        ("corpus/pi/pi-mono-large-session.jsonl", "pi"),
+        ("corpus/claude-code/kimi-cli-5b2c427a42e0.jsonl", "claude-code"),
+        // (The kimi-cli sessions' contexts, near 20k tokens, are below the rule's default
+        // reserve of 50000: they are due at any window that size. The test above checks them
+        // with --reserved 0.)
+    ] {
+        let session = dir.path().join(format!("{format}.jsonl"));
+        std::fs::copy(fixture(file), &session).unwrap();
+        let max = context_tokens(&session);
+        // A stand-in for the LLM CLI that counts its calls and answers with a summary.
+        let llm = dir.path().join("llm");
+        std::fs::write(
+            &llm,
+            "#!/bin/sh\ncat > /dev/null\necho call >> \"$CALLS\"\necho 'NOW: the work so far'\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&llm, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let makefile = dir.path().join("Makefile");
+        // The rule as the README gives it, with the window set to this session's size.
+        std::fs::write(
+            &makefile,
+            format!(
+                "SESSION ?= session.jsonl\n\ncompact:\n\tcondense estimate --check --max-context {max} $(SESSION) || {{ \\\n\t  condense prompt --plan plan.json $(SESSION) | llm -s \"$$(condense prompt --system)\" > summary.md && \\\n\t  condense inject --plan plan.json --summary summary.md --in-place $(SESSION); }}\n"
+            ),
+        )
+        .unwrap();
+        let calls = dir.path().join(format!("{format}.calls"));
+        let path = format!(
+            "{}:{}:/usr/bin:/bin",
+            bin.parent().unwrap().display(),
+            dir.path().display()
+        );
+        for _ in 0..2 {
+            let output = std::process::Command::new("make")
+                .arg("-s")
+                .arg("-C")
+                .arg(dir.path())
+                .arg(format!("SESSION={}", session.display()))
+                .env("PATH", &path)
+                .env("CALLS", &calls)
+                .output()
+                .unwrap();
+            assert!(
+                output.status.success(),
+                "{file}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        let count = std::fs::read_to_string(&calls).unwrap().lines().count();
+        assert_eq!(count, 1, "{file}: the LLM was called {count} times");
+    }
+}
