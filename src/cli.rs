@@ -110,7 +110,7 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct InputArgs {
     /// The transcript file, or a directory (its newest session file); none, or `-`, reads
-    /// standard input. These commands read one transcript.
+    /// standard input. One transcript: a second FILE is a usage error.
     #[arg(value_name = "FILE", conflicts_with_all = ["latest", "session", "hook"])]
     pub file: Option<PathBuf>,
 
