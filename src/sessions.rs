@@ -10,7 +10,8 @@
 //!
 //! A session file is a `.jsonl` file (also `.jsonl.gz`, `.jsonl.zst`) that is not one of the
 //! side files agents keep next to their sessions: kimi-cli's `wire.jsonl` and rotated
-//! `context_N.jsonl`, and the transcripts of sub-agents (`subagents/`, Claude Code's
+//! `context_N.jsonl`, Gemini CLI's `logs/session-*.jsonl`, and the transcripts of sub-agents
+//! (`subagents/`, Claude Code's
 //! `agent-*.jsonl`), which are not sessions a user resumes.
 
 use std::ffi::OsString;
@@ -170,18 +171,20 @@ pub fn is_session_file(path: &Path, agent: Option<Agent>) -> bool {
     let rotated = stem
         .strip_prefix("context_")
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-    let in_dir = |dir: &str| {
-        path.parent()
-            .into_iter()
-            .flat_map(Path::components)
-            .any(|c| c.as_os_str() == dir)
-    };
-    if stem == "wire" || rotated || stem.starts_with("agent-") || in_dir("subagents") {
+    let parent = path.parent().and_then(Path::file_name);
+    let in_subagents = path
+        .parent()
+        .into_iter()
+        .flat_map(Path::components)
+        .any(|c| c.as_os_str() == "subagents");
+    // Gemini CLI keeps activity logs as `<project>/logs/session-*.jsonl` beside its chats.
+    let gemini_log = parent == Some("logs".as_ref()) && stem.starts_with("session-");
+    if stem == "wire" || rotated || stem.starts_with("agent-") || in_subagents || gemini_log {
         return false;
     }
-    // Gemini CLI's temp directory also holds logs; its sessions are the files in `chats/`.
+    // In Gemini CLI's temp directory the sessions are the files in `chats/`.
     if agent == Some(Agent::Gemini) {
-        return path.parent().and_then(Path::file_name) == Some("chats".as_ref());
+        return parent == Some("chats".as_ref());
     }
     true
 }
@@ -374,5 +377,7 @@ mod tests {
         assert!(!yes("p/-w/s.jsonl.bak", None));
         assert!(yes("t/abc/chats/session-1.jsonl", Some(Agent::Gemini)));
         assert!(!yes("t/abc/logs/session-1.jsonl", Some(Agent::Gemini)));
+        assert!(!yes("t/abc/logs/session-1.jsonl", None));
+        assert!(!yes("t/abc/other/x.jsonl", Some(Agent::Gemini)));
     }
 }

@@ -184,8 +184,13 @@ fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> 
         Ok(())
     })?;
     if let Some(format) = options.from {
-        let messages = report.file.messages.count;
-        if messages == 0 && !report.records.is_empty() {
+        let read_one = report.records.iter().any(|record| {
+            record
+                .message
+                .as_ref()
+                .is_some_and(|m| m.parts.iter().any(|kind| kind.count > 0))
+        });
+        if !read_one && !report.records.is_empty() {
             return Err(no_message_error(&name, format));
         }
     }

@@ -96,8 +96,11 @@ impl<'a> Transcript<'a> {
             }
         }
         if let Some(format) = options.from {
-            let no_message = transcript.records.iter().all(|r| r.message().is_none());
-            if no_message && !transcript.records.is_empty() {
+            let read_one = transcript
+                .records
+                .iter()
+                .any(|r| r.message().is_some_and(|m| !m.parts.is_empty()));
+            if !read_one && !transcript.records.is_empty() {
                 return Err(no_message_error(name, format));
             }
         }

@@ -188,11 +188,12 @@ fn check_is_jsonl(name: &str, first: &Line, more_follow: bool) -> Result<()> {
     Ok(())
 }
 
-/// The error for `--from FORMAT` on input with records but no message in that format: the
-/// lines are some other agent's, and reading them as nothing would report 0 tokens.
+/// The error for `--from FORMAT` on input with records but no message with content in that
+/// format: the lines are some other agent's, and reading them as nothing would report 0 tokens.
 pub fn no_message_error(name: &str, format: FormatId) -> Error {
     anyhow!(
-        "{name}: no line is a {} message; is --from right? (without it the format is detected)",
+        "{name}: no line is a {} message with content; is --from right? (without it the format \
+         is detected)",
         format.as_str()
     )
 }
