@@ -11,8 +11,7 @@
 //! A session file is a `.jsonl` file (also `.jsonl.gz`, `.jsonl.zst`) that is not one of the
 //! side files agents keep next to their sessions: kimi-cli's `wire.jsonl` and rotated
 //! `context_N.jsonl`, Gemini CLI's `logs/session-*.jsonl`, and the transcripts of sub-agents
-//! (`subagents/`, Claude Code's
-//! `agent-*.jsonl`), which are not sessions a user resumes.
+//! (`subagents/`, Claude Code's `agent-*.jsonl`), which are not sessions a user resumes.
 
 use std::ffi::OsString;
 use std::fs;
@@ -179,7 +178,11 @@ pub fn is_session_file(path: &Path, agent: Option<Agent>) -> bool {
         .any(|c| c.as_os_str() == "subagents");
     // Gemini CLI keeps activity logs as `<project>/logs/session-*.jsonl` beside its chats.
     let gemini_log = parent == Some("logs".as_ref()) && stem.starts_with("session-");
-    if stem == "wire" || rotated || stem.starts_with("agent-") || in_subagents || gemini_log {
+    // Claude Code names a sub-agent's transcript `agent-<hex id>.jsonl`.
+    let sub_agent = stem
+        .strip_prefix("agent-")
+        .is_some_and(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_hexdigit()));
+    if stem == "wire" || rotated || sub_agent || in_subagents || gemini_log {
         return false;
     }
     // In Gemini CLI's temp directory the sessions are the files in `chats/`.
@@ -372,6 +375,7 @@ mod tests {
         assert!(!yes("s/h/id/wire.jsonl", None));
         assert!(!yes("s/h/id/context_1.jsonl", None));
         assert!(!yes("p/-w/agent-a1.jsonl", None));
+        assert!(yes("s/agent-sessions-small.jsonl", None));
         assert!(!yes("p/-w/0b4e/subagents/x.jsonl", None));
         assert!(!yes("p/-w/notes.json", None));
         assert!(!yes("p/-w/s.jsonl.bak", None));
