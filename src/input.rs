@@ -101,6 +101,16 @@ impl Compression {
     }
 }
 
+/// What the first bytes of the file at `path` say it is compressed with.
+pub fn compression_of(path: &Path) -> Result<Compression> {
+    let mut head = Vec::with_capacity(6);
+    open_file(path)?
+        .take(6)
+        .read_to_end(&mut head)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    Ok(Compression::sniff(&head))
+}
+
 /// Whether this build reads zstd input.
 pub const ZSTD: bool = cfg!(feature = "zstd");
 
@@ -412,7 +422,9 @@ mod tests {
             .unwrap();
         assert_eq!(read, text);
         let xz = vec![0xfd, b'7', b'z', b'X', b'Z', 0, 1, 2];
-        let error = decompressed("t.xz", Box::new(Cursor::new(xz))).err().unwrap();
+        let error = decompressed("t.xz", Box::new(Cursor::new(xz)))
+            .err()
+            .unwrap();
         assert!(error.to_string().contains("xz -dc"));
         // Short input that is no magic at all passes through whole.
         let mut read = Vec::new();

@@ -64,7 +64,10 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Estimate(args) => cmd::estimate::run(&args, out),
         Command::Split(args) => cmd::split::run(&args, out),
         Command::Prompt(args) => cmd::prompt::run(&args, out),
-        Command::Inject(args) => cmd::inject::run(&args, out),
+        Command::Inject(args) => {
+            cmd::shared::refuse_compressed_in_place(&args)?;
+            cmd::inject::run(&args, out)
+        }
         Command::Caveman(args) => cmd::caveman::run(&args, out),
         Command::Bare(args) => cmd::bare::run(&args, out),
         Command::History(args) => cmd::history::run(&args, out),

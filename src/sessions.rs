@@ -292,7 +292,10 @@ pub fn newest_in(dir: &Path) -> Result<PathBuf> {
     newest_first(&mut found);
     match found.into_iter().next() {
         Some(session) => Ok(session.path),
-        None => bail!("{}: no session file (*.jsonl) in this directory", dir.display()),
+        None => bail!(
+            "{}: no session file (*.jsonl) in this directory",
+            dir.display()
+        ),
     }
 }
 

@@ -11,15 +11,39 @@ use crate::Outcome;
 /// Every man page, by file name.
 pub const PAGES: [(&str, &str); 11] = [
     ("condense.1", include_str!("../../man/condense.1")),
-    ("condense-estimate.1", include_str!("../../man/condense-estimate.1")),
-    ("condense-split.1", include_str!("../../man/condense-split.1")),
-    ("condense-prompt.1", include_str!("../../man/condense-prompt.1")),
-    ("condense-inject.1", include_str!("../../man/condense-inject.1")),
-    ("condense-caveman.1", include_str!("../../man/condense-caveman.1")),
+    (
+        "condense-estimate.1",
+        include_str!("../../man/condense-estimate.1"),
+    ),
+    (
+        "condense-split.1",
+        include_str!("../../man/condense-split.1"),
+    ),
+    (
+        "condense-prompt.1",
+        include_str!("../../man/condense-prompt.1"),
+    ),
+    (
+        "condense-inject.1",
+        include_str!("../../man/condense-inject.1"),
+    ),
+    (
+        "condense-caveman.1",
+        include_str!("../../man/condense-caveman.1"),
+    ),
     ("condense-bare.1", include_str!("../../man/condense-bare.1")),
-    ("condense-history.1", include_str!("../../man/condense-history.1")),
-    ("condense-sessions.1", include_str!("../../man/condense-sessions.1")),
-    ("condense-completions.1", include_str!("../../man/condense-completions.1")),
+    (
+        "condense-history.1",
+        include_str!("../../man/condense-history.1"),
+    ),
+    (
+        "condense-sessions.1",
+        include_str!("../../man/condense-sessions.1"),
+    ),
+    (
+        "condense-completions.1",
+        include_str!("../../man/condense-completions.1"),
+    ),
     ("condense-man.1", include_str!("../../man/condense-man.1")),
 ];
 
@@ -29,8 +53,7 @@ pub fn run(args: &ManArgs, out: &mut dyn Write) -> Result<Outcome> {
         .with_context(|| format!("{}: cannot create the directory", args.dir.display()))?;
     for (name, text) in PAGES {
         let path = args.dir.join(name);
-        std::fs::write(&path, text)
-            .with_context(|| format!("{}: cannot write", path.display()))?;
+        std::fs::write(&path, text).with_context(|| format!("{}: cannot write", path.display()))?;
         writeln!(out, "{}", path.display())?;
     }
     Ok(Outcome::Success)

@@ -10,13 +10,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{FilesArgs, FindArgs, InputArgs, PlanArgs, ReadArgs};
+use crate::cli::{FilesArgs, FindArgs, InjectArgs, InputArgs, PlanArgs, ReadArgs};
 use crate::extract::{extract, Extract, Said};
-use crate::input::{read_all, Source};
+use crate::input::{compression_of, read_all, Compression, Source};
 use crate::output::Warnings;
 use crate::plan::{fingerprint, plan, Kept, KeptUser, Mode, Plan};
-use crate::sessions::{self, Agent, Env};
 use crate::request::budget::Cut;
+use crate::sessions::{self, Agent, Env};
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::{is_real_user_request, text_of};
 use crate::transcript::load::{LoadOptions, Transcript};
@@ -54,6 +54,30 @@ pub fn found(find: &FindArgs, env: Env) -> Result<Option<PathBuf>> {
     Ok(None)
 }
 
+/// Refuses `inject --in-place` on a compressed transcript: the result is plain JSONL, and
+/// writing it over `session.jsonl.gz` would leave a file its name misdescribes and no agent
+/// reads. (A `--hook` input is not checked here: its stdin is read once, by the command.)
+pub fn refuse_compressed_in_place(args: &InjectArgs) -> Result<()> {
+    if !args.in_place || args.input.find.hook {
+        return Ok(());
+    }
+    let path = match found(&args.input.find, &sessions::process_env)? {
+        Some(path) => path,
+        None => match &args.input.file {
+            Some(path) if path.is_file() => path.clone(),
+            _ => return Ok(()),
+        },
+    };
+    if compression_of(&path)? != Compression::None {
+        bail!(
+            "{}: --in-place cannot rewrite a compressed transcript; decompress it first, or write \
+             the result to stdout",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
 /// The `transcript_path` of the hook input JSON on `reader` (Claude Code hands every hook and
 /// its status line one such object on stdin).
 pub fn hook_transcript(mut reader: impl Read) -> Result<PathBuf> {
@@ -61,8 +85,8 @@ pub fn hook_transcript(mut reader: impl Read) -> Result<PathBuf> {
     reader
         .read_to_string(&mut text)
         .context("<stdin>: cannot read the hook input")?;
-    let value: serde_json::Value = serde_json::from_str(&text)
-        .context("<stdin>: the hook input is not a JSON object")?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).context("<stdin>: the hook input is not a JSON object")?;
     match value.get("transcript_path").and_then(|p| p.as_str()) {
         Some(path) if !path.is_empty() => Ok(PathBuf::from(path)),
         _ => bail!("<stdin>: the hook input has no transcript_path"),

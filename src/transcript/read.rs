@@ -100,7 +100,10 @@ fn envelope(line: &Value) -> Option<FormatId> {
         Some(FormatId::Pi)
     } else if has("$set")
         || has("$rewindTo")
-        || (kind.is_none() && ["sessionId", "projectHash", "startTime"].iter().all(|k| has(k)))
+        || (kind.is_none()
+            && ["sessionId", "projectHash", "startTime"]
+                .iter()
+                .all(|k| has(k)))
         || (matches!(kind, Some("gemini" | "user" | "info" | "error" | "warning"))
             && has("id")
             && has("content")

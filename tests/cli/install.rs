@@ -9,7 +9,13 @@ use crate::util::condense;
 /// What a crate user never needs: other projects' transcripts, golden files, benchmarks, fuzz
 /// targets, the test suite and CI.
 const EXCLUDED: [&str; 7] = [
-    "fixtures/", "bench/", "benches/", "fuzz/", "tests/", ".ci/", "target/",
+    "fixtures/",
+    "bench/",
+    "benches/",
+    "fuzz/",
+    "tests/",
+    ".ci/",
+    "target/",
 ];
 
 #[test]
@@ -27,12 +33,18 @@ fn the_crate_lists_the_code_the_man_pages_and_recipes_and_nothing_excluded() {
         eprintln!("SKIPPED: cargo package --list needs the network here: {stderr}");
         return;
     }
-    assert!(output.status.success(), "cargo package --list failed: {stderr}");
+    assert!(
+        output.status.success(),
+        "cargo package --list failed: {stderr}"
+    );
     assert!(
         !stderr.contains("warning"),
         "cargo package --list warns: {stderr}"
     );
-    let files: Vec<&str> = std::str::from_utf8(&output.stdout).unwrap().lines().collect();
+    let files: Vec<&str> = std::str::from_utf8(&output.stdout)
+        .unwrap()
+        .lines()
+        .collect();
     for excluded in EXCLUDED {
         let listed: Vec<_> = files.iter().filter(|f| f.starts_with(excluded)).collect();
         assert!(listed.is_empty(), "{excluded} is packaged: {listed:?}");
@@ -47,7 +59,10 @@ fn the_crate_lists_the_code_the_man_pages_and_recipes_and_nothing_excluded() {
         "man/condense-sessions.1",
         "examples/claude-code/settings.json",
     ] {
-        assert!(files.contains(&needed), "{needed} is not packaged: {files:?}");
+        assert!(
+            files.contains(&needed),
+            "{needed} is not packaged: {files:?}"
+        );
     }
     // Every man page `condense man` compiles in is packaged, or the crate would not build.
     for entry in std::fs::read_dir(root.join("man")).unwrap() {
@@ -87,7 +102,11 @@ fn bash_accepts_its_completion_script() {
         return;
     };
     assert!(bash.status.success());
-    let script = condense().args(["completions", "bash"]).output().unwrap().stdout;
+    let script = condense()
+        .args(["completions", "bash"])
+        .output()
+        .unwrap()
+        .stdout;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("condense.bash");
     std::fs::write(&path, script).unwrap();
@@ -97,7 +116,11 @@ fn bash_accepts_its_completion_script() {
         .arg(format!(". {} && complete -p condense", path.display()))
         .output()
         .unwrap();
-    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
     assert!(String::from_utf8_lossy(&check.stdout).contains("_condense"));
 }
 
@@ -106,16 +129,32 @@ fn man_writes_every_page_as_it_is_in_the_repository() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("share/man/man1");
     let output = condense().arg("man").arg(&target).output().unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let listed = String::from_utf8(output.stdout).unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("man");
-    let pages: Vec<_> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap()).collect();
+    let pages: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .collect();
     assert_eq!(listed.lines().count(), pages.len());
     for page in pages {
         let written = std::fs::read(target.join(page.file_name())).unwrap();
-        assert_eq!(written, std::fs::read(page.path()).unwrap(), "{:?}", page.file_name());
+        assert_eq!(
+            written,
+            std::fs::read(page.path()).unwrap(),
+            "{:?}",
+            page.file_name()
+        );
     }
-    let output = condense().arg("man").arg("/proc/no/such/dir").output().unwrap();
+    let output = condense()
+        .arg("man")
+        .arg("/proc/no/such/dir")
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(1));
 }
 
@@ -123,8 +162,16 @@ fn man_writes_every_page_as_it_is_in_the_repository() {
 fn version_names_the_features_built_in() {
     let output = condense().arg("--version").output().unwrap();
     let line = String::from_utf8(output.stdout).unwrap();
-    let bpe = if cfg!(feature = "bpe") { "+bpe" } else { "-bpe" };
-    let zstd = if cfg!(feature = "zstd") { "+zstd" } else { "-zstd" };
+    let bpe = if cfg!(feature = "bpe") {
+        "+bpe"
+    } else {
+        "-bpe"
+    };
+    let zstd = if cfg!(feature = "zstd") {
+        "+zstd"
+    } else {
+        "-zstd"
+    };
     assert_eq!(
         line,
         format!(

@@ -172,14 +172,20 @@ fn a_branched_pi_session_keeps_its_newest_turn() {
 #[test]
 fn the_readme_makefile_compacts_once() {
     assert!(
-        std::process::Command::new("make").arg("--version").output().is_ok(),
+        std::process::Command::new("make")
+            .arg("--version")
+            .output()
+            .is_ok(),
         "make is needed for this test"
     );
     let dir = tempfile::tempdir().unwrap();
     let bin = std::path::Path::new(env!("CARGO_BIN_EXE_condense"));
     for (file, format) in [
         ("corpus/pi/pi-mono-large-session.jsonl", "pi"),
-        ("corpus/claude-code/kimi-cli-5b2c427a42e0.jsonl", "claude-code"),
+        (
+            "corpus/claude-code/kimi-cli-5b2c427a42e0.jsonl",
+            "claude-code",
+        ),
         // (The kimi-cli sessions' contexts, near 20k tokens, are below the rule's default
         // reserve of 50000: they are due at any window that size. The test above checks them
         // with --reserved 0.)

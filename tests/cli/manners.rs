@@ -19,7 +19,13 @@ fn stderr(output: &std::process::Output) -> String {
 fn check_quiet_prints_nothing_and_answers_with_the_status() {
     for (max_context, code) in [("1000", 3), ("10000000", 0)] {
         let output = condense()
-            .args(["estimate", "--check", "--quiet", "--max-context", max_context])
+            .args([
+                "estimate",
+                "--check",
+                "--quiet",
+                "--max-context",
+                max_context,
+            ])
             .arg(fixture(OPENAI))
             .output()
             .unwrap();
@@ -71,7 +77,10 @@ fn keep_going_reports_a_bad_file_measures_the_rest_and_exits_1() {
     let errors: Vec<&str> = err.lines().collect();
     assert!(errors[0].starts_with("condense: error: ") && errors[0].contains("bad.jsonl:2"));
     assert!(errors[1].contains("missing.jsonl: cannot open"), "{err}");
-    assert!(errors[2].contains("2 of 4 inputs could not be read"), "{err}");
+    assert!(
+        errors[2].contains("2 of 4 inputs could not be read"),
+        "{err}"
+    );
     // --check still fails with 1, not 3: the answer is incomplete.
     let output = condense()
         .args(["estimate", "--keep-going", "--check", "--max-context", "10"])
@@ -197,6 +206,32 @@ fn gzip_and_zstd_input_reads_as_the_plain_file_and_xz_is_refused_with_a_hint() {
         tokens(&["bare"], Some(&fixture(CODEX)), None)
     );
 
+    // inject --in-place would write plain JSONL over the .gz: refused, the file untouched.
+    let summary = dir.path().join("summary.md");
+    fs::write(&summary, "NOW: x\n").unwrap();
+    let before = fs::read(&gz).unwrap();
+    let output = condense()
+        .args(["inject", "--in-place", "--summary"])
+        .arg(&summary)
+        .arg(&gz)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("--in-place cannot rewrite a compressed transcript"));
+    assert_eq!(fs::read(&gz).unwrap(), before);
+    // To stdout it works.
+    let output = condense()
+        .args(["inject", "--summary"])
+        .arg(&summary)
+        .arg(&gz)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success() || output.status.code() == Some(4),
+        "{}",
+        stderr(&output)
+    );
+
     let zst = dir.path().join("s.jsonl.zst");
     // The zstd frame of the plain file, written by the zstd format's simplest encoder: a raw
     // (uncompressed) block. The magic is what condense recognises; the frame is valid zstd.
@@ -250,7 +285,11 @@ fn from_that_matches_no_line_is_an_error() {
             .unwrap();
         assert_eq!(output.status.code(), Some(1), "{command}");
         let expected = format!("no line is a {from} message with content; is --from right?");
-        assert!(stderr(&output).contains(&expected), "{command}: {}", stderr(&output));
+        assert!(
+            stderr(&output).contains(&expected),
+            "{command}: {}",
+            stderr(&output)
+        );
         assert!(output.stdout.is_empty());
     }
     // The right format still reads.
@@ -281,7 +320,10 @@ fn mixed_formats_are_an_error_unless_from_names_one() {
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);
-    assert!(err.contains("a codex line and line 21 a gemini line"), "{err}");
+    assert!(
+        err.contains("a codex line and line 21 a gemini line"),
+        "{err}"
+    );
     assert!(err.contains("mixes transcript formats; name the one to read with --from"));
     let output = condense()
         .args(["estimate", "--from", "codex"])
@@ -291,7 +333,11 @@ fn mixed_formats_are_an_error_unless_from_names_one() {
     assert!(output.status.success(), "{}", stderr(&output));
     // No corpus session is taken for a mixture.
     for (path, format) in CORPUS {
-        let output = condense().arg("estimate").arg(fixture(path)).output().unwrap();
+        let output = condense()
+            .arg("estimate")
+            .arg(fixture(path))
+            .output()
+            .unwrap();
         assert!(output.status.success(), "{path}: {}", stderr(&output));
         assert_eq!(json_lines(&output.stdout)[0]["format"], format);
     }
@@ -308,7 +354,10 @@ fn prompt_format_anthropic_is_a_messages_request_body() {
     let body = json_lines(&output.stdout).remove(0);
     assert_eq!(body["model"], "claude-haiku-4-5");
     assert_eq!(body["max_tokens"], 8192);
-    assert_eq!(body["system"], "You are a helpful assistant that compacts conversation context.");
+    assert_eq!(
+        body["system"],
+        "You are a helpful assistant that compacts conversation context."
+    );
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 1);
     assert_eq!(messages[0]["role"], "user");
@@ -317,13 +366,25 @@ fn prompt_format_anthropic_is_a_messages_request_body() {
         .iter()
         .all(|b| b["type"] == "text" && !b["text"].as_str().unwrap().is_empty()));
     // The text blocks joined are the text request.
-    let text = condense().arg("prompt").arg(fixture(OPENAI)).output().unwrap();
+    let text = condense()
+        .arg("prompt")
+        .arg(fixture(OPENAI))
+        .output()
+        .unwrap();
     let joined: String = blocks.iter().map(|b| b["text"].as_str().unwrap()).collect();
     assert_eq!(joined.as_bytes(), text.stdout);
     assert!(body.get("tools").is_none());
 
     let output = condense()
-        .args(["prompt", "--format", "anthropic", "--model", "claude-sonnet-4-5", "--reply-tokens", "2000"])
+        .args([
+            "prompt",
+            "--format",
+            "anthropic",
+            "--model",
+            "claude-sonnet-4-5",
+            "--reply-tokens",
+            "2000",
+        ])
         .arg(fixture(OPENAI))
         .output()
         .unwrap();
@@ -342,12 +403,22 @@ fn prompt_format_anthropic_is_a_messages_request_body() {
 #[test]
 fn prompt_body_is_the_style_text_alone_with_the_instruction() {
     let output = condense()
-        .args(["prompt", "--body", "--style", "handoff", "--instructions", "keep the schema"])
+        .args([
+            "prompt",
+            "--body",
+            "--style",
+            "handoff",
+            "--instructions",
+            "keep the schema",
+        ])
         .output()
         .unwrap();
     assert!(output.status.success());
     let text = String::from_utf8(output.stdout).unwrap();
-    assert!(!text.starts_with('\n') && !text.starts_with("---"), "{text}");
+    assert!(
+        !text.starts_with('\n') && !text.starts_with("---"),
+        "{text}"
+    );
     assert!(text.ends_with("keep the schema\n"));
     assert!(text.contains("**User's Custom Compaction Instruction:**"));
 }

@@ -22,7 +22,9 @@ fn root() -> &'static Path {
 fn readme_block(name: &str) -> String {
     let readme = fs::read_to_string(root().join("README.md")).unwrap();
     let marker = format!("<!-- tested: {name} -->");
-    let after = &readme[readme.find(&marker).unwrap_or_else(|| panic!("no {marker}"))..];
+    let after = &readme[readme
+        .find(&marker)
+        .unwrap_or_else(|| panic!("no {marker}"))..];
     let open = after.find("```").unwrap();
     let body = &after[open..];
     let body = &body[body.find('\n').unwrap() + 1..];
@@ -298,23 +300,47 @@ fn the_claude_code_settings_run_each_hook_and_the_status_line() {
     };
     let pre = command("PreCompact", "");
     for trigger in ["auto", "manual"] {
-        let input = hook_input("PreCompact", &transcript, serde_json::json!({"trigger": trigger}));
+        let input = hook_input(
+            "PreCompact",
+            &transcript,
+            serde_json::json!({"trigger": trigger}),
+        );
         ok(&bench.run("sh", &["-c", &pre], Some(&input)), "PreCompact");
     }
     let kept = fs::read(bench.path("home/.claude/condense/before-compact.jsonl")).unwrap();
     let kept = json_lines(&kept);
     assert_eq!(kept.len(), 2, "one line per compaction");
-    assert!(kept[0]["summary"].as_str().unwrap().starts_with("# caveman"));
+    assert!(kept[0]["summary"]
+        .as_str()
+        .unwrap()
+        .starts_with("# caveman"));
 
     let after_compact = command("SessionStart", "compact");
-    let input = hook_input("SessionStart", &transcript, serde_json::json!({"source": "compact"}));
-    let context = ok(&bench.run("sh", &["-c", &after_compact], Some(&input)), "SessionStart");
+    let input = hook_input(
+        "SessionStart",
+        &transcript,
+        serde_json::json!({"source": "compact"}),
+    );
+    let context = ok(
+        &bench.run("sh", &["-c", &after_compact], Some(&input)),
+        "SessionStart",
+    );
     assert!(context.starts_with("# caveman"), "{context}");
 
     let on_resume = command("SessionStart", "resume");
-    let input = hook_input("SessionStart", &transcript, serde_json::json!({"source": "resume"}));
-    let lines = ok(&bench.run("sh", &["-c", &on_resume], Some(&input)), "resume");
-    let labels: Vec<&str> = lines.lines().map(|l| l.split(':').next().unwrap()).collect();
+    let input = hook_input(
+        "SessionStart",
+        &transcript,
+        serde_json::json!({"source": "resume"}),
+    );
+    let lines = ok(
+        &bench.run("sh", &["-c", &on_resume], Some(&input)),
+        "resume",
+    );
+    let labels: Vec<&str> = lines
+        .lines()
+        .map(|l| l.split(':').next().unwrap())
+        .collect();
     assert_eq!(labels, ["NOW", "NEXT", "TEST", "CI"]);
 }
 
@@ -323,7 +349,11 @@ fn the_codex_script_sets_compact_prompt_before_any_table() {
     let bench = Bench::new();
     let config = bench.path("home/.codex/config.toml");
     fs::create_dir_all(config.parent().unwrap()).unwrap();
-    fs::write(&config, "model = \"o3\"\n\n[profiles.fast]\nmodel = \"o4-mini\"\n").unwrap();
+    fs::write(
+        &config,
+        "model = \"o3\"\n\n[profiles.fast]\nmodel = \"o4-mini\"\n",
+    )
+    .unwrap();
     let script = root().join("examples/codex/install-compact-prompt.sh");
     let script = script.to_str().unwrap();
     ok(&bench.run("sh", &[script, "checkpoint"], None), "install");
@@ -359,8 +389,16 @@ fn the_codex_script_sets_compact_prompt_before_any_table() {
 fn the_kimi_and_pi_scripts_compact_the_newest_session_when_due_with_the_agent() {
     let bench = Bench::new();
     for (agent, relative, corpus) in [
-        ("kimi", ".kimi/sessions/0b7d1f/5c0375b4-id/context.jsonl", OPENAI),
-        ("pi", ".pi/agent/sessions/--work--/2025-11-20T23-33-50-805Z_d703a1a9.jsonl", PI),
+        (
+            "kimi",
+            ".kimi/sessions/0b7d1f/5c0375b4-id/context.jsonl",
+            OPENAI,
+        ),
+        (
+            "pi",
+            ".pi/agent/sessions/--work--/2025-11-20T23-33-50-805Z_d703a1a9.jsonl",
+            PI,
+        ),
     ] {
         let session = bench.session(relative, corpus);
         let before = fs::read(&session).unwrap();
@@ -403,7 +441,10 @@ fn the_fleet_script_merges_batches_into_one_total_with_xargs_and_with_parallel()
     // Every corpus session four times: 36 files, three batches of 16 on one host.
     for (i, (corpus, _)) in crate::util::CORPUS.iter().enumerate() {
         for copy in 0..4 {
-            bench.session(&format!(".claude/projects/-p{i}/{copy:02}-{i}.jsonl"), corpus);
+            bench.session(
+                &format!(".claude/projects/-p{i}/{copy:02}-{i}.jsonl"),
+                corpus,
+            );
         }
     }
     let expected = condense()
@@ -421,7 +462,9 @@ fn the_fleet_script_merges_batches_into_one_total_with_xargs_and_with_parallel()
         let lines = json_lines(ok(output, "fleet").as_bytes());
         let (total, reports) = lines.split_last().unwrap();
         assert_eq!(reports.len(), 36);
-        assert!(reports.iter().all(|r| r["host"] == host && r.get("total").is_none()));
+        assert!(reports
+            .iter()
+            .all(|r| r["host"] == host && r.get("total").is_none()));
         assert_eq!(total["total"], true);
         assert_eq!(total["hosts"], hosts);
         assert_eq!(total["files"], expected["files"]);

@@ -44,7 +44,10 @@ impl Home {
                 "corpus/pi/pi-mono-large-session.jsonl",
             ),
             (
-                format!(".gemini/tmp/0b7dfb12/chats/session-2026-04-29T21-39-{}.jsonl", &GEMINI_ID[..8]),
+                format!(
+                    ".gemini/tmp/0b7dfb12/chats/session-2026-04-29T21-39-{}.jsonl",
+                    &GEMINI_ID[..8]
+                ),
                 "corpus/gemini-cli/agent-sessions-jsonl_v040.jsonl",
             ),
         ];
@@ -62,7 +65,11 @@ impl Home {
             ".gemini/tmp/0b7dfb12/logs/session-1.jsonl".to_owned(),
             ".claude/projects/-work-proj/notes.json".to_owned(),
         ] {
-            home.put(&side, "corpus/claude-code/claude-code-viewer-5c0375b4.jsonl", newer);
+            home.put(
+                &side,
+                "corpus/claude-code/claude-code-viewer-5c0375b4.jsonl",
+                newer,
+            );
         }
         home
     }
@@ -130,7 +137,10 @@ fn sessions_lists_every_agents_session_newest_first_and_no_side_file() {
         ".codex/sessions/",
         ".claude/projects/",
     ]) {
-        assert!(name.starts_with(agent_dir), "{name} should be under {agent_dir}");
+        assert!(
+            name.starts_with(agent_dir),
+            "{name} should be under {agent_dir}"
+        );
     }
     assert!(names[2].ends_with("/context.jsonl"));
 
@@ -144,7 +154,13 @@ fn sessions_lists_every_agents_session_newest_first_and_no_side_file() {
     assert_eq!(codex.len(), 1);
     assert!(codex[0].contains(CODEX_ID));
 
-    let latest = stdout_lines(&home.condense().args(["sessions", "--latest"]).output().unwrap());
+    let latest = stdout_lines(
+        &home
+            .condense()
+            .args(["sessions", "--latest"])
+            .output()
+            .unwrap(),
+    );
     assert_eq!(latest, lines[..1]);
 
     // -0 separates with NUL bytes, for xargs -0 and --files-from.
@@ -222,7 +238,10 @@ fn session_finds_an_id_in_file_names_kimi_directories_and_gemini_short_ids() {
         .unwrap();
     assert_eq!(missing.status.code(), Some(1));
     let err = String::from_utf8_lossy(&missing.stderr);
-    assert!(err.starts_with("condense: error: no session with id no-such-id in "), "{err}");
+    assert!(
+        err.starts_with("condense: error: no session with id no-such-id in "),
+        "{err}"
+    );
     assert!(missing.stdout.is_empty());
 }
 
@@ -230,7 +249,9 @@ fn session_finds_an_id_in_file_names_kimi_directories_and_gemini_short_ids() {
 fn the_agents_own_variables_move_their_places() {
     let home = Home::new();
     let elsewhere = tempfile::tempdir().unwrap();
-    let moved = elsewhere.path().join("sessions/2026/01/01/rollout-moved.jsonl");
+    let moved = elsewhere
+        .path()
+        .join("sessions/2026/01/01/rollout-moved.jsonl");
     fs::create_dir_all(moved.parent().unwrap()).unwrap();
     fs::copy(fixture("corpus/codex/agent-sessions-small.jsonl"), &moved).unwrap();
     let lines = stdout_lines(
@@ -260,7 +281,10 @@ fn the_agents_own_variables_move_their_places() {
     }
     let output = condense()
         .env("HOME", "/nonexistent")
-        .env("PI_CODING_AGENT_SESSION_DIR", home.path(".pi/agent/sessions"))
+        .env(
+            "PI_CODING_AGENT_SESSION_DIR",
+            home.path(".pi/agent/sessions"),
+        )
         .args(["sessions", "--agent", "pi"])
         .output()
         .unwrap();
@@ -279,7 +303,10 @@ fn the_agents_own_variables_move_their_places() {
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
     let err = String::from_utf8_lossy(&output.stderr);
-    assert!(err.contains("no session found in ") && err.contains(".codex/sessions"), "{err}");
+    assert!(
+        err.contains("no session found in ") && err.contains(".codex/sessions"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -294,10 +321,16 @@ fn a_directory_is_its_sessions_for_estimate_and_its_newest_for_the_others() {
         .unwrap();
     let reports = json_lines(&stdout_lines(&output).join("\n").into_bytes());
     assert_eq!(reports.len(), 5);
-    let files: Vec<&str> = reports.iter().map(|r| r["file"].as_str().unwrap()).collect();
+    let files: Vec<&str> = reports
+        .iter()
+        .map(|r| r["file"].as_str().unwrap())
+        .collect();
     let mut sorted = files.clone();
     sorted.sort();
-    assert_eq!(files, sorted, "a directory's files are reported sorted by path");
+    assert_eq!(
+        files, sorted,
+        "a directory's files are reported sorted by path"
+    );
 
     let output = home
         .condense()
