@@ -133,7 +133,7 @@ pub struct FilesArgs {
 
     /// Also read the files named in LIST, one per line or NUL-separated (`find -print0`);
     /// `-` reads the list from standard input.
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", conflicts_with_all = ["latest", "session", "hook"])]
     pub files_from: Option<PathBuf>,
 
     /// Which session, when it is not named by FILE.

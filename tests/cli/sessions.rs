@@ -58,7 +58,7 @@ impl Home {
         // Side files, all newer than every session: none may be taken for one.
         let newer = base + Duration::from_secs(1800);
         for side in [
-            format!(".claude/projects/-work-proj/agent-a1b2c3.jsonl"),
+            ".claude/projects/-work-proj/agent-a1b2c3.jsonl".to_owned(),
             format!(".claude/projects/-work-proj/{CLAUDE_ID}/subagents/agent-x.jsonl"),
             format!(".kimi/sessions/0b7d1f/{KIMI_ID}/wire.jsonl"),
             format!(".kimi/sessions/0b7d1f/{KIMI_ID}/context_1.jsonl"),
