@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
 use crate::sessions::Agent;
+use crate::settings::MaxContext;
 use crate::tokens::{bpe, Family, Tokenizer};
 use crate::transcript::FormatId;
 
@@ -194,14 +195,10 @@ pub struct ReadArgs {
 #[derive(Debug, Args)]
 pub struct PlanArgs {
     /// Keep the last N user/assistant messages and everything after the first of them
-    /// (kimi-cli's rule; the default mode).
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 2,
-        allow_negative_numbers = true
-    )]
-    pub preserve: i64,
+    /// (kimi-cli's rule; the default mode, with N = 2, unless a preset or the config file
+    /// says otherwise).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub preserve: Option<i64>,
 
     /// Keep the session's first request within this many tokens and compact the middle
     /// (ACF's head/tail mode; the tail budget defaults to 1000).
@@ -219,14 +216,10 @@ pub struct PlanArgs {
     #[arg(long, value_name = "TOKENS", conflicts_with = "upto")]
     pub keep_user_tokens: Option<u64>,
 
-    /// With --keep-user-tokens: the part of the budget given to the oldest user messages.
-    #[arg(
-        long,
-        value_name = "TOKENS",
-        default_value_t = 2000,
-        requires = "keep_user_tokens"
-    )]
-    pub user_head_tokens: u64,
+    /// With --keep-user-tokens: the part of the budget given to the oldest user messages
+    /// (default 2000).
+    #[arg(long, value_name = "TOKENS", requires = "keep_user_tokens")]
+    pub user_head_tokens: Option<u64>,
 
     /// Compact exactly the records before this one: a record index (0-based) or a record id
     /// (Claude Code uuid, pi id, …). Nothing else is preserved but what follows it.
@@ -236,6 +229,25 @@ pub struct PlanArgs {
     /// How tokens are counted.
     #[command(flatten)]
     pub tokens: TokenizerArgs,
+
+    /// Where the defaults come from.
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+}
+
+/// Presets and the config file: the defaults of the trigger and of what a compaction keeps.
+/// Flags win over the config file, the file over a preset.
+#[derive(Debug, Args)]
+pub struct SettingsArgs {
+    /// Take the trigger and budgets of an agent or guide: kimi (the default), kimi-code, acf,
+    /// checkpoint, claude-code, codex, gemini (their numbers and sources: `man condense`).
+    #[arg(long, value_name = "NAME")]
+    pub preset: Option<String>,
+
+    /// Read this config file instead of ./.condense.toml or the user's
+    /// condense/config.toml.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 /// The regions a plan names.
@@ -317,9 +329,10 @@ pub struct PromptArgs {
     #[arg(long, conflicts_with_all = ["system", "plan_file"])]
     pub body: bool,
 
-    /// The prompt body that follows the compacted messages.
-    #[arg(long, value_enum, default_value = "structured")]
-    pub style: Style,
+    /// The prompt body that follows the compacted messages (default structured, or the config
+    /// file's prompt).
+    #[arg(long, value_enum)]
+    pub style: Option<Style>,
 
     /// Use this file's text as the prompt body instead of a style.
     #[arg(long, value_name = "FILE", conflicts_with = "style")]
@@ -333,8 +346,8 @@ pub struct PromptArgs {
     #[arg(long, value_enum, default_value = "text")]
     pub format: RequestFormat,
 
-    /// The model named in request bodies [default: gpt-4o-mini for openai, claude-haiku-4-5
-    /// for anthropic].
+    /// The model named in request bodies (default gpt-4o-mini for openai, claude-haiku-4-5 for
+    /// anthropic, or the config file's compaction_model; its settings_overrides join the body).
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
 
@@ -576,22 +589,26 @@ pub struct EstimateArgs {
     #[arg(long)]
     pub context: bool,
 
-    /// The model's context window; adds whether compaction is due (kimi-cli's rule, applied to
+    /// The model's context window, or `auto`: the window of the model the session records
+    /// (a table of known models; the config file's [models] adds to it). Adds the window, the
+    /// share used, the tokens left, and whether compaction is due (kimi-cli's rule, applied to
     /// the context size).
+    #[arg(long, value_name = "TOKENS|auto")]
+    pub max_context: Option<MaxContext>,
+
+    /// Compaction is due at this share of the window (default 0.85, or the preset's).
+    #[arg(long, value_name = "RATIO")]
+    pub trigger_ratio: Option<f64>,
+
+    /// Compaction is due when fewer tokens than this remain free (default 50000, or the
+    /// preset's).
     #[arg(long, value_name = "TOKENS")]
-    pub max_context: Option<u64>,
-
-    /// Compaction is due at this share of the window.
-    #[arg(long, default_value_t = 0.85, value_name = "RATIO")]
-    pub trigger_ratio: f64,
-
-    /// Compaction is due when fewer tokens than this remain free.
-    #[arg(long, default_value_t = 50_000, value_name = "TOKENS")]
-    pub reserved: u64,
+    pub reserved: Option<u64>,
 
     /// Answer with the exit status: 3 when compaction is due for any FILE, 0 when not (1 and 2
-    /// stay errors).
-    #[arg(long, requires = "max_context")]
+    /// stay errors). Needs a window (--max-context, a preset that has one, or the config file).
+    /// Never due when the config file says `enabled = false`.
+    #[arg(long)]
     pub check: bool,
 
     /// With --check: print nothing, answer with the exit status only.
@@ -602,6 +619,10 @@ pub struct EstimateArgs {
     /// is 1 at the end (also with --check).
     #[arg(long)]
     pub keep_going: bool,
+
+    /// Where the defaults come from.
+    #[command(flatten)]
+    pub settings: SettingsArgs,
 
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]

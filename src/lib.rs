@@ -19,6 +19,7 @@ pub mod plan;
 pub mod prompts;
 pub mod request;
 pub mod sessions;
+pub mod settings;
 pub mod summary;
 pub mod tokens;
 pub mod transcript;
@@ -42,6 +43,22 @@ pub enum Outcome {
 
 /// Exit status for a runtime failure: I/O, malformed input.
 pub const EXIT_FAILURE: u8 = 1;
+/// Exit status for a usage error: what clap reports, and the flag combinations only a run can
+/// tell are wrong (see [`UsageError`]).
+pub const EXIT_USAGE: u8 = 2;
+
+/// A usage error found after parsing (a flag that needs a value no source gave): `main` exits
+/// with [`EXIT_USAGE`] for it.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
 /// Exit status when `estimate --check` finds compaction due.
 pub const EXIT_COMPACTION_DUE: u8 = 3;
 /// Exit status when `prompt` finds nothing to compact (the plan is a no-op).

@@ -22,7 +22,12 @@ fn main() -> ExitCode {
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("condense: error: {}", sanitize(&format!("{error:#}")));
-            ExitCode::from(condense::EXIT_FAILURE)
+            let usage = error.downcast_ref::<condense::UsageError>().is_some();
+            ExitCode::from(if usage {
+                condense::EXIT_USAGE
+            } else {
+                condense::EXIT_FAILURE
+            })
         }
     }
 }

@@ -15,13 +15,14 @@ fuzz_target!(|data: &[u8]| {
     let options = LoadOptions {
         from: choices.from,
         skip_invalid: true,
+        ..LoadOptions::default()
     };
     let Ok(transcript) = Transcript::parse("fuzz", input, options) else {
         return;
     };
     let tokenizer = choices.tokenizer;
     let budget = u64::from(u16::from_le_bytes([data[4], data[5]]) % 1200);
-    let ex = extract(&transcript.records);
+    let ex = extract(&transcript.context);
     let summary = caveman(&ex, budget, tokenizer);
     assert!(
         tokenizer.text_tokens(&summary) <= budget,

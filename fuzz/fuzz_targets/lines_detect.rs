@@ -83,6 +83,7 @@ fuzz_target!(|data: &[u8]| {
         let options = LoadOptions {
             from: None,
             skip_invalid,
+            ..LoadOptions::default()
         };
         match Transcript::parse("fuzz", data, options) {
             Ok(transcript) => {
@@ -90,8 +91,10 @@ fuzz_target!(|data: &[u8]| {
                 let non_blank = transcript.lines.iter().filter(|l| !l.is_blank()).count();
                 let incomplete = usize::from(transcript.incomplete.is_some());
                 if transcript.format.is_some() {
+                    let mut read = transcript.record_lines.clone();
+                    read.dedup();
                     assert_eq!(
-                        transcript.records.len() + transcript.skipped.len() + incomplete,
+                        read.len() + transcript.skipped.len() + incomplete,
                         non_blank
                     );
                 }

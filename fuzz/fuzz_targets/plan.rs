@@ -16,6 +16,9 @@ fuzz_target!(|data: &[u8]| {
     let options = LoadOptions {
         from: choices.from,
         skip_invalid: true,
+        // The plan's invariants below are about the file's records in file order.
+        whole_file: true,
+        ..LoadOptions::default()
     };
     let Ok(transcript) = Transcript::parse("fuzz", input, options) else {
         return;

@@ -115,11 +115,26 @@ pub fn check_transcript(transcript: &Transcript, input: &[u8]) {
     assert_eq!(transcript.records.len(), transcript.record_lines.len());
     for (index, record) in transcript.records.iter().enumerate() {
         let line = transcript.lines[transcript.record_lines[index]];
-        assert_eq!(record.raw, line.text, "record {index} is not its line");
+        // A record is its line, or (one of several on a line) a part of it.
+        let within = line.text.as_ptr_range();
+        let own = record.raw.as_ptr_range();
+        assert!(
+            record.raw == line.text || (within.start <= own.start && own.end <= within.end),
+            "record {index} is not its line"
+        );
         assert_eq!(record.line, line.number);
         assert!(!line.is_blank());
     }
-    assert!(transcript.record_lines.windows(2).all(|w| w[0] < w[1]));
+    assert!(transcript.record_lines.windows(2).all(|w| w[0] <= w[1]));
+    // The live context names each record at most once.
+    let mut seen = vec![false; transcript.records.len()];
+    for &index in &transcript.live.order {
+        assert!(
+            !std::mem::replace(&mut seen[index], true),
+            "record {index} twice in the context"
+        );
+    }
+    assert_eq!(transcript.context.len(), transcript.live.order.len());
 }
 
 /// The regions of a plan are consecutive, cover every record, tile the input's lines, never

@@ -17,18 +17,34 @@ use serde::Serialize;
 
 use crate::cli::{EstimateArgs, ReportFormat};
 use crate::cmd::shared::sources;
+use crate::cmd::settings;
 use crate::input::{for_each_block, Line, Source};
 use crate::measure::{compaction_due, Measure, RecordMeasure};
 use crate::output::{self, Warnings};
+use crate::settings::{Flags, MaxContext, Settings};
 use crate::tokens::Tokenizer;
 use crate::transcript::live::{live, Live};
-use crate::transcript::read::{detect_format, no_message_error, read_line, BadLine};
+use crate::transcript::read::{detect_format, no_message_error, read_records, BadLine};
 use crate::transcript::{FormatId, PartKind, Role};
-use crate::Outcome;
+use crate::{Outcome, UsageError};
 
 /// Runs `estimate`.
 pub fn run(args: &EstimateArgs, out: &mut dyn Write) -> Result<Outcome> {
     let tokenizer = args.tokens.tokenizer()?;
+    let settings = settings::load(
+        &args.settings,
+        Flags {
+            trigger_ratio: args.trigger_ratio,
+            reserved: args.reserved,
+            max_context: args.max_context,
+            ..Flags::default()
+        },
+    )?;
+    if args.check && settings.max_context.is_none() {
+        let why = "--check needs a window: --max-context, a preset that has one (acf), or \
+                   max_context in the config file";
+        return Err(UsageError(why.to_owned()).into());
+    }
     let inputs = sources(&args.input)?;
     let options = ReadOptions {
         from: args.input.read.from,
@@ -36,6 +52,7 @@ pub fn run(args: &EstimateArgs, out: &mut dyn Write) -> Result<Outcome> {
         tokenizer,
         per_message: args.per_message,
         whole_file: args.input.read.whole_file,
+        model: settings.max_context == Some(MaxContext::Auto),
     };
     let measured: Vec<Result<FileReport>> = inputs
         .par_iter()
@@ -66,7 +83,10 @@ pub fn run(args: &EstimateArgs, out: &mut dyn Write) -> Result<Outcome> {
     for report in &reports {
         report.warn(&mut warnings);
     }
-    let summaries: Vec<Summary> = reports.iter().map(|r| r.summary(args)).collect();
+    let summaries: Vec<Summary> = reports
+        .iter()
+        .map(|r| r.summary(args, &settings))
+        .collect::<Result<_>>()?;
     let due = summaries
         .iter()
         .any(|s| s.compaction.as_ref().is_some_and(|c| c.due));
@@ -103,6 +123,8 @@ struct ReadOptions {
     tokenizer: Tokenizer,
     per_message: bool,
     whole_file: bool,
+    /// Note the model the session records, for `--max-context auto`.
+    model: bool,
 }
 
 /// Everything measured in one input.
@@ -122,6 +144,8 @@ struct FileReport {
     first_skipped: Option<String>,
     /// The number of a cut-off last line that was left out.
     incomplete_line: Option<usize>,
+    /// The last model the session names (read only for `--max-context auto`).
+    model: Option<String>,
 }
 
 struct MessageRow {
@@ -144,6 +168,7 @@ fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> 
         skipped: 0,
         first_skipped: None,
         incomplete_line: None,
+        model: None,
     };
     let mut detected = options.from.is_some();
     for_each_block(&name, source.open()?, |block| {
@@ -155,19 +180,35 @@ fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> 
             return Ok(()); // only blank lines so far
         };
         let lines: Vec<Line> = block.lines().filter(|l| !l.is_blank()).collect();
+        if options.model {
+            if let Some(model) = lines
+                .iter()
+                .rev()
+                .find_map(|l| format.format().model(l.text))
+            {
+                report.model = Some(model);
+            }
+        }
         let measured: Vec<_> = lines
             .par_iter()
             .map(|line| {
-                read_line(format, line)
-                    .map(|record| RecordMeasure::of(options.tokenizer, &record))
+                read_records(format, line)
+                    .map(|records| {
+                        records
+                            .iter()
+                            .map(|record| RecordMeasure::of(options.tokenizer, record))
+                            .collect::<Vec<_>>()
+                    })
                     .map_err(|bad| (line.number, bad))
             })
             .collect();
         for result in measured {
             match result {
-                Ok(record) => {
-                    report.file.add(&record);
-                    report.records.push(record);
+                Ok(records) => {
+                    for record in records {
+                        report.file.add(&record);
+                        report.records.push(record);
+                    }
                 }
                 Err((line, BadLine::Incomplete)) => report.incomplete_line = Some(line),
                 Err((line, BadLine::Invalid(error))) if options.skip_invalid => {
@@ -242,16 +283,20 @@ impl FileReport {
         }
     }
 
-    fn summary(&self, args: &EstimateArgs) -> Summary {
+    fn summary(&self, args: &EstimateArgs, settings: &Settings) -> Result<Summary> {
         let measure = &self.measure;
         let tokenizer = measure.tokenizer;
         let tally = |t: &crate::measure::Tally| Counted {
             count: t.count,
             tokens: tokenizer.tokens(t.units),
         };
-        let wants_context = args.context || args.max_context.is_some();
+        let max_context = settings
+            .max_context
+            .map(|max| settings::window(max, self.model.as_deref(), settings, &self.name))
+            .transpose()?;
+        let wants_context = args.context || max_context.is_some();
         let context = measure.context();
-        Summary {
+        Ok(Summary {
             file: self.name.clone(),
             format: self.format.map(FormatId::as_str),
             tokenizer: tokenizer.name(),
@@ -284,18 +329,24 @@ impl FileReport {
                 usage: context.usage,
                 pending: context.pending,
             }),
-            compaction: args.max_context.map(|max_context| Trigger {
+            compaction: max_context.map(|max_context| Trigger {
                 max_context,
-                trigger_ratio: args.trigger_ratio,
-                reserved: args.reserved,
-                due: compaction_due(
-                    context.tokens,
-                    max_context,
-                    args.trigger_ratio,
-                    args.reserved,
-                ),
+                model: self.model.clone(),
+                percent_used: (context.tokens as f64 * 1000.0 / max_context.max(1) as f64).round()
+                    / 10.0,
+                tokens_left: max_context.saturating_sub(context.tokens),
+                trigger_ratio: settings.trigger_ratio,
+                reserved: settings.reserved,
+                enabled: settings.enabled,
+                due: settings.enabled
+                    && compaction_due(
+                        context.tokens,
+                        max_context,
+                        settings.trigger_ratio,
+                        settings.reserved,
+                    ),
             }),
-        }
+        })
     }
 }
 
@@ -352,8 +403,16 @@ struct ContextSummary {
 #[derive(Serialize)]
 struct Trigger {
     max_context: u64,
+    /// The model whose window `--max-context auto` took.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<String>,
+    /// The share of the window the context fills, in percent (one decimal).
+    percent_used: f64,
+    tokens_left: u64,
     trigger_ratio: f64,
     reserved: u64,
+    /// False when the config file turns compaction off: then it is never due.
+    enabled: bool,
     due: bool,
 }
 

@@ -10,5 +10,6 @@ pub mod inject;
 pub mod man;
 pub mod prompt;
 pub mod sessions;
+pub mod settings;
 pub mod shared;
 pub mod split;

@@ -10,11 +10,13 @@ use super::shared::{
     load_options, plan_for, plan_report, read_source, single_source, transcript_warnings,
     RequestReport,
 };
-use crate::cli::{PromptArgs, RequestFormat};
+use crate::cli::{PromptArgs, RequestFormat, Style};
+use crate::cmd::settings;
 use crate::output::{write_json_line, Warnings};
 use crate::prompts;
 use crate::request::budget::fit;
 use crate::request::{request_parts, SYSTEM_PROMPT};
+use crate::settings::Flags;
 use crate::transcript::load::Transcript;
 use crate::Outcome;
 
@@ -24,10 +26,16 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
         writeln!(out, "{SYSTEM_PROMPT}")?;
         return Ok(Outcome::Success);
     }
-    let body = match &args.prompt_file {
+    let settings = settings::load(&args.plan.settings, Flags::default())?;
+    let prompt_file = match (&args.prompt_file, args.style) {
+        (Some(path), _) => Some(path.clone()),
+        (None, None) => settings.prompt.clone(),
+        (None, Some(_)) => None,
+    };
+    let body = match &prompt_file {
         Some(path) => std::fs::read_to_string(path)
             .with_context(|| format!("{}: cannot read the prompt file", path.display()))?,
-        None => prompts::body(args.style).to_owned(),
+        None => prompts::body(args.style.unwrap_or(Style::Structured)).to_owned(),
     };
     if args.body {
         // The body alone, as an agent's own compaction prompt: without the rule that separates
@@ -110,30 +118,46 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
             write_json_line(out, &system)?;
             write_json_line(out, &user)?;
         }
-        RequestFormat::Openai => write_json_line(
-            out,
-            &RequestBody {
-                model: args.model.as_deref().unwrap_or("gpt-4o-mini"),
-                messages: [system, user],
-            },
-        )?,
-        RequestFormat::Anthropic => write_json_line(
-            out,
-            &AnthropicBody {
-                model: args.model.as_deref().unwrap_or("claude-haiku-4-5"),
-                max_tokens: args.reply_tokens,
-                system: SYSTEM_PROMPT,
-                messages: [AnthropicMessage {
-                    role: "user",
-                    // The Messages API refuses empty text blocks.
-                    content: parts
-                        .iter()
-                        .filter(|text| !text.is_empty())
-                        .map(|text| TextPart { kind: "text", text })
-                        .collect(),
-                }],
-            },
-        )?,
+        RequestFormat::Openai => {
+            let model = args
+                .model
+                .as_deref()
+                .or(settings.compaction_model.as_deref())
+                .unwrap_or("gpt-4o-mini");
+            write_json_line(
+                out,
+                &RequestBody {
+                    model,
+                    messages: [system, user],
+                    overrides: settings.settings_overrides.as_ref(),
+                },
+            )?
+        }
+        RequestFormat::Anthropic => {
+            let model = args
+                .model
+                .as_deref()
+                .or(settings.compaction_model.as_deref())
+                .unwrap_or("claude-haiku-4-5");
+            write_json_line(
+                out,
+                &AnthropicBody {
+                    model,
+                    max_tokens: args.reply_tokens,
+                    system: SYSTEM_PROMPT,
+                    messages: [AnthropicMessage {
+                        role: "user",
+                        // The Messages API refuses empty text blocks.
+                        content: parts
+                            .iter()
+                            .filter(|text| !text.is_empty())
+                            .map(|text| TextPart { kind: "text", text })
+                            .collect(),
+                    }],
+                    overrides: settings.settings_overrides.as_ref(),
+                },
+            )?
+        }
     }
     warnings.print();
     Ok(Outcome::Success)
@@ -161,11 +185,14 @@ struct TextPart<'a> {
     text: &'a str,
 }
 
-/// A chat-completions request body with no tools.
+/// A chat-completions request body with no tools, and the config file's settings overrides
+/// (temperature, max_tokens …) beside `model` and `messages`.
 #[derive(Serialize)]
 struct RequestBody<'a> {
     model: &'a str,
     messages: [ChatMessage<'a>; 2],
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    overrides: Option<&'a serde_json::Map<String, serde_json::Value>>,
 }
 
 /// An Anthropic Messages request body with no tools: the system prompt at the top level, the
@@ -176,6 +203,8 @@ struct AnthropicBody<'a> {
     max_tokens: u64,
     system: &'a str,
     messages: [AnthropicMessage<'a>; 1],
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    overrides: Option<&'a serde_json::Map<String, serde_json::Value>>,
 }
 
 #[derive(Serialize)]

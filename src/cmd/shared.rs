@@ -11,12 +11,14 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::cli::{FilesArgs, FindArgs, InjectArgs, InputArgs, PlanArgs, ReadArgs};
+use crate::cmd::settings;
 use crate::extract::{extract, Extract, Said};
 use crate::input::{compression_of, read_all, Compression, Source};
 use crate::output::Warnings;
 use crate::plan::{fingerprint, plan, Kept, KeptUser, Mode, Plan};
 use crate::request::budget::Cut;
 use crate::sessions::{self, Agent, Env};
+use crate::settings::{Flags, Keep};
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::{is_real_user_request, text_of};
 use crate::transcript::load::{LoadOptions, Transcript};
@@ -205,8 +207,8 @@ pub fn read_source(source: &Source) -> Result<Vec<u8>> {
     read_all(source)
 }
 
-/// The mode the plan flags select.
-pub fn mode(args: &PlanArgs, records: &[Record]) -> Result<Mode> {
+/// The mode the plan flags select, else the one the settings (config file, preset) keep.
+pub fn mode(args: &PlanArgs, keep: Keep, records: &[Record], tokenizer: Tokenizer) -> Result<Mode> {
     if let Some(upto) = &args.upto {
         return Ok(Mode::Upto {
             index: resolve_upto(upto, records)?,
@@ -215,7 +217,7 @@ pub fn mode(args: &PlanArgs, records: &[Record]) -> Result<Mode> {
     if let Some(keep_user_tokens) = args.keep_user_tokens {
         return Ok(Mode::User {
             keep_user_tokens,
-            user_head_tokens: args.user_head_tokens,
+            user_head_tokens: args.user_head_tokens.unwrap_or(2000),
         });
     }
     if args.head_tokens.is_some() || args.tail_tokens.is_some() {
@@ -224,8 +226,32 @@ pub fn mode(args: &PlanArgs, records: &[Record]) -> Result<Mode> {
             tail_tokens: args.tail_tokens.unwrap_or(1000),
         });
     }
-    Ok(Mode::Tail {
-        preserve: args.preserve,
+    if let Some(preserve) = args.preserve {
+        return Ok(Mode::Tail { preserve });
+    }
+    Ok(match keep {
+        Keep::Tail { preserve } => Mode::Tail { preserve },
+        Keep::Budgets {
+            head_tokens,
+            tail_tokens,
+        } => Mode::Budgets {
+            head_tokens,
+            tail_tokens,
+        },
+        Keep::User {
+            keep_user_tokens,
+            user_head_tokens,
+        } => Mode::User {
+            keep_user_tokens,
+            user_head_tokens,
+        },
+        // Gemini CLI keeps the newest share of the history: a tail budget of that share.
+        Keep::Share { percent } => Mode::Budgets {
+            head_tokens: 0,
+            tail_tokens: tokenizer.messages_tokens(records.iter().filter_map(Record::message))
+                * percent
+                / 100,
+        },
     })
 }
 
@@ -258,7 +284,8 @@ fn resolve_upto(id: &str, records: &[Record]) -> Result<usize> {
 /// Plans `transcript` by the flags.
 pub fn plan_for(args: &PlanArgs, transcript: &Transcript) -> Result<(Plan, Tokenizer)> {
     let tokenizer = args.tokens.tokenizer()?;
-    let mode = mode(args, &transcript.context)?;
+    let settings = settings::load(&args.settings, Flags::default())?;
+    let mode = mode(args, settings.keep, &transcript.context, tokenizer)?;
     let plan =
         plan(&transcript.context, mode, tokenizer).with_context(|| transcript.name.clone())?;
     Ok((plan, tokenizer))

@@ -304,6 +304,14 @@ impl Format for ClaudeCode {
         Ok(())
     }
 
+    /// An assistant line's `message.model` (not the harness's own `<synthetic>` lines).
+    fn model(&self, raw: &[u8]) -> Option<String> {
+        if super::str_at(raw, &["type"]).as_deref() != Some("assistant") {
+            return None;
+        }
+        super::str_at(raw, &["message", "model"]).filter(|model| model != "<synthetic>")
+    }
+
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
         let event = Fields::of(text)?;
         let mut record = read_entry(line, text, &event)?;

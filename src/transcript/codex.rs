@@ -169,6 +169,14 @@ impl Format for Codex {
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
         read_line(line, text).or_else(|error| unknown_item(line, text).ok_or(error))
     }
+
+    /// A `turn_context` line's `payload.model`.
+    fn model(&self, raw: &[u8]) -> Option<String> {
+        if super::str_at(raw, &["type"]).as_deref() != Some("turn_context") {
+            return None;
+        }
+        super::str_at(raw, &["payload", "model"])
+    }
 }
 
 /// Reads a line, assuming every response item has the field shapes of the types known here.

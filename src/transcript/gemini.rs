@@ -132,12 +132,49 @@ impl Format for Gemini {
         Ok(())
     }
 
+    /// A model turn's `model`.
+    fn model(&self, raw: &[u8]) -> Option<String> {
+        if super::str_at(raw, &["type"]).as_deref() != Some("gemini") {
+            return None;
+        }
+        super::str_at(raw, &["model"])
+    }
+
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
         let record: Line<'a> = serde_json::from_str(text)?;
         let link = record_link(&record);
         let mut read = read_record(line, text, record)?;
         read.link = link;
         Ok(read)
+    }
+
+    /// A `$set` line carrying `messages` (Gemini CLI writes one as a checkpoint when it resumes
+    /// a session) starts the message list anew with those messages: the line is its own
+    /// record, then each message is a record of its own, holding its object's bytes.
+    fn read_all<'a>(&self, line: usize, text: &'a str) -> Result<Vec<Record<'a>>> {
+        let first = self.read(line, text)?;
+        if first.link.event != Event::Reset {
+            return Ok(vec![first]);
+        }
+        #[derive(Deserialize)]
+        struct Line<'a> {
+            #[serde(rename = "$set", borrow)]
+            set: Set<'a>,
+        }
+        #[derive(Deserialize)]
+        struct Set<'a> {
+            #[serde(borrow)]
+            messages: Vec<&'a RawValue>,
+        }
+        let set: Line<'a> = serde_json::from_str(text)?;
+        let mut records = vec![first];
+        for message in set.set.messages {
+            let inner = message.get();
+            if inner.starts_with('{') {
+                records.push(self.read(line, inner)?);
+            }
+        }
+        Ok(records)
     }
 }
 
@@ -206,7 +243,8 @@ struct Line<'a> {
 /// A record's effect on the message list Gemini CLI rebuilds when it loads a session
 /// (`loadConversationRecord`): a record with a string `id` is a message, which replaces an
 /// earlier one with the same id in place; `$rewindTo` drops the message it names and all after
-/// it (all of them when the id is unknown); `$set` with a `messages` list starts the list anew.
+/// it (all of them when the id is unknown); `$set` with a `messages` list starts the list anew
+/// (with the messages it carries, read as records of their own by [`Gemini::read_all`]).
 fn record_link(record: &Line<'_>) -> Link {
     let string = |raw: Option<&RawValue>| {
         raw.and_then(|raw| serde_json::from_str::<Cow<str>>(raw.get()).ok())
@@ -616,6 +654,41 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn a_message_list_checkpoint_is_read_as_its_messages() {
+        let text = r#"{"$set":{"messages":[{"id":"u1","type":"user","content":"first"},{"id":"g1","type":"gemini","content":"answer"}],"lastUpdated":"t"}}"#;
+        let records = Gemini.read_all(7, text).unwrap();
+        assert_eq!(records.len(), 3);
+        assert_eq!(records[0].link.event, Event::Reset);
+        assert_eq!(
+            records[1].raw,
+            br#"{"id":"u1","type":"user","content":"first"}"#
+        );
+        assert_eq!(role(&records[2]), Role::Assistant);
+        assert!(records.iter().all(|r| r.line == 7));
+        // In a session: the checkpoint replaces what came before, later messages follow it.
+        let lines = [
+            r#"{"sessionId":"s","projectHash":"p","startTime":"t"}"#,
+            r#"{"id":"old","type":"user","content":"superseded"}"#,
+            text,
+            r#"{"id":"u2","type":"user","content":"second"}"#,
+        ]
+        .join("\n");
+        let transcript = crate::transcript::load::Transcript::parse(
+            "t",
+            lines.as_bytes(),
+            crate::transcript::load::LoadOptions::default(),
+        )
+        .unwrap();
+        let texts: Vec<String> = transcript
+            .context
+            .iter()
+            .filter_map(|r| r.message())
+            .map(crate::transcript::classify::text_of)
+            .collect();
+        assert_eq!(texts, ["first", "answer", "second"]);
     }
 
     #[test]

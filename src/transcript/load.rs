@@ -10,7 +10,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 
 use super::live::{live, records_of, Live, Node};
-use super::read::{detect_format, no_message_error, read_line, BadLine};
+use super::read::{detect_format, no_message_error, read_records, BadLine};
 use super::{FormatId, Record};
 use crate::input::{lines, Line};
 
@@ -69,10 +69,10 @@ impl<'a> Transcript<'a> {
             context: Vec::new(),
         };
         // Reading lines is independent work, done on all cores; assembling stays in order.
-        let read: Vec<Option<Result<Record<'a>, BadLine>>> = all
+        let read: Vec<Option<Result<Vec<Record<'a>>, BadLine>>> = all
             .par_iter()
             .map(|line| match format {
-                Some(format) if !line.is_blank() => Some(read_line(format, line)),
+                Some(format) if !line.is_blank() => Some(read_records(format, line)),
                 _ => None,
             })
             .collect();
@@ -81,9 +81,11 @@ impl<'a> Transcript<'a> {
             transcript.lines.push(line);
             match result {
                 None => {}
-                Some(Ok(record)) => {
-                    transcript.records.push(record);
-                    transcript.record_lines.push(index);
+                Some(Ok(records)) => {
+                    for record in records {
+                        transcript.records.push(record);
+                        transcript.record_lines.push(index);
+                    }
                 }
                 Some(Err(BadLine::Incomplete)) => transcript.incomplete = Some(index),
                 Some(Err(BadLine::Invalid(error))) => {
@@ -130,9 +132,16 @@ impl<'a> Transcript<'a> {
         self.lines[first..end].iter().map(|line| line.full)
     }
 
-    /// The full bytes (with terminator) of record `index`'s line.
+    /// The full bytes (with terminator) of record `index`'s line; for a record that is one of
+    /// several on its line, the bytes of its own object.
     pub fn record_full(&self, index: usize) -> &'a [u8] {
-        self.lines[self.record_lines[index]].full
+        let line = &self.lines[self.record_lines[index]];
+        let raw = self.records[index].raw;
+        if raw.len() == line.text.len() {
+            line.full
+        } else {
+            raw
+        }
     }
 }
 

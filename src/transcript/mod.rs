@@ -95,6 +95,19 @@ pub trait Format: Sync {
     /// without quoting the line (it may hold terminal escape codes).
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>>;
 
+    /// Reads one line into every record it holds: one for most lines, more where a line
+    /// carries a list of messages (Gemini's `$set` checkpoint), whose records then hold the
+    /// bytes of their own object within the line.
+    fn read_all<'a>(&self, line: usize, text: &'a str) -> Result<Vec<Record<'a>>> {
+        Ok(vec![self.read(line, text)?])
+    }
+
+    /// The model a line says the session runs on, for formats that record it (`--max-context
+    /// auto` looks up its window).
+    fn model(&self, _raw: &[u8]) -> Option<String> {
+        None
+    }
+
     /// Writes the compacted transcript: what the plan keeps, byte for byte, and the summary in
     /// the place and shape this agent uses for its own compactions, so the agent can resume.
     fn write_compacted(&self, compacted: &write::Compacted, out: &mut write::Sink) -> Result<()>;
@@ -106,6 +119,18 @@ pub fn detect(head: &[Value]) -> Option<FormatId> {
     FormatId::DETECTION_ORDER
         .into_iter()
         .find(|id| id.format().detect(head))
+}
+
+/// The string at `path` (keys, outermost first) of a JSON object line, found without parsing
+/// the rest of the line.
+pub(crate) fn str_at(raw: &[u8], path: &[&str]) -> Option<String> {
+    let (last, outer) = path.split_last()?;
+    let mut span = 0..raw.len();
+    for key in outer {
+        let inner = write::top_level_value(&raw[span.clone()], key)?;
+        span = span.start + inner.start..span.start + inner.end;
+    }
+    write::top_level_str(&raw[span], last)
 }
 
 /// The string at `key` of a JSON object, if it is one.

@@ -293,8 +293,8 @@ pub enum Event {
     Compaction(Keep),
     /// Gemini `$rewindTo`: the message with this id and everything after it are dropped.
     RewindTo(NodeId),
-    /// Gemini `$set` with a `messages` list: the list so far is replaced. The messages inside
-    /// the line are not read as records, so the context restarts empty.
+    /// Gemini `$set` with a `messages` list: the list so far is replaced by the messages the
+    /// line carries, which are read as the records right after this one.
     Reset,
     /// Codex `thread_rolled_back`: the last this many user turns are dropped.
     RollBack(u32),

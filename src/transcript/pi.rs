@@ -147,6 +147,15 @@ impl Format for Pi {
         Ok(())
     }
 
+    /// The header's or a `model_change` entry's `modelId`, or an assistant message's `model`.
+    fn model(&self, raw: &[u8]) -> Option<String> {
+        match super::str_at(raw, &["type"]).as_deref() {
+            Some("session" | "model_change") => super::str_at(raw, &["modelId"]),
+            Some("message") => super::str_at(raw, &["message", "model"]),
+            _ => None,
+        }
+    }
+
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
         let entry: Line<'a> = serde_json::from_str(text)?;
         let link = entry_link(&entry);

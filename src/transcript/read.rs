@@ -201,25 +201,34 @@ pub fn no_message_error(name: &str, format: FormatId) -> Error {
     )
 }
 
-/// Reads one non-blank line of a transcript in format `format`.
+/// Reads one non-blank line of a transcript in format `format` into its first record.
 pub fn read_line<'a>(format: FormatId, line: &Line<'a>) -> Result<Record<'a>, BadLine> {
+    read_records(format, line).map(|mut records| records.remove(0))
+}
+
+/// Reads one non-blank line of a transcript in format `format` into every record it holds
+/// (see [`super::Format::read_all`]); never an empty list.
+pub fn read_records<'a>(format: FormatId, line: &Line<'a>) -> Result<Vec<Record<'a>>, BadLine> {
     let text = std::str::from_utf8(line.text).map_err(|e| BadLine::Invalid(invalid_utf8(&e)))?;
     if let Some(found) = not_an_object(text) {
         return Err(BadLine::Invalid(anyhow!(
             "expected a JSON object, found {found}"
         )));
     }
-    format.format().read(line.number, text).map_err(|error| {
-        let cut_off = line.is_unterminated()
-            && error
-                .downcast_ref::<serde_json::Error>()
-                .is_some_and(serde_json::Error::is_eof);
-        if cut_off {
-            BadLine::Incomplete
-        } else {
-            BadLine::Invalid(describe(error))
-        }
-    })
+    format
+        .format()
+        .read_all(line.number, text)
+        .map_err(|error| {
+            let cut_off = line.is_unterminated()
+                && error
+                    .downcast_ref::<serde_json::Error>()
+                    .is_some_and(serde_json::Error::is_eof);
+            if cut_off {
+                BadLine::Incomplete
+            } else {
+                BadLine::Invalid(describe(error))
+            }
+        })
 }
 
 /// The error for a line that is not UTF-8, naming the first bad byte.

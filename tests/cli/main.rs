@@ -1,6 +1,7 @@
 //! The one integration-test binary: every test runs the real `condense` binary (or, for the
 //! byte-level contracts, the library) on files inside the repository.
 
+mod agents;
 mod budget;
 mod caveman;
 mod corpus;
@@ -16,4 +17,5 @@ mod properties;
 mod quality;
 mod recipes;
 mod sessions;
+mod settings;
 mod util;

@@ -3,7 +3,7 @@
 //! a known id replaces the earlier message in its place (Gemini rewrites a turn as it streams
 //! and as its tool calls finish); `$rewindTo` removes the named message and every message after
 //! it, or all of them when the id is unknown; a `$set` carrying a `messages` list starts the
-//! map again (those messages live inside the `$set` line and are not read as records here).
+//! map again with those messages (read as the records that follow the `$set` record).
 //! Lines without an id (the metadata line, `$set`) are not messages.
 
 use std::collections::HashMap;

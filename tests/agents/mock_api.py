@@ -1,0 +1,284 @@
+"""A stand-in for the model APIs that Claude Code and Codex call, so a test can resume a session
+with the real agent and read the request it sends. It listens on 127.0.0.1 only, records every
+request (method, path, body) as DIR/NNN.json, and answers each with the smallest valid streamed
+reply: the Anthropic Messages API (`message_start` ... `message_stop`) for `/v1/messages`, the
+OpenAI Responses API (`response.created` ... `response.completed`) for `/responses`, the Gemini
+API (`models/M:generateContent`, `:streamGenerateContent`) for Gemini CLI.
+
+It stops by itself after --seconds, or once --requests requests have been answered.
+Usage: python3 mock_api.py --record DIR --port-file FILE [--seconds 60] [--requests 20]
+       [--input-tokens N]
+"""
+
+import argparse
+import json
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+REPLY = "MOCK-REPLY to: "
+# The prompt size each reply reports; --input-tokens raises it to make an agent compact.
+INPUT_TOKENS = 12
+
+
+def last_user_text(request):
+    """The newest user text in a request of either API, so each reply says what it answers and
+    a session written against the mock tells its turns apart."""
+    items = request.get("messages") or request.get("input") or request.get("contents") or []
+    if isinstance(items, str):
+        return items
+    for item in reversed(items):
+        if not isinstance(item, dict) or item.get("role") != "user":
+            continue
+        content = item.get("content", item.get("parts"))
+        if isinstance(content, str):
+            return content
+        texts = [p.get("text", "") for p in content or [] if isinstance(p, dict) and "text" in p]
+        if texts:
+            return texts[-1]
+    return ""
+
+
+def reply_text(request):
+    return REPLY + last_user_text(request)[:80]
+
+
+def sse(events):
+    """Server-sent events with an `event:` line each, as both APIs stream them."""
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+
+
+def anthropic_stream(model, text, n):
+    usage = {"input_tokens": INPUT_TOKENS, "output_tokens": 1}
+    return sse(
+        [
+            {
+                "type": "message_start",
+                "message": {
+                    "id": f"msg_mock_{n}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": usage,
+                },
+            },
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+            {"type": "content_block_stop", "index": 0},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": 5},
+            },
+            {"type": "message_stop"},
+        ]
+    )
+
+
+def anthropic_message(model, text, n):
+    return json.dumps(
+        {
+            "id": f"msg_mock_{n}",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": INPUT_TOKENS, "output_tokens": 5},
+        }
+    ).encode()
+
+
+def responses_stream(model, text, compaction):
+    """A Responses API stream with one output item: a message, or, when Codex asks for a remote
+    compaction (a `compaction_trigger` input item), the opaque `compaction` item it expects."""
+    if compaction:
+        item = {"type": "compaction", "id": "cmp_mock", "encrypted_content": "MOCK-ENCRYPTED-COMPACTION"}
+        done = item
+        parts = []
+    else:
+        item = {"type": "message", "id": "msg_mock", "status": "in_progress", "role": "assistant", "content": []}
+        done = dict(item, status="completed", content=[{"type": "output_text", "text": text, "annotations": []}])
+        part = {"item_id": "msg_mock", "output_index": 0, "content_index": 0}
+        parts = [
+            dict(part, type="response.content_part.added", part={"type": "output_text", "text": ""}),
+            dict(part, type="response.output_text.delta", delta=text),
+            dict(part, type="response.output_text.done", text=text),
+        ]
+    response = {
+        "id": "resp_mock",
+        "object": "response",
+        "created_at": int(time.time()),
+        "status": "in_progress",
+        "model": model,
+        "output": [],
+    }
+    usage = {
+        "input_tokens": INPUT_TOKENS,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 5,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": INPUT_TOKENS + 5,
+    }
+    return sse(
+        [
+            {"type": "response.created", "response": response},
+            {"type": "response.output_item.added", "output_index": 0, "item": item},
+            *parts,
+            {"type": "response.output_item.done", "output_index": 0, "item": done},
+            {
+                "type": "response.completed",
+                "response": dict(response, status="completed", output=[done], usage=usage),
+            },
+        ]
+    )
+
+
+def sample(schema):
+    """The smallest value a JSON schema accepts, for requests that ask for JSON output (Gemini
+    CLI's model router asks for a complexity score)."""
+    kind = str(schema.get("type", "object")).lower()
+    if "enum" in schema:
+        return schema["enum"][0]
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {k: sample(v) for k, v in props.items()}
+    if kind == "array":
+        return []
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 1)
+    if kind == "boolean":
+        return False
+    return "mock"
+
+
+def gemini_response(model, text):
+    """One GenerateContentResponse of the Gemini API, whole or as one streamed chunk."""
+    return {
+        "candidates": [
+            {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}
+        ],
+        "usageMetadata": {
+            "promptTokenCount": INPUT_TOKENS,
+            "candidatesTokenCount": 5,
+            "totalTokenCount": INPUT_TOKENS + 5,
+        },
+        "modelVersion": model,
+    }
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass  # stderr belongs to the test's own diagnostics
+
+    def record(self, body):
+        server = self.server
+        with server.lock:
+            server.count += 1
+            n = server.count
+        # Numbers the reply's ids, unique across runs, so an agent that keys turns by message id
+        # (Claude Code's --resume-session-at) tells every reply apart.
+        self.n = f"{server.token}_{n:03}"
+        try:
+            parsed = json.loads(body) if body else None
+        except ValueError:
+            parsed = body.decode("utf-8", "replace")
+        entry = {"method": self.command, "path": self.path, "body": parsed}
+        (server.record_dir / f"{n:03}.json").write_text(json.dumps(entry))
+        if n >= server.max_requests:
+            threading.Thread(target=server.shutdown, daemon=True).start()
+        return parsed
+
+    def reply(self, status, body, content_type):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        self.record(b"")
+        if self.path.split("?")[0].endswith("/models"):
+            self.reply(200, b'{"data": [], "models": []}', "application/json")
+        else:
+            self.reply(404, b'{"error": {"type": "not_found", "message": "mock"}}', "application/json")
+
+    def do_HEAD(self):
+        self.reply(200, b"", "text/plain")
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        request = self.record(body)
+        request = request if isinstance(request, dict) else {}
+        model = request.get("model") or "mock-model"
+        text = reply_text(request)
+        path = self.path.split("?")[0]
+        if ":" in path.rsplit("/", 1)[-1]:
+            # Gemini: POST /v1beta/models/MODEL:METHOD
+            model, method = path.rsplit("/", 1)[-1].split(":", 1)
+            config = request.get("generationConfig") or {}
+            schema = config.get("responseJsonSchema") or config.get("responseSchema")
+            if config.get("responseMimeType") == "application/json":
+                text = json.dumps(sample(schema or {}))
+            if method == "streamGenerateContent":
+                body = f"data: {json.dumps(gemini_response(model, text))}\n\n".encode()
+                self.reply(200, body, "text/event-stream")
+            elif method == "countTokens":
+                self.reply(200, json.dumps({"totalTokens": INPUT_TOKENS}).encode(), "application/json")
+            else:
+                self.reply(200, json.dumps(gemini_response(model, text)).encode(), "application/json")
+        elif path.endswith("/v1/messages/count_tokens"):
+            self.reply(200, b'{"input_tokens": 12}', "application/json")
+        elif path.endswith("/v1/messages"):
+            if request.get("stream"):
+                self.reply(200, anthropic_stream(model, text, self.n), "text/event-stream")
+            else:
+                self.reply(200, anthropic_message(model, text, self.n), "application/json")
+        elif path.endswith("/responses"):
+            items = request.get("input") if isinstance(request.get("input"), list) else []
+            compaction = any(isinstance(i, dict) and i.get("type") == "compaction_trigger" for i in items)
+            self.reply(200, responses_stream(model, text, compaction), "text/event-stream")
+        else:
+            self.reply(404, b'{"error": {"type": "not_found", "message": "mock"}}', "application/json")
+
+
+def main():
+    global INPUT_TOKENS
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--record", required=True, type=Path)
+    parser.add_argument("--port-file", required=True, type=Path)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--requests", type=int, default=20)
+    parser.add_argument("--input-tokens", type=int, default=INPUT_TOKENS)
+    args = parser.parse_args()
+    INPUT_TOKENS = args.input_tokens
+    args.record.mkdir(parents=True, exist_ok=True)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    server.record_dir = args.record
+    server.max_requests = args.requests
+    server.count = 0
+    server.token = uuid.uuid4().hex[:8]
+    server.lock = threading.Lock()
+    deadline = threading.Timer(args.seconds, server.shutdown)
+    deadline.daemon = True
+    deadline.start()
+    # Written last and renamed into place, so a reader never sees a half-written port.
+    tmp = args.port_file.with_suffix(".tmp")
+    tmp.write_text(str(server.server_address[1]))
+    tmp.rename(args.port_file)
+    server.serve_forever(poll_interval=0.1)
+    server.server_close()
+
+
+if __name__ == "__main__":
+    main()

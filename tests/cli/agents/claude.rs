@@ -1,0 +1,192 @@
+//! Claude Code: each session is placed where `claude --resume` looks for it, resumed with one
+//! prompt against the mock API, and the request Claude Code sends is the judge, before and
+//! after `inject`: on the corpus sessions and on sessions Claude Code itself wrote (rewound with
+//! `--resume-session-at`, compacted with `/compact`).
+
+use std::ffi::OsStr;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::harness::{
+    agent_bin, distinctive, first_field, inject, installed, isolated, prompt_parts, strings,
+};
+use super::SUMMARY;
+use crate::util::fixture;
+
+const PROMPT: &str = "CONDENSE-RESUME-PROMPT: carry on from here.";
+
+/// `claude -p --resume ID PROMPT` with the model API at the mock and every call home switched
+/// off (the namespace would stop them anyway).
+const RESUME: &str = r#"ANTHROPIC_BASE_URL=http://127.0.0.1:$MOCK_PORT ANTHROPIC_API_KEY=sk-ant-test \
+CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1 \
+DISABLE_ERROR_REPORTING=1 exec "$1" -p --resume "$2" "$3" </dev/null"#;
+
+const SESSIONS: [&str; 6] = [
+    "corpus/claude-code/claude-code-viewer-5c0375b4.jsonl",
+    "corpus/claude-code/claude-code-viewer-fe5e1c67.jsonl",
+    "corpus/claude-code/entireio-cli-a6e4c2a0fbd1.jsonl",
+    "corpus/claude-code/kimi-cli-5b2c427a42e0.jsonl",
+    "agents/claude-rewind.jsonl",
+    "agents/claude-compacted.jsonl",
+];
+
+fn ready() -> bool {
+    installed(
+        "Claude Code (@anthropic-ai/claude-code)",
+        &agent_bin("claude"),
+    )
+}
+
+/// The messages of the model request Claude Code sends on resuming `session`.
+fn resume(session: &Path) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    // Claude Code looks in the project folder of its working directory, named by the path with
+    // every character but letters and digits made '-' (the dot here checks that rule).
+    let project = dir.path().join("the.project");
+    std::fs::create_dir_all(&project).unwrap();
+    let slug: String = project
+        .to_str()
+        .unwrap()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let id = first_field(session, "/sessionId");
+    let folder = home.join(".claude/projects").join(slug);
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(session, folder.join(format!("{id}.jsonl"))).unwrap();
+    let requests = isolated(
+        &dir.path().join("record"),
+        &project,
+        &[("HOME", home.as_os_str())],
+        RESUME,
+        &[
+            agent_bin("claude").as_os_str(),
+            OsStr::new(&id),
+            OsStr::new(PROMPT),
+        ],
+    );
+    requests
+        .into_iter()
+        .rev()
+        .filter(|r| {
+            r["method"] == "POST" && r["path"].as_str().unwrap().starts_with("/v1/messages")
+        })
+        .map(|r| r["body"]["messages"].clone())
+        .find(|messages| strings(messages).contains(PROMPT))
+        .unwrap_or_else(|| {
+            panic!(
+                "{}: Claude Code sent no request with the prompt",
+                session.display()
+            )
+        })
+}
+
+#[test]
+fn claude_code_resumes_the_summary_and_the_tail_and_sends_less() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for file in SESSIONS {
+        let session = fixture(file);
+        let before = resume(&session);
+        let after = resume(&inject(&session, SUMMARY, &[], dir.path(), "s.jsonl"));
+        let (b, sent) = (before.as_array().unwrap(), strings(&after));
+        assert!(
+            sent.contains(SUMMARY),
+            "{file}: the summary is not in Claude Code's request"
+        );
+        // The last message before the new prompt was kept; the first one was compacted.
+        let last = distinctive(&b[b.len() - 2]);
+        assert!(
+            !last.is_empty() && sent.contains(&last),
+            "{file}: the kept tail is lost: {last:.80}"
+        );
+        let first = distinctive(&b[0]);
+        assert!(
+            !first.is_empty() && !sent.contains(&first),
+            "{file}: the first message survived: {first:.80}"
+        );
+        let size = |m: &Value| serde_json::to_string(m).unwrap().len();
+        assert!(
+            size(&after) < size(&before),
+            "{file}: the request grew from {} to {} bytes",
+            size(&before),
+            size(&after)
+        );
+    }
+}
+
+#[test]
+fn a_rewound_session_keeps_the_newest_turn_and_drops_the_abandoned_one() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let session = fixture("agents/claude-rewind.jsonl");
+    // Claude Code itself follows the new branch of the fixture.
+    let before = strings(&resume(&session));
+    assert!(before.contains("NEWEST-CC-Q2") && !before.contains("ABANDONED"));
+    for preserve in ["2", "3"] {
+        let name = format!("claude-rewind --preserve {preserve}");
+        let out = inject(
+            &session,
+            SUMMARY,
+            &["--preserve", preserve],
+            dir.path(),
+            "r.jsonl",
+        );
+        let sent = strings(&resume(&out));
+        assert!(sent.contains(SUMMARY), "{name}: no summary");
+        assert!(
+            sent.contains("NEWEST-CC-Q2"),
+            "{name}: the newest question is lost"
+        );
+        assert!(
+            !sent.contains("ABANDONED"),
+            "{name}: the abandoned branch is back"
+        );
+        let request = prompt_parts(&session, &["--preserve", preserve]).concat();
+        assert!(
+            !request.contains("ABANDONED"),
+            "{name}: the request holds the abandoned branch"
+        );
+    }
+}
+
+#[test]
+fn a_session_claude_code_compacted_is_compacted_from_its_latest_epoch() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let session = fixture("agents/claude-compacted.jsonl");
+    let before = strings(&resume(&session));
+    assert!(
+        !before.contains("CC-OLD-Q1"),
+        "Claude Code itself sends the old epoch"
+    );
+    let request = prompt_parts(&session, &[]).concat();
+    assert!(
+        !request.contains("CC-OLD-Q1"),
+        "the request holds the epoch before /compact"
+    );
+    assert!(
+        request.contains("CC-NEW-Q3"),
+        "the request lacks the turns after /compact"
+    );
+    let sent = strings(&resume(&inject(
+        &session,
+        SUMMARY,
+        &[],
+        dir.path(),
+        "c.jsonl",
+    )));
+    assert!(sent.contains(SUMMARY) && sent.contains("CC-NEW-Q4"));
+    assert!(
+        !sent.contains("CC-OLD-Q1"),
+        "the old epoch is back in Claude Code's request"
+    );
+}

@@ -1,0 +1,131 @@
+//! Codex CLI: each rollout is placed where `codex exec resume` looks for it, resumed with one
+//! prompt against the mock API through the built-in `openai` provider (Codex refuses a custom
+//! provider on resume), and the request Codex sends is the judge, before and after `inject`, on
+//! rollouts Codex itself wrote (one with its own compaction). The corpus rollout is not used:
+//! it is a trimmed fixture of another project that Codex 0.171 refuses to load
+//! (`history_mode: "default"` is not one of its variants).
+
+use std::ffi::OsStr;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::harness::{agent_bin, first_field, inject, installed, isolated, strings};
+use super::SUMMARY;
+use crate::util::fixture;
+
+const PROMPT: &str = "CONDENSE-RESUME-PROMPT: carry on from here.";
+
+/// Codex's config, the mock's port filled in inside the namespace.
+const CONFIG: &str = r#"openai_base_url = "http://127.0.0.1:@PORT@/v1"
+check_for_update_on_startup = false
+[analytics]
+enabled = false
+"#;
+
+const RESUME: &str = r#"sed "s/@PORT@/$MOCK_PORT/" "$CODEX_HOME/config.in" >"$CODEX_HOME/config.toml" &&
+OPENAI_API_KEY=sk-test exec "$1" exec --skip-git-repo-check resume "$2" "$3" </dev/null"#;
+
+const SESSIONS: [&str; 2] = ["agents/codex-turns.jsonl", "agents/codex-compacted.jsonl"];
+
+fn ready() -> bool {
+    installed("Codex CLI (@openai/codex)", &agent_bin("codex"))
+}
+
+/// The input items of the model request Codex sends on resuming `session`.
+fn resume(session: &Path) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let codex_home = home.join(".codex");
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let id = first_field(session, "/payload/id");
+    let stamp = first_field(session, "/payload/timestamp");
+    // sessions/YYYY/MM/DD/rollout-YYYY-MM-DDTHH-MM-SS-<id>.jsonl, as Codex names its rollouts.
+    let folder = codex_home
+        .join("sessions")
+        .join(stamp[..10].replace('-', "/"));
+    std::fs::create_dir_all(&folder).unwrap();
+    let name = format!("rollout-{}-{id}.jsonl", stamp[..19].replace(':', "-"));
+    std::fs::copy(session, folder.join(name)).unwrap();
+    std::fs::write(codex_home.join("config.in"), CONFIG).unwrap();
+    let requests = isolated(
+        &dir.path().join("record"),
+        &project,
+        &[
+            ("HOME", home.as_os_str()),
+            ("CODEX_HOME", codex_home.as_os_str()),
+        ],
+        RESUME,
+        &[
+            agent_bin("codex").as_os_str(),
+            OsStr::new(&id),
+            OsStr::new(PROMPT),
+        ],
+    );
+    requests
+        .into_iter()
+        .rev()
+        .filter(|r| r["method"] == "POST" && r["path"].as_str().unwrap().ends_with("/responses"))
+        .map(|r| r["body"]["input"].clone())
+        .find(|input| strings(input).contains(PROMPT))
+        .unwrap_or_else(|| {
+            panic!(
+                "{}: Codex sent no request with the prompt",
+                session.display()
+            )
+        })
+}
+
+/// The text of the input messages with `role`, in order, without the ones Codex writes itself
+/// into the user role (`<environment_context>`, AGENTS.md and other tagged instructions; Codex's
+/// own `collect_user_messages` leaves them out the same way).
+fn texts(input: &Value, role: &str) -> Vec<String> {
+    input
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|item| item["type"] == "message" && item["role"] == role)
+        .map(strings)
+        .filter(|text| !text.starts_with('<') && !text.starts_with("# AGENTS.md"))
+        .collect()
+}
+
+#[test]
+fn codex_resumes_the_summary_and_the_latest_request_and_sends_less() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for file in SESSIONS {
+        let session = fixture(file);
+        let before = resume(&session);
+        let after = resume(&inject(&session, SUMMARY, &[], dir.path(), "rollout.jsonl"));
+        let sent = strings(&after);
+        assert!(
+            sent.contains(SUMMARY),
+            "{file}: the summary is not in Codex's request"
+        );
+        // The user's last request before the new prompt survives (Codex's own compaction keeps
+        // recent user messages); the first answer, compacted, does not.
+        let users = texts(&before, "user");
+        let last_request = users[users.len() - 2].trim().to_owned();
+        assert!(
+            sent.contains(&last_request),
+            "{file}: the last request is lost: {last_request:.80}"
+        );
+        let answers = texts(&before, "assistant");
+        let first_answer = answers.first().expect("an answer").trim().to_owned();
+        assert!(
+            !sent.contains(&first_answer),
+            "{file}: the first answer survived: {first_answer:.80}"
+        );
+        let size = |v: &Value| serde_json::to_string(v).unwrap().len();
+        assert!(
+            size(&after) < size(&before),
+            "{file}: the request grew from {} to {} bytes",
+            size(&before),
+            size(&after)
+        );
+    }
+}

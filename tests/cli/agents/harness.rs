@@ -1,0 +1,228 @@
+//! How the agent tests reach the real agents: where the pinned installs are, what a missing one
+//! means (a failure in CI, a visible skip elsewhere), running condense and the loader scripts in
+//! tests/agents/, and resuming a session with an agent against the mock API in a network
+//! namespace of its own.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::util::condense;
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The npm agents folder `.ci/install-agents` fills (or `$CONDENSE_AGENTS_DIR`).
+pub fn agents_dir() -> PathBuf {
+    std::env::var_os("CONDENSE_AGENTS_DIR")
+        .map_or_else(|| repo().join("target/agents"), PathBuf::from)
+}
+
+/// The executable an npm agent package installs, e.g. `claude`.
+pub fn agent_bin(name: &str) -> PathBuf {
+    agents_dir().join("node_modules/.bin").join(name)
+}
+
+/// The Python of the kimi-cli venv (or `$CONDENSE_KIMI_PYTHON`).
+pub fn kimi_python() -> PathBuf {
+    std::env::var_os("CONDENSE_KIMI_PYTHON")
+        .map_or_else(|| repo().join("target/kimi-venv/bin/python"), PathBuf::from)
+}
+
+/// A loader or driver script of ours in tests/agents/.
+pub fn script(name: &str) -> PathBuf {
+    repo().join("tests/agents").join(name)
+}
+
+/// Whether `what` is installed at `path`. A test that needs it returns when it is not: in CI
+/// that is a failure (a suite that passes without its agents proves nothing), elsewhere a skip
+/// that says so on stderr.
+pub fn installed(what: &str, path: &Path) -> bool {
+    if path.exists() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must install {what} at {} (see .ci/install-agents)",
+        path.display()
+    );
+    eprintln!(
+        "skipped: {what} is not installed at {} (run .ci/install-agents)",
+        path.display()
+    );
+    false
+}
+
+/// Runs `cmd`, requires success, and parses its stdout as one JSON value.
+pub fn run_json(cmd: &mut Command) -> Value {
+    let output = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        output.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{cmd:?}: stdout is not JSON: {e}"))
+}
+
+/// A node loader script run on `session`, e.g. `pi-context.mjs`.
+pub fn node_loader(name: &str, session: &Path) -> Value {
+    run_json(Command::new("node").arg(script(name)).arg(session))
+}
+
+/// `condense ARGS`, required to succeed; its stdout.
+pub fn condense_ok<S: AsRef<OsStr>>(args: &[S]) -> Vec<u8> {
+    let output = condense().args(args).output().expect("condense runs");
+    assert!(
+        output.status.success(),
+        "condense {:?}: {}",
+        args.iter().map(AsRef::as_ref).collect::<Vec<_>>(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
+}
+
+/// `condense inject --summary SUMMARY EXTRA SESSION`, written to `dir/NAME`.
+pub fn inject(session: &Path, summary: &str, extra: &[&str], dir: &Path, name: &str) -> PathBuf {
+    let summary_file = dir.join(format!("{name}.summary.md"));
+    std::fs::write(&summary_file, summary).unwrap();
+    let mut args: Vec<&OsStr> = vec!["inject".as_ref(), "--summary".as_ref()];
+    args.push(summary_file.as_os_str());
+    args.extend(extra.iter().map(OsStr::new));
+    args.push(session.as_os_str());
+    let out = dir.join(name);
+    std::fs::write(&out, condense_ok(&args)).unwrap();
+    out
+}
+
+/// The text parts of the user message `condense prompt --format jsonl EXTRA SESSION` prints.
+pub fn prompt_parts(session: &Path, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<&OsStr> = vec!["prompt".as_ref(), "--format".as_ref(), "jsonl".as_ref()];
+    args.extend(extra.iter().map(OsStr::new));
+    args.push(session.as_os_str());
+    let stdout = String::from_utf8(condense_ok(&args)).unwrap();
+    let user: Value = serde_json::from_str(stdout.lines().nth(1).expect("a user line")).unwrap();
+    user["content"]
+        .as_array()
+        .expect("content parts")
+        .iter()
+        .map(|part| part["text"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// Every string inside `value` (keys left out), one per line: what a request or a context
+/// carries as text, searchable whatever the JSON escaping.
+pub fn strings(value: &Value) -> String {
+    fn walk(value: &Value, out: &mut String) {
+        match value {
+            Value::String(s) => {
+                out.push_str(s);
+                out.push('\n');
+            }
+            Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
+            Value::Object(map) => map.values().for_each(|v| walk(v, out)),
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    walk(value, &mut out);
+    out
+}
+
+/// The requests mock_api.py recorded in `dir`, in order.
+pub fn recorded(dir: &Path) -> Vec<Value> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+        .iter()
+        .map(|f| serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap())
+        .collect()
+}
+
+/// Runs `sh -c SHELL_SCRIPT sh ARGS` through tests/agents/isolated.sh: in a network namespace
+/// with loopback only, beside a mock API recording into `record`, with `env` and nothing else
+/// but PATH in the environment, from `cwd`. Returns the recorded requests.
+pub fn isolated(
+    record: &Path,
+    cwd: &Path,
+    env: &[(&str, &OsStr)],
+    shell_script: &str,
+    args: &[&OsStr],
+) -> Vec<Value> {
+    let mut cmd = Command::new(script("isolated.sh"));
+    cmd.arg(record)
+        .arg("120")
+        .args(["sh", "-c", shell_script, "sh"])
+        .args(args)
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    for (key, value) in env {
+        cmd.env(key, value);
+    }
+    let output = cmd.output().expect("isolated.sh runs");
+    assert!(
+        output.status.success(),
+        "{shell_script} {args:?} failed ({}):\n{}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    recorded(record)
+}
+
+/// The longest line of text in a request message, leaving out the reminders the agent itself
+/// adds to every request (`<system-reminder>` blocks), cut to 200 bytes: a piece of text that
+/// belongs to this message alone.
+pub fn distinctive(message: &Value) -> String {
+    let text = strings(message);
+    let own = text
+        .split("<system-reminder>")
+        .enumerate()
+        // Every piece after a marker starts inside a reminder; only its text after the closing
+        // tag is the message's own.
+        .filter_map(|(i, piece)| {
+            if i == 0 {
+                Some(piece)
+            } else {
+                piece.split_once("</system-reminder>").map(|(_, rest)| rest)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let longest = own
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .max_by_key(|line| line.len())
+        .unwrap_or_default();
+    let mut end = longest.len().min(200);
+    while !longest.is_char_boundary(end) {
+        end -= 1;
+    }
+    longest[..end].to_owned()
+}
+
+/// The first string found at `pointer` on any line of a JSONL file.
+pub fn first_field(session: &Path, pointer: &str) -> String {
+    std::fs::read_to_string(session)
+        .unwrap()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find_map(|v| {
+            v.pointer(pointer)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| panic!("{}: no {pointer}", session.display()))
+}

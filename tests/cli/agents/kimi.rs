@@ -1,0 +1,157 @@
+//! kimi-cli: its own `Context` restores condense's output (messages, checkpoint ids, token
+//! count), and its own `SimpleCompaction.prepare` builds the same `## Message N` blocks as
+//! `condense prompt`, on the corpus `context.jsonl` files and on condense's compacted output.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use super::harness::{inject, installed, kimi_python, prompt_parts, run_json, script};
+use super::SUMMARY;
+use crate::util::{condense, fixture};
+
+const SESSIONS: [&str; 2] = [
+    "corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl",
+    "corpus/openai-chat/kimi-cli-swebench-531d195b_read_1.jsonl",
+];
+
+/// The marker kimi-cli's compaction puts before its summary (`COMPACTION_OUTPUT_PREFIX`).
+const PREFIX: &str =
+    "<system>Previous context has been compacted. Here is the compaction output:</system>";
+
+fn ready() -> bool {
+    installed("kimi-cli 1.49.0 (target/kimi-venv)", &kimi_python())
+}
+
+fn kimi(script_name: &str, args: &[&str], session: &Path) -> Value {
+    run_json(
+        Command::new(kimi_python())
+            .arg(script(script_name))
+            .arg(session)
+            .args(args),
+    )
+}
+
+fn messages(context: &Value) -> Vec<Value> {
+    context["messages"].as_array().unwrap().clone()
+}
+
+fn numbers(context: &Value, key: &str) -> Vec<u64> {
+    context[key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn kimi_restores_the_summary_the_tail_fresh_checkpoints_and_a_fresh_token_count() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for file in SESSIONS {
+        let session = fixture(file);
+        let before = kimi("kimi_context.py", &[], &session);
+        let out = inject(&session, SUMMARY, &[], dir.path(), "context.jsonl");
+        let after = kimi("kimi_context.py", &[], &out);
+        let (b, a) = (messages(&before), messages(&after));
+        assert_eq!(
+            after["rejected"], 0,
+            "{file}: kimi skipped records of the output"
+        );
+        let first = a[0]["text"].as_str().unwrap();
+        assert!(
+            a[0]["role"] == "user" && first.starts_with(PREFIX) && first.contains(SUMMARY),
+            "{file}: kimi's first message is not the compaction output: {first:.120}"
+        );
+        assert!(a.len() >= 2, "{file}: nothing kept after the summary");
+        assert!(
+            b.ends_with(&a[1..]),
+            "{file}: the kept messages are not the original's last"
+        );
+        assert!(
+            !a.contains(&b[0]),
+            "{file}: the first message survived compaction"
+        );
+        assert!(
+            a.len() < b.len(),
+            "{file}: {} messages, were {}",
+            a.len(),
+            b.len()
+        );
+        // kimi's own compaction starts the file over: checkpoint 0, then 1, 2, ... as turns come.
+        let ids = numbers(&after, "checkpoint_ids");
+        assert!(
+            !ids.is_empty(),
+            "{file}: no checkpoint, so /undo has nowhere to go"
+        );
+        assert_eq!(
+            ids,
+            (0..ids.len() as u64).collect::<Vec<_>>(),
+            "{file}: checkpoint ids do not count from 0"
+        );
+        assert_eq!(
+            after["n_checkpoints"],
+            ids.len(),
+            "{file}: kimi's next checkpoint id"
+        );
+        // The token count kimi resumes with describes the new context, not the old one.
+        let (old, new) = (
+            before["token_count"].as_u64().unwrap(),
+            after["token_count"].as_u64().unwrap(),
+        );
+        assert!(new > 0 && new < old, "{file}: token count {new}, was {old}");
+        let stale: HashSet<u64> = numbers(&before, "usage_counts").into_iter().collect();
+        let carried: Vec<u64> = numbers(&after, "usage_counts")
+            .into_iter()
+            .filter(|n| stale.contains(n))
+            .collect();
+        assert!(
+            carried.is_empty(),
+            "{file}: stale _usage records carried over: {carried:?}"
+        );
+    }
+}
+
+#[test]
+fn kimi_builds_the_same_message_blocks_as_condense_prompt() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for file in SESSIONS {
+        let session = fixture(file);
+        // The compacted output too: a second compaction must agree with kimi's as well.
+        let compacted = inject(&session, SUMMARY, &[], dir.path(), "context.jsonl");
+        for (name, input) in [
+            (file.to_owned(), session),
+            (format!("{file} injected"), compacted),
+        ] {
+            for preserve in ["2", "3"] {
+                let theirs = kimi("kimi_prepare.py", &[preserve], &input);
+                if theirs["parts"].is_null() {
+                    // kimi has nothing to compact here; condense must say the same (exit 4).
+                    condense()
+                        .args(["prompt", "--preserve", preserve])
+                        .arg(&input)
+                        .assert()
+                        .code(4);
+                    continue;
+                }
+                let theirs: Vec<String> = serde_json::from_value(theirs["parts"].clone()).unwrap();
+                let ours = prompt_parts(&input, &["--preserve", preserve]);
+                // The last part is the prompt body: condense's own by design.
+                assert!(theirs.len() > 1, "{name}: kimi's request has no messages");
+                assert_eq!(
+                    ours[..ours.len() - 1],
+                    theirs[..theirs.len() - 1],
+                    "{name} --preserve {preserve}: the message blocks differ from kimi's"
+                );
+            }
+        }
+    }
+}
