@@ -16,8 +16,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::cli::{EstimateArgs, ReportFormat};
-use crate::cmd::shared::sources;
 use crate::cmd::settings;
+use crate::cmd::shared::sources;
 use crate::input::{for_each_block, Line, Source};
 use crate::measure::{compaction_due, Measure, RecordMeasure};
 use crate::output::{self, Warnings};
