@@ -86,6 +86,16 @@ pub enum Command {
     /// backups `inject --in-place` made beside them (FILE.bak, FILE.bak.N), listed first.
     /// --show prints an epoch's original records byte for byte; --search finds them.
     History(HistoryArgs),
+    /// Compact a session in one command: with an LLM CLI, or down the ACF ladder to a budget.
+    ///
+    /// --llm CMD runs CMD through `sh -c` with the compaction request on its standard input and
+    /// the compactor's system prompt in $CONDENSE_SYSTEM (and the config file's
+    /// compaction_model in $CONDENSE_MODEL), e.g. --llm 'llm -s "$CONDENSE_SYSTEM"'; its output
+    /// is the summary. --budget N writes the richest form whose live context fits N tokens: the
+    /// session unchanged if it fits (exit 4), the LLM's summary (with --llm), caveman's, then
+    /// bare's. The rung taken is said on standard error. A failing CMD, an empty summary or one
+    /// over --summary-tokens leaves the session untouched (exit 1).
+    Compact(CompactArgs),
     /// List the session files of the known agents, newest first.
     ///
     /// Searches Claude Code, Codex, kimi-cli, pi and Gemini CLI session places (each overridable
@@ -403,18 +413,53 @@ pub struct InjectArgs {
     #[arg(long, value_enum, default_value = "jsonl")]
     pub format: InjectFormat,
 
-    /// Rewrite FILE itself, atomically, keeping the original as FILE.bak.
-    #[arg(long, conflicts_with = "format")]
-    pub in_place: bool,
+    /// Writing FILE itself.
+    #[command(flatten)]
+    pub in_place: InPlaceArgs,
+}
 
-    /// The suffix of the backup --in-place keeps.
+/// Writing the session file itself, shared by the commands that compact it.
+#[derive(Debug, Args)]
+pub struct InPlaceArgs {
+    /// Compact FILE itself, safely while its agent is still writing it.
+    ///
+    /// Where the result only adds records at the end (the append-only formats: Claude Code,
+    /// Codex, pi), they are appended in one write: lines the agent writes meanwhile stay, the
+    /// history before them is untouched and no backup is made. Otherwise FILE is replaced
+    /// atomically and the original kept as FILE.bak, or FILE.bak.1, FILE.bak.2, … when that name
+    /// is taken: a backup is never overwritten, and the highest number is the newest (`ls -v
+    /// FILE.bak*`; restore with `mv FILE.bak.N FILE`). A replace is refused while another process
+    /// has FILE open for writing. A symlinked FILE: the file it points to is compacted (its
+    /// backup goes beside it) and the link is kept. Only regular files.
+    #[arg(long = "in-place")]
+    pub enabled: bool,
+
+    /// With --in-place: always replace FILE (with a backup) rather than append, for a new file
+    /// instead of a longer log.
+    #[arg(long, requires = "enabled")]
+    pub rewrite: bool,
+
+    /// The suffix of the backups --in-place keeps (not empty, no `/`).
     #[arg(
         long,
         value_name = "SUFFIX",
         default_value = ".bak",
-        requires = "in_place"
+        requires = "enabled",
+        value_parser = backup_suffix
     )]
     pub backup_suffix: String,
+}
+
+/// A backup suffix: an empty one would name the backup as the session itself, and one with a
+/// `/` would put it in another directory.
+fn backup_suffix(suffix: &str) -> Result<String, String> {
+    if suffix.is_empty() {
+        return Err("the backup would be FILE itself; give a suffix such as .bak".to_owned());
+    }
+    if suffix.contains('/') {
+        return Err("a suffix cannot hold `/`: backups stay beside FILE".to_owned());
+    }
+    Ok(suffix.to_owned())
 }
 
 /// Output forms of `caveman`.
@@ -665,6 +710,63 @@ pub struct HistoryArgs {
     /// Output form of the list.
     #[arg(long, value_enum, default_value = "json")]
     pub format: ReportFormat,
+}
+
+/// What `compact` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompactFormat {
+    /// The compacted session in its own format.
+    Jsonl,
+    /// ACF's handoff document: original request, elision marker, current state, summary.
+    Markdown,
+    /// A JSON line: the rung taken and the live context's tokens before and after (the
+    /// session goes to the file with --in-place, nowhere without).
+    Json,
+}
+
+/// The arguments of `condense compact`.
+#[derive(Debug, Args)]
+pub struct CompactArgs {
+    /// Where the transcript comes from.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Which records to keep.
+    #[command(flatten)]
+    pub plan: PlanArgs,
+
+    /// The LLM command that writes the summary (run with `sh -c`; the request on its standard
+    /// input, the system prompt in $CONDENSE_SYSTEM).
+    #[arg(long, value_name = "CMD")]
+    pub llm: Option<String>,
+
+    /// Walk the ladder: write the richest form whose live context fits this many tokens.
+    #[arg(long, value_name = "TOKENS")]
+    pub budget: Option<u64>,
+
+    /// Refuse an LLM summary longer than this many tokens (the session is left untouched).
+    #[arg(long, value_name = "TOKENS")]
+    pub summary_tokens: Option<u64>,
+
+    /// Fit the request to the LLM into this many tokens (as `prompt --max-tokens`).
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+
+    /// The prompt body of the request (the config file's prompt wins over the default).
+    #[arg(long, value_enum, default_value = "structured")]
+    pub style: Style,
+
+    /// A focus for the summary, appended under the custom-instruction marker.
+    #[arg(long, value_name = "TEXT")]
+    pub instructions: Option<String>,
+
+    /// What to write.
+    #[arg(long, value_enum, default_value = "jsonl")]
+    pub format: CompactFormat,
+
+    /// Writing FILE itself.
+    #[command(flatten)]
+    pub in_place: InPlaceArgs,
 }
 
 /// The arguments of `condense sessions`.

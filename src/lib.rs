@@ -15,6 +15,7 @@ pub mod history;
 pub mod input;
 pub mod measure;
 pub mod output;
+pub mod persist;
 pub mod plan;
 pub mod prompts;
 pub mod request;
@@ -82,12 +83,16 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Split(args) => cmd::split::run(&args, out),
         Command::Prompt(args) => cmd::prompt::run(&args, out),
         Command::Inject(args) => {
-            cmd::shared::refuse_compressed_in_place(&args)?;
+            cmd::shared::refuse_compressed_in_place(&args.input, &args.in_place)?;
             cmd::inject::run(&args, out)
         }
         Command::Caveman(args) => cmd::caveman::run(&args, out),
         Command::Bare(args) => cmd::bare::run(&args, out),
         Command::History(args) => cmd::history::run(&args, out),
+        Command::Compact(args) => {
+            cmd::shared::refuse_compressed_in_place(&args.input, &args.in_place)?;
+            cmd::compact::run(&args, out)
+        }
         Command::Sessions(args) => cmd::sessions::run(&args, out),
         Command::Completions(args) => cmd::completions::run(&args, out),
         Command::Man(args) => cmd::man::run(&args, out),

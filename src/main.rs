@@ -6,12 +6,11 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use condense::cli::Cli;
-use condense::output::sanitize;
+use condense::output::{sanitize, Stdout};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut out = BufWriter::with_capacity(1 << 16, Stdout::new());
     let result = condense::run(cli, &mut out).and_then(|outcome| {
         out.flush()?;
         Ok(outcome)

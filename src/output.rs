@@ -2,13 +2,79 @@
 //! `main`, and diagnostics to stderr with control characters made visible.
 //!
 //! stdout is data, stderr is talk. Transcript text can hold terminal escape codes, so nothing
-//! reaches stderr without passing through [`sanitize`].
+//! reaches stderr without passing through [`sanitize`]. A failed write to stdout says it was
+//! stdout ([`Stdout`]); a closed stdout is an error, not a silent loss of the output.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
+
+/// Standard output, whose write errors name it (`stdout: No space left on device`) and keep
+/// their kind, so that a reader that went away (`BrokenPipe`) is still told apart.
+pub struct Stdout {
+    out: io::StdoutLock<'static>,
+    closed: bool,
+}
+
+impl Stdout {
+    /// The locked process stdout.
+    pub fn new() -> Self {
+        Stdout {
+            out: io::stdout().lock(),
+            closed: stdout_was_closed(),
+        }
+    }
+
+    fn named(error: io::Error) -> io::Error {
+        io::Error::new(error.kind(), format!("stdout: cannot write: {error}"))
+    }
+}
+
+impl Default for Stdout {
+    fn default() -> Self {
+        Stdout::new()
+    }
+}
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.closed {
+            return Err(io::Error::other(
+                "stdout: cannot write: it is closed (>&-); redirect it to /dev/null to discard the \
+                 output",
+            ));
+        }
+        self.out.write(buf).map_err(Stdout::named)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        self.out.flush().map_err(Stdout::named)
+    }
+}
+
+/// Whether the process was started with stdout closed (`>&-`). The Rust runtime reopens a
+/// closed standard descriptor on `/dev/null`, read-write, before `main`, so writes would vanish
+/// without an error; that is what is looked for. A shell's `>/dev/null` opens it write-only, and
+/// a daemon that points every standard descriptor at `/dev/null` read-write (stdin too) is left
+/// alone, as it means to discard the output.
+fn stdout_was_closed() -> bool {
+    use rustix::fs::{fcntl_getfl, fstat, major, minor, FileType, OFlags};
+    let runtime_null = |fd: std::os::fd::BorrowedFd<'_>| {
+        let null = fstat(fd).is_ok_and(|stat| {
+            FileType::from_raw_mode(stat.st_mode) == FileType::CharacterDevice
+                && major(stat.st_rdev) == 1
+                && minor(stat.st_rdev) == 3
+        });
+        null && fcntl_getfl(fd).is_ok_and(|flags| flags & OFlags::ACCMODE == OFlags::RDWR)
+    };
+    use std::os::fd::AsFd;
+    runtime_null(io::stdout().as_fd()) && !runtime_null(io::stdin().as_fd())
+}
 
 /// Writes `value` as one compact JSON line.
 pub fn write_json_line(out: &mut dyn Write, value: &impl Serialize) -> io::Result<()> {

@@ -1,7 +1,7 @@
 //! `condense inject`: the compacted transcript (or ACF handoff document), to stdout or, with
-//! `--in-place`, atomically over the input file.
+//! `--in-place`, into the input file through [`persist`] (appended or safely replaced).
 
-use std::fs::{self, File};
+use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -9,13 +9,14 @@ use anyhow::{bail, Context, Result};
 
 use super::compaction::compaction;
 use super::shared::{
-    load_options, plan_for, read_source, single_source, transcript_warnings, PlanReport,
+    check_plan, load_options, plan_for, read_source, single_source, transcript_warnings, PlanReport,
 };
 use crate::cli::{InjectArgs, InjectFormat};
 use crate::handoff::{self, Handoff};
 use crate::input::Source;
 use crate::output::Warnings;
-use crate::plan::{fingerprint, plan, Plan};
+use crate::persist::{self, guard};
+use crate::plan::Plan;
 use crate::summary;
 use crate::tokens::Tokenizer;
 use crate::transcript::load::Transcript;
@@ -28,8 +29,52 @@ pub fn run(args: &InjectArgs, out: &mut dyn Write) -> Result<Outcome> {
     let source = single_source(&args.input)?;
     let in_place = in_place_target(args, &source)?;
     let summary = read_summary(&args.summary, &source)?;
+    if let Some(path) = in_place {
+        return inject_in_place(args, &path, &summary);
+    }
     let bytes = read_source(&source)?;
-    let transcript = Transcript::parse(&source.name(), &bytes, load_options(&args.input))?;
+    let (outcome, warnings) = compact(args, &summary, &source.name(), &bytes, out, true)?;
+    warnings.print();
+    Ok(outcome)
+}
+
+/// `--in-place`: the build of [`persist::in_place`] is the compaction of what the file holds
+/// at that moment (it may run again if the agent wrote meanwhile).
+fn inject_in_place(args: &InjectArgs, path: &Path, summary: &str) -> Result<Outcome> {
+    let mut inputs = vec![args.summary.as_path()];
+    inputs.extend(args.plan_file.as_deref());
+    let options = persist::Options {
+        backup_suffix: &args.in_place.backup_suffix,
+        strategy: if args.in_place.rewrite {
+            persist::Strategy::Replace
+        } else {
+            persist::Strategy::Extend
+        },
+        inputs: &inputs,
+    };
+    let name = path.display().to_string();
+    let done = persist::in_place(path, &options, |bytes, out| {
+        compact(args, summary, &name, bytes, out, false)
+    })?;
+    let (outcome, mut warnings) = done.value;
+    for warning in done.warnings {
+        warnings.push(warning);
+    }
+    warnings.print();
+    Ok(outcome)
+}
+
+/// Writes the compacted transcript of `bytes` to `out` (or them unchanged, for a no-op plan);
+/// with `dry_run`, once to nowhere first, so that nothing reaches `out` if writing fails.
+fn compact(
+    args: &InjectArgs,
+    summary: &str,
+    name: &str,
+    bytes: &[u8],
+    out: &mut dyn Write,
+    dry_run: bool,
+) -> Result<(Outcome, Warnings)> {
+    let transcript = Transcript::parse(name, bytes, load_options(&args.input))?;
     if let Some(index) = transcript.incomplete {
         bail!(
             "{}:{}: the last line is cut off (a session still being written?); injecting now \
@@ -51,14 +96,11 @@ pub fn run(args: &InjectArgs, out: &mut dyn Write) -> Result<Outcome> {
             transcript.name,
             noop.reason()
         ));
-        if in_place.is_none() {
-            out.write_all(&bytes)?;
-        }
-        warnings.print();
-        return Ok(Outcome::NothingToCompact);
+        out.write_all(bytes)?;
+        return Ok((Outcome::NothingToCompact, warnings));
     }
 
-    let compacted = compaction(&transcript, &plan, &summary, tokenizer);
+    let compacted = compaction(&transcript, &plan, summary, tokenizer);
     let write = |out: &mut dyn Write| -> Result<()> {
         match args.format {
             InjectFormat::Jsonl => {
@@ -70,25 +112,29 @@ pub fn run(args: &InjectArgs, out: &mut dyn Write) -> Result<Outcome> {
                 Ok(sink.finish()?)
             }
             InjectFormat::Markdown => Ok(out.write_all(
-                handoff_document(args, &transcript, &plan, &summary, tokenizer).as_bytes(),
+                handoff_document(args, &transcript, &plan, summary, tokenizer).as_bytes(),
             )?),
         }
     };
     // A dry run first: a writer that finds the input unusable fails before any byte reaches
     // the real output, and the result is streamed rather than held in memory a second time.
-    write(&mut std::io::sink())?;
-    match in_place {
-        Some(path) => replace_atomically(&path, &args.backup_suffix, write)?,
-        None => write(out)?,
+    // (In place, the output is a temporary file or an in-memory extension until it is whole.)
+    if dry_run {
+        write(&mut std::io::sink())?;
     }
-    warnings.print();
-    Ok(Outcome::Success)
+    write(out)?;
+    Ok((Outcome::Success, warnings))
 }
 
 /// The file `--in-place` rewrites: the one FILE argument, which must be a file.
 fn in_place_target(args: &InjectArgs, source: &Source) -> Result<Option<PathBuf>> {
-    if !args.in_place {
+    if !args.in_place.enabled {
         return Ok(None);
+    }
+    if args.format != InjectFormat::Jsonl {
+        let why = "--in-place writes the session itself; --format markdown writes a document to \
+                   standard output";
+        return Err(crate::UsageError(why.to_owned()).into());
     }
     match source {
         Source::File(path) => Ok(Some(path.clone())),
@@ -107,18 +153,20 @@ fn read_summary(path: &Path, transcript: &Source) -> Result<String> {
             .context("<stdin>: cannot read the summary")?;
         raw
     } else {
-        if let Source::File(transcript) = transcript {
-            let same = matches!(
-                (fs::canonicalize(path), fs::canonicalize(transcript)),
-                (Ok(a), Ok(b)) if a == b
+        // By inode, so a hard link, a symlink or `/dev/stdin` is seen through.
+        let same = match transcript {
+            Source::File(transcript) => guard::same_file(path, transcript),
+            Source::Stdin => guard::is_stdin(path),
+        };
+        if same {
+            bail!(
+                "{}: the summary and the transcript are {}; --summary takes the file the LLM wrote",
+                path.display(),
+                match transcript {
+                    Source::File(_) => "the same file",
+                    Source::Stdin => "both standard input",
+                }
             );
-            if same {
-                bail!(
-                    "{}: the summary and the transcript are the same file; --summary takes the \
-                     file the LLM wrote",
-                    path.display()
-                );
-            }
         }
         fs::read(path).with_context(|| format!("{}: cannot read the summary", path.display()))?
     };
@@ -130,8 +178,7 @@ fn read_summary(path: &Path, transcript: &Source) -> Result<String> {
     summary::clean(&raw).with_context(|| name)
 }
 
-/// The plan a `prompt --plan` file describes, checked against the transcript as it is now: the
-/// records it compacted must be unchanged; records appended since join the tail.
+/// The plan a `prompt --plan` file describes, checked against the transcript as it is now.
 fn checked_plan(path: &Path, transcript: &Transcript) -> Result<(Plan, Tokenizer)> {
     let text =
         fs::read(path).with_context(|| format!("{}: cannot read the plan", path.display()))?;
@@ -141,40 +188,7 @@ fn checked_plan(path: &Path, transcript: &Transcript) -> Result<(Plan, Tokenizer
             path.display()
         )
     })?;
-    let tokenizer = Tokenizer::from_name(&report.tokenizer)
-        .with_context(|| format!("{}: unknown tokenizer in the plan", path.display()))?;
-    let records = &transcript.context;
-    if records.len() < report.records {
-        bail!(
-            "{}: the plan was made for {} records but the transcript now has {}; run prompt again",
-            transcript.name,
-            report.records,
-            records.len()
-        );
-    }
-    let mut plan = plan(&records[..report.records], report.mode, tokenizer)
-        .with_context(|| transcript.name.clone())?;
-    let before_tail = &records[..plan.tail.start];
-    let now = fingerprint(before_tail);
-    if plan.tail.start != report.fingerprint.records || now != report.fingerprint.hash {
-        bail!(
-            "{}: the records the plan compacts changed since the plan was made (plan {} over {} \
-             records, now {} over {}); run prompt again",
-            transcript.name,
-            report.fingerprint.hash,
-            report.fingerprint.records,
-            now,
-            plan.tail.start
-        );
-    }
-    // Everything written after the plan was made is kept.
-    plan.records = records.len();
-    if plan.noop.is_none() {
-        plan.tail.end = records.len();
-    } else {
-        plan.tail = 0..records.len();
-    }
-    Ok((plan, tokenizer))
+    check_plan(&report, transcript).with_context(|| path.display().to_string())
 }
 
 fn handoff_document(
@@ -199,57 +213,4 @@ fn handoff_document(
         tail_tokens: args.plan.tail_tokens.unwrap_or(1000),
         tokenizer,
     })
-}
-
-/// Replaces `path` with what `write` writes so that at every instant `path` holds either the
-/// original or the complete new transcript: the new text goes to a temporary file in the same
-/// directory and is synced; the original is hard-linked to the backup name; then the temporary
-/// file is renamed over `path`.
-fn replace_atomically(
-    path: &Path,
-    backup_suffix: &str,
-    write: impl FnOnce(&mut dyn Write) -> Result<()>,
-) -> Result<()> {
-    let name = path
-        .file_name()
-        .with_context(|| format!("{}: not a file name", path.display()))?
-        .to_string_lossy()
-        .into_owned();
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let pid = std::process::id();
-    let temporary = dir.join(format!(".{name}.condense-{pid}.tmp"));
-    let backup = dir.join(format!("{name}{backup_suffix}"));
-    let backup_link = dir.join(format!(".{name}.condense-{pid}.bak"));
-    let result = (|| -> Result<()> {
-        let permissions = fs::metadata(path)
-            .with_context(|| format!("{}: cannot read", path.display()))?
-            .permissions();
-        let file = File::create(&temporary)
-            .with_context(|| format!("{}: cannot write in this directory", dir.display()))?;
-        let mut buffered = std::io::BufWriter::with_capacity(1 << 20, file);
-        write(&mut buffered)?;
-        let file = buffered.into_inner().map_err(|e| e.into_error())?;
-        file.set_permissions(permissions)?;
-        file.sync_all()?;
-        drop(file);
-        // A hard link keeps the original's bytes under the backup name without copying; a
-        // file system without links gets a copy.
-        if fs::hard_link(path, &backup_link).is_err() {
-            fs::copy(path, &backup_link)?;
-        }
-        fs::rename(&backup_link, &backup)?;
-        fs::rename(&temporary, path)?;
-        if let Ok(directory) = File::open(&dir) {
-            let _ = directory.sync_all();
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temporary);
-        let _ = fs::remove_file(&backup_link);
-    }
-    result.with_context(|| format!("{}: cannot replace in place", path.display()))
 }

@@ -9,7 +9,7 @@ use crate::cli::ManArgs;
 use crate::Outcome;
 
 /// Every man page, by file name.
-pub const PAGES: [(&str, &str); 11] = [
+pub const PAGES: [(&str, &str); 12] = [
     ("condense.1", include_str!("../../man/condense.1")),
     (
         "condense-estimate.1",
@@ -35,6 +35,10 @@ pub const PAGES: [(&str, &str); 11] = [
     (
         "condense-history.1",
         include_str!("../../man/condense-history.1"),
+    ),
+    (
+        "condense-compact.1",
+        include_str!("../../man/condense-compact.1"),
     ),
     (
         "condense-sessions.1",

@@ -2,6 +2,7 @@
 
 pub mod bare;
 pub mod caveman;
+pub mod compact;
 pub mod compaction;
 pub mod completions;
 pub mod estimate;

@@ -2,8 +2,9 @@
 //! Anthropic request body; or the compactor's system prompt, or the prompt body alone.
 
 use std::io::Write;
+use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use super::shared::{
@@ -12,7 +13,9 @@ use super::shared::{
 };
 use crate::cli::{PromptArgs, RequestFormat, Style};
 use crate::cmd::settings;
+use crate::input::Source;
 use crate::output::{write_json_line, Warnings};
+use crate::persist::guard;
 use crate::prompts;
 use crate::request::budget::fit;
 use crate::request::{request_parts, SYSTEM_PROMPT};
@@ -52,6 +55,9 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
         return Ok(Outcome::Success);
     }
     let source = single_source(&args.input)?;
+    if let Some(path) = &args.plan_file {
+        refuse_plan_over_input(path, &source)?;
+    }
     let bytes = read_source(&source)?;
     let transcript = Transcript::parse(&source.name(), &bytes, load_options(&args.input))?;
     let (plan, tokenizer) = plan_for(&args.plan, &transcript)?;
@@ -161,6 +167,22 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
     }
     warnings.print();
     Ok(Outcome::Success)
+}
+
+/// The plan is written, so it must not be the transcript it is made from (by any name: a hard
+/// link, a symlink, `/dev/stdin`), or the session would be replaced by its own plan.
+fn refuse_plan_over_input(plan: &Path, source: &Source) -> Result<()> {
+    let same = match source {
+        Source::File(transcript) => guard::same_file(plan, transcript),
+        Source::Stdin => guard::is_stdin(plan),
+    };
+    if same {
+        bail!(
+            "{}: the plan file is the transcript; --plan takes a new file to write the plan to",
+            plan.display()
+        );
+    }
+    Ok(())
 }
 
 /// A chat message as OpenAI-style APIs take it (the user message keeps kimi-cli's list of text

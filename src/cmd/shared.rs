@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{FilesArgs, FindArgs, InjectArgs, InputArgs, PlanArgs, ReadArgs};
+use crate::cli::{FilesArgs, FindArgs, InPlaceArgs, InputArgs, PlanArgs, ReadArgs};
 use crate::cmd::settings;
 use crate::extract::{extract, Extract, Said};
 use crate::input::{compression_of, read_all, Compression, Source};
@@ -59,13 +59,13 @@ pub fn found(find: &FindArgs, env: Env) -> Result<Option<PathBuf>> {
 /// Refuses `inject --in-place` on a compressed transcript: the result is plain JSONL, and
 /// writing it over `session.jsonl.gz` would leave a file its name misdescribes and no agent
 /// reads. (A `--hook` input is not checked here: its stdin is read once, by the command.)
-pub fn refuse_compressed_in_place(args: &InjectArgs) -> Result<()> {
-    if !args.in_place || args.input.find.hook {
+pub fn refuse_compressed_in_place(input: &InputArgs, in_place: &InPlaceArgs) -> Result<()> {
+    if !in_place.enabled || input.find.hook {
         return Ok(());
     }
-    let path = match found(&args.input.find, &sessions::process_env)? {
+    let path = match found(&input.find, &sessions::process_env)? {
         Some(path) => path,
-        None => match &args.input.file {
+        None => match &input.file {
             Some(path) if path.is_file() => path.clone(),
             _ => return Ok(()),
         },
@@ -492,4 +492,42 @@ fn one_line(text: &str, limit: usize) -> String {
         .filter(|c| !c.is_control())
         .take(limit)
         .collect()
+}
+
+/// The plan `report` describes, checked against the transcript as it is now: the records it
+/// compacted must be unchanged; records appended since join the tail.
+pub fn check_plan(report: &PlanReport, transcript: &Transcript) -> Result<(Plan, Tokenizer)> {
+    let tokenizer =
+        Tokenizer::from_name(&report.tokenizer).context("unknown tokenizer in the plan")?;
+    let records = &transcript.context;
+    if records.len() < report.records {
+        bail!(
+            "{}: the plan was made for {} records but the transcript now has {}; run prompt again",
+            transcript.name,
+            report.records,
+            records.len()
+        );
+    }
+    let mut plan = plan(&records[..report.records], report.mode, tokenizer)
+        .with_context(|| transcript.name.clone())?;
+    let now = fingerprint(&records[..plan.tail.start]);
+    if plan.tail.start != report.fingerprint.records || now != report.fingerprint.hash {
+        bail!(
+            "{}: the records the plan compacts changed since the plan was made (plan {} over {} \
+             records, now {} over {}); run prompt again",
+            transcript.name,
+            report.fingerprint.hash,
+            report.fingerprint.records,
+            now,
+            plan.tail.start
+        );
+    }
+    // Everything written after the plan was made is kept.
+    plan.records = records.len();
+    if plan.noop.is_none() {
+        plan.tail.end = records.len();
+    } else {
+        plan.tail = 0..records.len();
+    }
+    Ok((plan, tokenizer))
 }

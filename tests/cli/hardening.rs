@@ -883,26 +883,21 @@ fn in_place_in_a_read_only_directory_fails_and_leaves_the_original() {
 }
 
 #[test]
-fn in_place_that_cannot_keep_its_backup_leaves_the_original_and_no_temporary_file() {
+fn in_place_never_takes_a_backup_name_that_is_in_use() {
     let case = case(FOUR.as_bytes());
-    // The backup name is taken by a directory with something in it: renaming onto it fails
-    // even for root, after the new transcript was written to its temporary file.
-    let backup = case.dir.path().join("in.jsonl.bak");
-    fs::create_dir(&backup).unwrap();
-    fs::write(backup.join("keep"), "x").unwrap();
-    fails(
-        &case.run("inject", &["--in-place"]),
-        1,
-        "in.jsonl: cannot replace in place",
-    );
-    assert_eq!(case.bytes(), FOUR.as_bytes());
-    assert_eq!(case.strays(), ["in.jsonl.bak"]);
-    // Once the name is free, the same command works and keeps the original as the backup.
-    fs::remove_dir_all(&backup).unwrap();
+    // The first backup name is taken by a directory with something in it: the backup gets the
+    // next name, and the directory is left as it was.
+    let taken = case.dir.path().join("in.jsonl.bak");
+    fs::create_dir(&taken).unwrap();
+    fs::write(taken.join("keep"), "x").unwrap();
     succeeds(&case.run("inject", &["--in-place"]), 0);
-    assert_eq!(fs::read(&backup).unwrap(), FOUR.as_bytes());
+    assert_eq!(fs::read(taken.join("keep")).unwrap(), b"x");
+    assert_eq!(
+        fs::read(case.dir.path().join("in.jsonl.bak.1")).unwrap(),
+        FOUR.as_bytes()
+    );
     assert_ne!(case.bytes(), FOUR.as_bytes());
-    assert_eq!(case.strays(), ["in.jsonl.bak"]);
+    assert_eq!(case.strays(), ["in.jsonl.bak", "in.jsonl.bak.1"]);
 }
 
 // --------------------------------------------------------------------------------------------

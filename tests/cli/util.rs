@@ -1,6 +1,7 @@
 //! A hermetic way to run `condense`: cleared environment, fixture paths from the repository.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command as StdCommand;
 
 use assert_cmd::Command;
 
@@ -78,4 +79,20 @@ pub fn estimate_stdin(args: &[&str], stdin: &str) -> serde_json::Value {
     let mut lines = json_lines(&output.stdout);
     assert_eq!(lines.len(), 1);
     lines.remove(0)
+}
+
+/// The `llm` executable: `$CONDENSE_TEST_LLM`, or the virtualenv `.ci/run` makes, or `llm` on
+/// the PATH.
+pub fn llm_binary() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("CONDENSE_TEST_LLM") {
+        return Some(PathBuf::from(path));
+    }
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/llm-venv/bin/llm");
+    if venv.exists() {
+        return Some(venv);
+    }
+    let on_path = StdCommand::new("llm").arg("--version").output();
+    on_path
+        .is_ok_and(|o| o.status.success())
+        .then(|| PathBuf::from("llm"))
 }

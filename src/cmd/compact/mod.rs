@@ -1,0 +1,409 @@
+//! `condense compact`: the whole pipeline in one safe command, down the ACF ladder.
+//!
+//! With `--llm CMD` the request goes to any LLM CLI and its answer is injected (the plan is
+//! checked as `inject --plan` checks it). With `--budget N` the richest form that fits N tokens
+//! of live context is written: the session unchanged if it fits already (exit 4), the LLM's
+//! summary if `--llm` is given and the result fits, else caveman's summary, else bare's four
+//! lines; each summary rung first keeps the plan's tail, then, if that does not fit, keeps
+//! nothing but the summary. Which rung was taken is said on standard error (and in `--format
+//! json`). A failing command, an empty answer, or a summary over `--summary-tokens` leaves the
+//! session untouched and exits 1.
+
+pub mod llm;
+
+use std::io::Write;
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+
+use super::compaction::{compaction, context_size};
+use super::settings;
+use super::shared::{
+    check_plan, live_extract, load_options, plan_for, plan_report, read_source, single_source,
+    transcript_warnings,
+};
+use crate::cli::{CompactArgs, CompactFormat};
+use crate::extract::{bare, caveman};
+use crate::handoff::{self, Handoff};
+use crate::input::Source;
+use crate::output::{write_json_line, Warnings};
+use crate::persist;
+use crate::plan::{plan, Mode, Plan};
+use crate::prompts;
+use crate::request::budget::fit;
+use crate::request::request_parts;
+use crate::settings::{Flags, Settings};
+use crate::summary;
+use crate::tokens::Tokenizer;
+use crate::transcript::load::{LoadOptions, Transcript};
+use crate::transcript::write::Sink;
+use crate::{Outcome, UsageError};
+
+/// A rung of the ladder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rung {
+    /// The session fits (or compaction is off): nothing written.
+    Unchanged,
+    /// The LLM's summary.
+    Llm,
+    /// caveman's summary, no model.
+    Caveman,
+    /// bare's four lines.
+    Bare,
+}
+
+/// The ladder's caveman rung: its summary in under this many tokens (the ACF notes: < 500).
+const CAVEMAN_TOKENS: u64 = 500;
+
+/// The ladder's bare rung: four lines in about this many tokens.
+const BARE_TOKENS: u64 = 100;
+
+/// What was chosen, and the session it makes.
+struct Choice {
+    rung: Rung,
+    summary: String,
+    plan: Plan,
+    bytes: Vec<u8>,
+    after: u64,
+}
+
+/// Runs `compact`.
+pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
+    let source = single_source(&args.input)?;
+    let in_place = match (&source, args.in_place.enabled) {
+        (Source::File(path), true) => Some(path.clone()),
+        (Source::Stdin, true) => {
+            bail!("--in-place needs the session as a FILE, not standard input")
+        }
+        (_, false) => None,
+    };
+    if in_place.is_some() && args.format == CompactFormat::Markdown {
+        let why = "--in-place writes the session itself; --format markdown writes a document";
+        return Err(UsageError(why.to_owned()).into());
+    }
+    let bytes = read_source(&source)?;
+    let transcript = Transcript::parse(&source.name(), &bytes, load_options(&args.input))?;
+    if let Some(index) = transcript.incomplete {
+        bail!(
+            "{}:{}: the last line is cut off (a session still being written?); compacting now \
+             would lose it, so wait until the agent has finished writing",
+            transcript.name,
+            transcript.lines[index].number
+        );
+    }
+    let mut warnings = Warnings::default();
+    transcript_warnings(&transcript, &mut warnings);
+    let settings = settings::load(&args.plan.settings, Flags::default())?;
+    let tokenizer = args.plan.tokens.tokenizer()?;
+    let budget = args.budget.or(settings.budget);
+    if args.llm.is_none() && budget.is_none() {
+        let why = "compact needs --llm CMD (summarise with a model), --budget N (walk the \
+                   ladder), or both";
+        return Err(UsageError(why.to_owned()).into());
+    }
+    let before = context_size(&transcript, tokenizer);
+    // Nothing to do: stdout gets the session as it is (a filter passes its input through).
+    let unchanged =
+        |why: String, out: &mut dyn Write, warnings: &mut Warnings| -> Result<Outcome> {
+            warnings.push(format!("{}: compact: unchanged: {why}", transcript.name));
+            if in_place.is_none() && args.format == CompactFormat::Jsonl {
+                out.write_all(&bytes)?;
+            }
+            report(
+                args,
+                out,
+                &transcript.name,
+                Rung::Unchanged,
+                before,
+                before,
+                budget,
+            )?;
+            warnings.print();
+            Ok(Outcome::NothingToCompact)
+        };
+    if !settings.enabled {
+        let why = "compaction is turned off (enabled = false in the config file)".to_owned();
+        return unchanged(why, out, &mut warnings);
+    }
+    if let Some(budget) = budget.filter(|&b| before <= b) {
+        let why = format!("the live context ({before} tokens) fits --budget {budget}");
+        return unchanged(why, out, &mut warnings);
+    }
+
+    let (plan, _) = plan_for(&args.plan, &transcript)?;
+    let Some(choice) = climb(args, &transcript, &settings, plan, tokenizer, budget)? else {
+        let why = "there is nothing to compact (every message is in the preserved tail)";
+        return unchanged(why.to_owned(), out, &mut warnings);
+    };
+    warnings.push(format!(
+        "{}: compact: {} ({before} -> {} tokens of live context)",
+        transcript.name,
+        serde_json::to_value(choice.rung)?
+            .as_str()
+            .unwrap_or_default(),
+        choice.after
+    ));
+
+    match &in_place {
+        Some(path) => write_in_place(args, path, &transcript, &choice, tokenizer, &mut warnings)?,
+        None => match args.format {
+            CompactFormat::Jsonl => out.write_all(&choice.bytes)?,
+            CompactFormat::Markdown => out.write_all(
+                handoff::render(&Handoff {
+                    records: &transcript.context,
+                    tail: choice.plan.tail.clone(),
+                    compacted_tokens: tokenizer.messages_tokens(
+                        transcript.context[choice.plan.compact.clone()]
+                            .iter()
+                            .filter_map(|r| r.message()),
+                    ),
+                    summary: &choice.summary,
+                    head_tokens: args.plan.head_tokens.unwrap_or(500),
+                    tail_tokens: args.plan.tail_tokens.unwrap_or(1000),
+                    tokenizer,
+                })
+                .as_bytes(),
+            )?,
+            CompactFormat::Json => {}
+        },
+    }
+    if args.format == CompactFormat::Json {
+        report(
+            args,
+            out,
+            &transcript.name,
+            choice.rung,
+            before,
+            choice.after,
+            budget,
+        )?;
+    }
+    warnings.print();
+    Ok(Outcome::Success)
+}
+
+/// Walks the ladder: the LLM's summary (when `--llm` is given), then caveman, then bare; the
+/// first whose session fits `budget` (any, without one). `None` when the plan compacts nothing
+/// and no budget asks for more.
+fn climb(
+    args: &CompactArgs,
+    transcript: &Transcript,
+    settings: &Settings,
+    plan: Plan,
+    tokenizer: Tokenizer,
+    budget: Option<u64>,
+) -> Result<Option<Choice>> {
+    let fits = |after: u64| budget.is_none_or(|b| after <= b);
+    if let Some(command) = &args.llm {
+        if plan.noop.is_none() {
+            let request = request_text(args, transcript, settings, &plan, tokenizer)?;
+            let answer = llm::summarise(command, &request, settings.compaction_model.as_deref())?;
+            let summary =
+                summary::clean(&answer).context("--llm: the command's answer is no summary")?;
+            if let Some(max) = args.summary_tokens {
+                let tokens = tokenizer.text_tokens(&summary);
+                if tokens > max {
+                    bail!(
+                        "--llm: the summary has {tokens} tokens, over --summary-tokens {max}; \
+                         the session is left as it is"
+                    );
+                }
+            }
+            let choice = build(Rung::Llm, summary, plan.clone(), transcript, tokenizer)?;
+            if fits(choice.after) {
+                return Ok(Some(choice));
+            }
+        }
+    }
+    let Some(budget) = budget else {
+        return Ok(None);
+    };
+    // Without a model: the summaries of caveman and bare, each with the plan's tail first,
+    // then with nothing kept but the summary.
+    let everything = plan_everything(transcript, tokenizer)?;
+    let extract = live_extract(transcript);
+    let rungs = [
+        (Rung::Caveman, caveman(&extract, CAVEMAN_TOKENS, tokenizer)),
+        (Rung::Bare, bare(&extract, BARE_TOKENS, tokenizer).lines()),
+    ];
+    let mut smallest = u64::MAX;
+    for (rung, summary) in rungs {
+        for candidate in [&plan, &everything] {
+            if candidate.noop.is_some() {
+                continue;
+            }
+            let choice = build(
+                rung,
+                summary.clone(),
+                candidate.clone(),
+                transcript,
+                tokenizer,
+            )?;
+            smallest = smallest.min(choice.after);
+            if choice.after <= budget {
+                return Ok(Some(choice));
+            }
+        }
+    }
+    bail!(
+        "{}: the session does not fit --budget {budget}: even bare's four lines leave {smallest} \
+         tokens of live context; the session is left as it is",
+        transcript.name
+    )
+}
+
+/// A plan that summarises the whole live context and keeps nothing beside the summary.
+fn plan_everything(transcript: &Transcript, tokenizer: Tokenizer) -> Result<Plan> {
+    let mode = Mode::User {
+        keep_user_tokens: 0,
+        user_head_tokens: 0,
+    };
+    plan(&transcript.context, mode, tokenizer).with_context(|| transcript.name.clone())
+}
+
+/// The compaction request, as `prompt` would print it.
+fn request_text(
+    args: &CompactArgs,
+    transcript: &Transcript,
+    settings: &Settings,
+    plan: &Plan,
+    tokenizer: Tokenizer,
+) -> Result<String> {
+    let body = match &settings.prompt {
+        Some(path) => std::fs::read_to_string(path)
+            .with_context(|| format!("{}: cannot read the prompt file", path.display()))?,
+        None => prompts::body(args.style).to_owned(),
+    };
+    let records = plan.sent_records(&transcript.context);
+    let instructions = args.instructions.as_deref();
+    let parts = match args.max_tokens {
+        Some(max) => {
+            fit(&records, &body, instructions, max, tokenizer)
+                .with_context(|| transcript.name.clone())?
+                .parts
+        }
+        None => {
+            let messages: Vec<_> = records.iter().filter_map(|r| r.message()).collect();
+            request_parts(&messages, &body, instructions)
+        }
+    };
+    Ok(parts.concat())
+}
+
+/// The session `plan` and `summary` make, and the size of its live context.
+fn build(
+    rung: Rung,
+    summary: String,
+    plan: Plan,
+    transcript: &Transcript,
+    tokenizer: Tokenizer,
+) -> Result<Choice> {
+    let bytes = render(transcript, &plan, &summary, tokenizer)?;
+    let options = LoadOptions {
+        from: transcript.format,
+        ..LoadOptions::default()
+    };
+    let written = Transcript::parse(&transcript.name, &bytes, options)?;
+    let after = context_size(&written, tokenizer);
+    Ok(Choice {
+        rung,
+        summary,
+        plan,
+        bytes,
+        after,
+    })
+}
+
+/// The compacted session, in the transcript's own format.
+fn render(
+    transcript: &Transcript,
+    plan: &Plan,
+    summary: &str,
+    tokenizer: Tokenizer,
+) -> Result<Vec<u8>> {
+    let format = transcript
+        .format
+        .context("an empty transcript has no format")?;
+    let mut bytes = Vec::new();
+    let mut sink = Sink::new(&mut bytes);
+    let compacted = compaction(transcript, plan, summary, tokenizer);
+    format.format().write_compacted(&compacted, &mut sink)?;
+    sink.finish()?;
+    Ok(bytes)
+}
+
+/// Writes the chosen compaction into the session file, through the safe paths `inject
+/// --in-place` takes; the plan (made on `planned`) is checked against what the file holds then,
+/// and records the agent appended meanwhile join the tail.
+fn write_in_place(
+    args: &CompactArgs,
+    path: &std::path::Path,
+    planned: &Transcript,
+    choice: &Choice,
+    tokenizer: Tokenizer,
+    warnings: &mut Warnings,
+) -> Result<()> {
+    let report = plan_report(&choice.plan, planned, tokenizer);
+    let options = persist::Options {
+        backup_suffix: &args.in_place.backup_suffix,
+        strategy: if args.in_place.rewrite {
+            persist::Strategy::Replace
+        } else {
+            persist::Strategy::Extend
+        },
+        inputs: &[],
+    };
+    let name = path.display().to_string();
+    let load = load_options(&args.input);
+    let done = persist::in_place(path, &options, |bytes, out| {
+        let now = Transcript::parse(&name, bytes, load)?;
+        let (plan, tokenizer) = check_plan(&report, &now)?;
+        let compacted = compaction(&now, &plan, &choice.summary, tokenizer);
+        let format = now.format.context("an empty transcript has no format")?;
+        let mut sink = Sink::new(out);
+        format.format().write_compacted(&compacted, &mut sink)?;
+        Ok(sink.finish()?)
+    })?;
+    for warning in done.warnings {
+        warnings.push(warning);
+    }
+    Ok(())
+}
+
+/// The `--format json` line.
+fn report(
+    args: &CompactArgs,
+    out: &mut dyn Write,
+    file: &str,
+    rung: Rung,
+    before: u64,
+    after: u64,
+    budget: Option<u64>,
+) -> Result<()> {
+    if args.format != CompactFormat::Json {
+        return Ok(());
+    }
+    #[derive(Serialize)]
+    struct Report<'a> {
+        file: &'a str,
+        rung: Rung,
+        tokens_before: u64,
+        tokens_after: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        budget: Option<u64>,
+        in_place: bool,
+    }
+    write_json_line(
+        out,
+        &Report {
+            file,
+            rung,
+            tokens_before: before,
+            tokens_after: after,
+            budget,
+            in_place: args.in_place.enabled,
+        },
+    )?;
+    Ok(())
+}

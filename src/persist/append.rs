@@ -1,0 +1,173 @@
+//! The append path, for formats whose agent itself only appends (Claude Code, Codex, pi): the
+//! compaction records are added at the end of the same inode in one `O_APPEND` write, so every
+//! line the agent writes, whether it reopens the file per line or keeps it open, stays in it,
+//! and nothing before the records changes (so no backup is needed).
+//!
+//! Lines that arrived since the read make the caller rebuild, so they join the kept tail; after
+//! a few rebuilds the records are appended all the same (the lines are kept, before them).
+//! One race remains that no check can close: the agent starting a line in the instant between
+//! the last look and the write, so that the records land after its first half. The landing
+//! offset tells; the half line and the records are then swapped in place (the range lies below
+//! the end of file, where an `O_APPEND` writer never writes), and the agent's second half
+//! follows its first again.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Seek, Write};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use rustix::fs::OFlags;
+
+use super::lock::Target;
+use super::snapshot::{read_from, settled_from};
+
+/// What an append attempt did.
+#[derive(Debug)]
+pub enum Appended {
+    /// The file grew since the read: build again from the new content.
+    Grew,
+    /// The records are in the file.
+    Done {
+        /// Lines the agent wrote after the read, which precede the records.
+        late_lines: usize,
+    },
+}
+
+/// Appends `suffix` to the target, whose content was `read` when the suffix was built; with
+/// `last`, appends even if the file grew since.
+pub fn append(target: &Target, read: &[u8], suffix: &[u8], last: bool) -> Result<Appended> {
+    let context = || format!("{}: cannot append", target.name);
+    let mut file = OpenOptions::new()
+        .append(true)
+        .custom_flags(OFlags::NOFOLLOW.bits() as i32)
+        .open(&target.real)
+        .with_context(context)?;
+    let meta = file.metadata().with_context(context)?;
+    if (meta.dev(), meta.ino()) != (target.dev, target.ino) {
+        return Err(target.replaced_error());
+    }
+    let read_len = read.len() as u64;
+    if meta.len() < read_len {
+        bail!(
+            "{}: shrank while being compacted; nothing was written",
+            target.name
+        );
+    }
+    if meta.len() > read_len {
+        if !last {
+            return Ok(Appended::Grew);
+        }
+        // Appending after the lines that came meanwhile: wait for the last of them to be whole.
+        settled_from(&target.file, read_len, target.dev, target.ino, &target.name)?;
+    }
+    let landing = append_whole(
+        &mut file,
+        &target.file,
+        &target.real,
+        (target.dev, target.ino),
+        suffix,
+        read_len,
+    )
+    .with_context(context)?;
+    let foreign = read_from(&target.file, read_len, &target.name)?;
+    let before = &foreign[..(landing - read_len) as usize];
+    let late_lines = before.iter().filter(|&&b| b == b'\n').count();
+    Ok(Appended::Done { late_lines })
+}
+
+/// Appends `bytes` (whole lines) through `appender`, an `O_APPEND` descriptor of the file at
+/// `path` whose identity is `id` and which `reader` reads; returns where they landed. Every byte
+/// below `known` ends a line or is ours: a half line found between it and the landing point
+/// is one an agent began in the instant before the write, and is swapped behind `bytes`.
+pub fn append_whole(
+    appender: &mut File,
+    reader: &File,
+    path: &Path,
+    id: (u64, u64),
+    bytes: &[u8],
+    known: u64,
+) -> Result<u64> {
+    appender.write_all(bytes)?;
+    let end = appender.stream_position()?;
+    let landing = end - bytes.len() as u64;
+    if landing <= known {
+        appender.sync_data()?;
+        return Ok(landing);
+    }
+    let mut before = vec![0u8; (landing - known) as usize];
+    reader.read_exact_at(&mut before, known)?;
+    if before.ends_with(b"\n") {
+        appender.sync_data()?;
+        return Ok(landing);
+    }
+    let start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let half = &before[start..];
+    let mut swapped = bytes.to_vec();
+    swapped.extend_from_slice(half);
+    // Not the O_APPEND descriptor: Linux appends every pwrite made through one.
+    let writer = OpenOptions::new()
+        .write(true)
+        .custom_flags(OFlags::NOFOLLOW.bits() as i32)
+        .open(path)?;
+    let meta = writer.metadata()?;
+    if (meta.dev(), meta.ino()) != id {
+        bail!("replaced while being written");
+    }
+    writer.write_all_at(&swapped, known + start as u64)?;
+    writer.sync_data()?;
+    Ok(known + start as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file_with(path: &Path, bytes: &[u8]) -> (File, File, (u64, u64)) {
+        std::fs::write(path, bytes).unwrap();
+        let appender = OpenOptions::new().append(true).open(path).unwrap();
+        let reader = File::open(path).unwrap();
+        let meta = reader.metadata().unwrap();
+        (appender, reader, (meta.dev(), meta.ino()))
+    }
+
+    #[test]
+    fn lands_at_the_end_when_the_file_ends_in_a_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s");
+        let (mut appender, reader, id) = file_with(&path, b"a\n");
+        assert_eq!(
+            append_whole(&mut appender, &reader, &path, id, b"R\n", 2).unwrap(),
+            2
+        );
+        // Whole lines that came after the known part stay before the records.
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"b\n")
+            .unwrap();
+        assert_eq!(
+            append_whole(&mut appender, &reader, &path, id, b"S\n", 4).unwrap(),
+            6
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), b"a\nR\nb\nS\n");
+    }
+
+    #[test]
+    fn a_line_begun_just_before_the_write_is_swapped_behind_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s");
+        // The agent wrote a whole line and the first half of another after the known part.
+        let (mut appender, reader, id) = file_with(&path, b"a\nb\n{\"half\":");
+        let landing = append_whole(&mut appender, &reader, &path, id, b"R\n", 2).unwrap();
+        assert_eq!(landing, 4);
+        assert_eq!(std::fs::read(&path).unwrap(), b"a\nb\nR\n{\"half\":");
+        // Its second half then completes it.
+        appender.write_all(b"1}\n").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"a\nb\nR\n{\"half\":1}\n");
+    }
+}

@@ -1,0 +1,169 @@
+//! Writing a session in place without losing a line, even while its agent goes on writing it.
+//!
+//! [`in_place`] takes a *build*: given the file's content (read so that it ends at a line end,
+//! see [`snapshot`]), it writes the complete new content. What it wrote decides the path:
+//!
+//! - **append** — the new content begins with exactly the bytes read (the append-only formats,
+//!   Claude Code, Codex and pi, add their compaction records at the end): only the extension is
+//!   written, in one `O_APPEND` write to the same inode ([`append`]). Every line any writer adds
+//!   meanwhile stays in the file; nothing before the records changes; no backup is needed.
+//! - **replace** — anything else, or [`Strategy::Replace`]: a temporary file in the same
+//!   directory becomes the file by rename, and the original is kept under a backup name that was
+//!   never used before ([`replace`], [`backup`]).
+//!
+//! Either way the session is locked first ([`lock`]), so two condense runs on one session take
+//! turns; what the agent appended since the read is built in (a few times; then, on the append
+//! path, kept just before the new records, and on the replace path carried over after them,
+//! which is where it would be had the agent written it a moment later); and a process that
+//! keeps the file open for writing makes a replace refuse ([`writers`]) rather than send its
+//! next lines to the backup.
+
+pub mod append;
+pub mod backup;
+pub mod extend;
+pub mod guard;
+pub mod link;
+pub mod lock;
+pub mod replace;
+pub mod snapshot;
+pub mod writers;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use append::Appended;
+use extend::{Built, Extending};
+use replace::{Committed, Temp};
+
+/// How many times a run builds the content, when the agent wrote during the build.
+const ATTEMPTS: usize = 4;
+
+/// How a run may write the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strategy {
+    /// Append when the new content extends the file, replace otherwise.
+    Extend,
+    /// Always replace (a trimmed file, or a format that must be rewritten).
+    Replace,
+}
+
+/// What [`in_place`] needs besides the build.
+#[derive(Debug, Clone, Copy)]
+pub struct Options<'a> {
+    /// The backup's suffix (not empty, no `/`).
+    pub backup_suffix: &'a str,
+    /// How to write.
+    pub strategy: Strategy,
+    /// The other files the run reads (summary, plan): no backup may be one of them.
+    pub inputs: &'a [&'a Path],
+}
+
+/// What was done to the file.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Done {
+    /// The build wrote the content unchanged; the file was not touched.
+    Unchanged,
+    /// The extension was appended.
+    Appended,
+    /// The file was replaced; the original is at `backup`.
+    Replaced {
+        /// The backup's path.
+        backup: PathBuf,
+    },
+}
+
+/// The result of [`in_place`].
+#[derive(Debug)]
+pub struct InPlace<T> {
+    /// What the (last) build returned.
+    pub value: T,
+    /// What was done.
+    pub done: Done,
+    /// What the user should know (lines kept outside the tail, a writer still at work).
+    pub warnings: Vec<String>,
+}
+
+/// Writes the file at `path` anew with what `build` makes of its content.
+///
+/// `build` may run more than once (when the agent appended while it ran); only the last run's
+/// value is returned. It must not write anything else anywhere.
+pub fn in_place<T>(
+    path: &Path,
+    options: &Options,
+    mut build: impl FnMut(&[u8], &mut dyn Write) -> Result<T>,
+) -> Result<InPlace<T>> {
+    let target = lock::open_locked(path)?;
+    let first_backup = backup::first_name(&target, options.backup_suffix);
+    for input in options.inputs {
+        if guard::same_file(&first_backup, input) {
+            bail!(
+                "{}: the backup name is {}, which this run reads; choose another --backup-suffix",
+                target.name,
+                input.display()
+            );
+        }
+    }
+    replace::clean_strays(&target);
+    let make = || {
+        Temp::create(&target).with_context(|| format!("{}: cannot replace in place", target.name))
+    };
+    for attempt in 1..=ATTEMPTS {
+        let read = snapshot::settled_from(&target.file, 0, target.dev, target.ino, &target.name)?;
+        let mut out = Extending::new(&read, &make, options.strategy == Strategy::Replace);
+        let value = match build(&read, &mut out) {
+            Ok(value) => value,
+            Err(error) => return Err(out.take_error().unwrap_or(error)),
+        };
+        match out.finish()? {
+            Built::Unchanged => {
+                return Ok(InPlace {
+                    value,
+                    done: Done::Unchanged,
+                    warnings: Vec::new(),
+                })
+            }
+            Built::Extension(extension) => {
+                match append::append(&target, &read, &extension, attempt == ATTEMPTS)? {
+                    Appended::Grew => continue,
+                    Appended::Done { late_lines } => {
+                        let warnings = (late_lines > 0)
+                            .then(|| {
+                                format!(
+                                    "{}: the agent kept writing while the compaction was built \
+                                     ({ATTEMPTS} tries); the {late_lines} line(s) it wrote \
+                                     during the last one are kept, just before the compaction \
+                                     records",
+                                    target.name
+                                )
+                            })
+                            .into_iter()
+                            .collect();
+                        return Ok(InPlace {
+                            value,
+                            done: Done::Appended,
+                            warnings,
+                        });
+                    }
+                }
+            }
+            Built::Rewrite(temp) => {
+                let last = attempt == ATTEMPTS;
+                match replace::commit(&target, temp, read.len(), options.backup_suffix, last)? {
+                    Committed::Grew => continue,
+                    Committed::Replaced(replaced) => {
+                        return Ok(InPlace {
+                            value,
+                            done: Done::Replaced {
+                                backup: replaced.backup,
+                            },
+                            warnings: replaced.warnings,
+                        })
+                    }
+                }
+            }
+        }
+    }
+    unreachable!("the last attempt always writes")
+}

@@ -1,0 +1,471 @@
+//! The safe replace, for formats whose compaction rewrites the file (kimi `context.jsonl`,
+//! OpenAI and Anthropic message lists, Gemini) and for `--rewrite`.
+//!
+//! The new content is written to a temporary file that has no name at all while it is written
+//! (`O_TMPFILE`): a run killed at any moment leaves no full-size stray, and nothing can be
+//! planted where it is written. It gets the original's owner, group and mode before its first
+//! byte. Where the file system has no `O_TMPFILE` the file is created exclusively, no-follow,
+//! under an unguessable name, and the next run on the same session removes what a killed run
+//! left. Before the rename, what the agent appended since the read is built in (a few times;
+//! then carried over as it is: for these formats the compacted file goes on where the original
+//! went on), and a process that
+//! holds the file open for writing makes the run refuse: after the rename its lines would land
+//! in the backup. Lines written in the instant between the last look and the rename, by a writer
+//! that opens the file per line, are carried over from the old inode afterwards.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Seek, SeekFrom, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
+
+use super::append::append_whole;
+use super::backup;
+use super::link::{link_fd, random_tag};
+use super::lock::Target;
+use super::snapshot::{read_from, settled_from, SETTLE};
+use super::writers::writers;
+
+/// How many times the writer check looks before it refuses: a writer that opens the file per
+/// line holds it only for an instant, one that keeps it open is seen every time.
+const WRITER_LOOKS: u32 = 10;
+
+/// The new file, not yet in place.
+pub struct Temp {
+    file: File,
+    /// Its name while it has one (the fallback without `O_TMPFILE`), removed unless committed.
+    named: Option<PathBuf>,
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        if let Some(path) = self.named.take() {
+            let _ = fs::remove_file(path);
+        }
+    }
+}
+
+#[cfg(test)]
+impl Temp {
+    /// A plain file standing in for a temporary one.
+    pub fn for_test(path: &std::path::Path) -> Temp {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .unwrap();
+        Temp {
+            file,
+            named: Some(path.to_path_buf()),
+        }
+    }
+
+    /// Everything written to it.
+    pub fn contents(&self) -> Vec<u8> {
+        read_from(&self.file, 0, "temp").unwrap()
+    }
+}
+
+impl Write for Temp {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// The prefix of this session's temporary names, `.NAME.condense-`.
+fn stray_prefix(target: &Target) -> Vec<u8> {
+    let mut prefix = b".".to_vec();
+    prefix.extend_from_slice(target.file_name.as_bytes());
+    prefix.extend_from_slice(b".condense-");
+    prefix
+}
+
+fn temp_path(target: &Target) -> PathBuf {
+    let mut name = stray_prefix(target);
+    name.extend_from_slice(random_tag().as_bytes());
+    name.extend_from_slice(b".tmp");
+    target.dir.join(std::ffi::OsStr::from_bytes(&name))
+}
+
+/// Removes what killed runs left of this session: temporary files (`.NAME.condense-*.tmp`, and
+/// the `.bak` links of older versions). Called under the lock, so no live run owns one.
+pub fn clean_strays(target: &Target) {
+    let prefix = stray_prefix(target);
+    let Ok(entries) = fs::read_dir(&target.dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let bytes = name.as_bytes();
+        let ours =
+            bytes.starts_with(&prefix) && (bytes.ends_with(b".tmp") || bytes.ends_with(b".bak"));
+        if ours && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Gives `file` the owner, group and mode of the original.
+pub fn take_ownership(file: &File, target: &Target) -> Result<()> {
+    let meta = file.metadata()?;
+    if (meta.uid(), meta.gid()) != (target.uid, target.gid) {
+        if let Err(error) = std::os::unix::fs::fchown(file, Some(target.uid), Some(target.gid)) {
+            // A user who may not give the file the original's group (it is not one of theirs)
+            // still owns it; anyone else would take the session away from its owner.
+            if meta.uid() != target.uid {
+                return Err(error.into());
+            }
+        }
+    }
+    // After chown, which clears set-id bits.
+    file.set_permissions(fs::Permissions::from_mode(target.mode))?;
+    Ok(())
+}
+
+impl Temp {
+    /// A new, empty temporary file in the session's directory, owned and permitted as it is.
+    pub fn create(target: &Target) -> Result<Temp> {
+        let unnamed = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .mode(0o600)
+            .custom_flags(OFlags::TMPFILE.bits() as i32)
+            .open(&target.dir);
+        let temp = match unnamed {
+            Ok(file) => Temp { file, named: None },
+            Err(error) if is_permission(&error) => {
+                return Err(error).with_context(|| {
+                    format!("{}: cannot write in this directory", target.shown_dir)
+                })
+            }
+            Err(_) => Temp::named(target)?,
+        };
+        take_ownership(&temp.file, target).with_context(|| {
+            format!(
+                "{}: cannot give the new file the original's owner and mode",
+                target.name
+            )
+        })?;
+        Ok(temp)
+    }
+}
+
+impl Temp {
+    /// The fallback where `O_TMPFILE` is not supported: an exclusive, no-follow open of an
+    /// unguessable name, readable by its owner only until it has the original's owner and mode.
+    fn named(target: &Target) -> Result<Temp> {
+        let path = temp_path(target);
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(OFlags::NOFOLLOW.bits() as i32)
+            .open(&path)
+            .with_context(|| format!("{}: cannot write in this directory", target.shown_dir))?;
+        Ok(Temp {
+            file,
+            named: Some(path),
+        })
+    }
+}
+
+fn is_permission(error: &std::io::Error) -> bool {
+    matches!(
+        error.raw_os_error(),
+        Some(code) if code == rustix::io::Errno::ACCESS.raw_os_error()
+            || code == rustix::io::Errno::PERM.raw_os_error()
+            || code == rustix::io::Errno::ROFS.raw_os_error()
+    )
+}
+
+/// What a replace did.
+#[derive(Debug)]
+pub struct Replaced {
+    /// Where the original now is.
+    pub backup: PathBuf,
+    /// What the user should know.
+    pub warnings: Vec<String>,
+}
+
+/// Refuses while another process keeps the file open for writing.
+fn refuse_writers(target: &Target) -> Result<()> {
+    let mut seen = Vec::new();
+    for _ in 0..WRITER_LOOKS {
+        seen = writers(target.dev, target.ino);
+        if seen.is_empty() {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(3));
+    }
+    bail!(
+        "{}: {} has it open for writing; replacing it now would send what it writes next to the \
+         backup, so nothing was written (compact it when the agent has exited)",
+        target.name,
+        seen[0]
+    )
+}
+
+/// Appends to `temp` what the agent appended to the original after `consumed`; true if there
+/// was something.
+fn carry_over(target: &Target, temp: &mut File, consumed: &mut u64) -> Result<bool> {
+    if target.file.metadata()?.len() < *consumed {
+        bail!(
+            "{}: shrank while being compacted (another program rewrote it?); nothing was written",
+            target.name
+        );
+    }
+    let more = settled_from(
+        &target.file,
+        *consumed,
+        target.dev,
+        target.ino,
+        &target.name,
+    )?;
+    if more.is_empty() {
+        return Ok(false);
+    }
+    temp.seek(SeekFrom::End(0))?;
+    temp.write_all(&more)?;
+    *consumed += more.len() as u64;
+    Ok(true)
+}
+
+/// What a commit did.
+#[derive(Debug)]
+pub enum Committed {
+    /// The file grew since the read: build again from the new content.
+    Grew,
+    /// The file is replaced.
+    Replaced(Replaced),
+}
+
+/// Puts `temp` in place of the target, whose first `consumed` bytes it was built from. Unless
+/// `last`, a file that grew since is left for a rebuild, so that the new lines go through the
+/// format's writer like the others; on the last attempt they are carried over as they are.
+pub fn commit(
+    target: &Target,
+    mut temp: Temp,
+    consumed: usize,
+    suffix: &str,
+    last: bool,
+) -> Result<Committed> {
+    let mut consumed = consumed as u64;
+    let fail = |e: anyhow::Error| e.context(format!("{}: cannot replace in place", target.name));
+    refuse_writers(target)?;
+    if !last && target.file.metadata()?.len() > consumed {
+        return Ok(Committed::Grew);
+    }
+    // Catch up with the agent first, while nothing is committed.
+    for _ in 0..100 {
+        refuse_writers(target)?;
+        if !carry_over(target, &mut temp.file, &mut consumed)? {
+            break;
+        }
+    }
+    if !target.still_at_path() {
+        return Err(target.replaced_error());
+    }
+    temp.file.sync_all().map_err(|e| fail(e.into()))?;
+    let backup = backup::keep(target, suffix).map_err(fail)?;
+    let mut ours = 0;
+    let placed = (|| -> Result<()> {
+        // What arrived during the sync and the link.
+        if carry_over(target, &mut temp.file, &mut consumed)? {
+            temp.file.sync_all()?;
+        }
+        // Unseen until the rename, so every byte of it is this run's.
+        ours = temp.file.metadata()?.len();
+        let named = match temp.named.take() {
+            Some(path) => path,
+            None => loop {
+                let path = temp_path(target);
+                match link_fd(&temp.file, &path) {
+                    Ok(()) => break path,
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                    Err(e) => {
+                        return Err(e).with_context(|| {
+                            format!("{}: cannot write in this directory", target.shown_dir)
+                        })
+                    }
+                }
+            },
+        };
+        if !target.still_at_path() {
+            let _ = fs::remove_file(&named);
+            return Err(target.replaced_error());
+        }
+        if let Err(e) = fs::rename(&named, &target.real) {
+            let _ = fs::remove_file(&named);
+            return Err(e.into());
+        }
+        Ok(())
+    })();
+    if let Err(e) = placed {
+        let _ = fs::remove_file(&backup);
+        return Err(fail(e));
+    }
+    sync_dir(target);
+    let warnings = salvage(target, &mut temp.file, consumed, ours, &backup)?;
+    Ok(Committed::Replaced(Replaced { backup, warnings }))
+}
+
+fn sync_dir(target: &Target) {
+    // Some file systems cannot sync a directory; the rename is then as durable as they allow.
+    if let Ok(dir) = File::open(&target.dir) {
+        let _ = dir.sync_all();
+    }
+}
+
+/// Carries over what reached the old inode after the last look: a writer that had opened it
+/// before the rename writes there until it closes it.
+fn salvage(
+    target: &Target,
+    new: &mut File,
+    mut consumed: u64,
+    ours: u64,
+    backup: &std::path::Path,
+) -> Result<Vec<String>> {
+    let mut warnings = Vec::new();
+    let started = Instant::now();
+    let mut quiet = 0;
+    let mut appending = false;
+    let mut carried = false;
+    // The end of what this run wrote to the new file; beyond it the agent may be writing.
+    let mut known = ours;
+    let reader = new.try_clone()?;
+    loop {
+        let busy = writers(target.dev, target.ino);
+        let bytes = read_from(&target.file, consumed, &target.name)?;
+        let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        if whole > 0 {
+            if !appending {
+                // The agent may be appending to the new file too: only O_APPEND keeps both.
+                let flags = fcntl_getfl(&*new).map_err(std::io::Error::from)?;
+                fcntl_setfl(&*new, flags | OFlags::APPEND).map_err(std::io::Error::from)?;
+                appending = true;
+            }
+            // The agent may be half-way through a line of the new file: never split it.
+            let meta = new.metadata()?;
+            let landing = append_whole(
+                new,
+                &reader,
+                &target.real,
+                (meta.dev(), meta.ino()),
+                &bytes[..whole],
+                known,
+            )
+            .with_context(|| format!("{}: cannot append", target.name))?;
+            known = landing + whole as u64;
+            consumed += whole as u64;
+            carried = true;
+            quiet = 0;
+            continue;
+        }
+        if busy.is_empty() {
+            // Two quiet looks a moment apart: no open of the old name was still under way.
+            quiet += 1;
+            if quiet >= 2 {
+                if !bytes.is_empty() {
+                    warnings.push(format!(
+                        "{}: the old file ended in a half-written line, left only in {}",
+                        target.name,
+                        backup.display()
+                    ));
+                }
+                break;
+            }
+        } else if started.elapsed() > SETTLE {
+            warnings.push(format!(
+                "{}: {} still has the old file open; what it writes now goes to {}",
+                target.name,
+                busy[0],
+                backup.display()
+            ));
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    if carried {
+        new.sync_data()?;
+    }
+    Ok(warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::persist::lock::open_locked;
+
+    #[test]
+    fn the_named_fallback_is_private_then_takes_the_originals_mode_and_goes_if_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        fs::write(&path, "a\n").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
+        let target = open_locked(&path).unwrap();
+        let temp = Temp::named(&target).unwrap();
+        let name = temp.named.clone().unwrap();
+        let file_name = name.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(file_name.starts_with(".s.jsonl.condense-") && file_name.ends_with(".tmp"));
+        assert_eq!(fs::metadata(&name).unwrap().mode() & 0o777, 0o600);
+        take_ownership(&temp.file, &target).unwrap();
+        assert_eq!(fs::metadata(&name).unwrap().mode() & 0o777, 0o640);
+        // Two names never collide, and a dropped one is removed.
+        let other = Temp::named(&target).unwrap();
+        assert_ne!(other.named, temp.named);
+        drop(temp);
+        drop(other);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn strays_of_this_session_are_removed_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        fs::write(&path, "a\n").unwrap();
+        for name in [
+            ".s.jsonl.condense-1234.tmp",
+            ".s.jsonl.condense-00ff00ff00ff00ff.tmp",
+            ".s.jsonl.condense-1234.bak",
+            ".t.jsonl.condense-1234.tmp",
+            "s.jsonl.bak",
+            ".s.jsonl.condense-notes",
+        ] {
+            fs::write(dir.path().join(name), "x").unwrap();
+        }
+        // A planted symlink with the pattern is not followed, and is left.
+        let outside = dir.path().join("outside");
+        fs::write(&outside, "keep").unwrap();
+        std::os::unix::fs::symlink(&outside, dir.path().join(".s.jsonl.condense-9.tmp")).unwrap();
+        let target = open_locked(&path).unwrap();
+        clean_strays(&target);
+        let mut left: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                ".s.jsonl.condense-9.tmp",
+                ".s.jsonl.condense-notes",
+                ".t.jsonl.condense-1234.tmp",
+                "outside",
+                "s.jsonl",
+                "s.jsonl.bak"
+            ]
+        );
+        assert_eq!(fs::read(&outside).unwrap(), b"keep");
+    }
+}

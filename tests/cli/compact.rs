@@ -1,0 +1,209 @@
+//! `compact`: every rung of the ladder on real sessions, each output within its budget; the
+//! LLM through a real CLI; and the session left untouched whenever the model fails it.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::util::{condense, fixture, json_lines, llm_binary};
+
+fn compact(dir: &Path, args: &[&str]) -> std::process::Output {
+    condense()
+        .current_dir(dir)
+        .env("HOME", dir)
+        .arg("compact")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn context_tokens(path: &Path) -> u64 {
+    let output = condense()
+        .args(["estimate", "--context"])
+        .arg(path)
+        .output()
+        .unwrap();
+    json_lines(&output.stdout)[0]["context"]["tokens"]
+        .as_u64()
+        .unwrap()
+}
+
+/// Copies a corpus session into `dir` as `s.jsonl`.
+fn session(dir: &Path, file: &str) -> std::path::PathBuf {
+    let path = dir.join("s.jsonl");
+    std::fs::copy(fixture(file), &path).unwrap();
+    path
+}
+
+#[test]
+fn every_rung_is_taken_on_real_sessions_and_every_output_fits() {
+    for file in [
+        "corpus/pi/pi-mono-large-session.jsonl",
+        "corpus/claude-code/kimi-cli-5b2c427a42e0.jsonl",
+        "corpus/openai-chat/kimi-cli-swebench-531d195b_read_1.jsonl",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = session(dir.path(), file);
+        let before = context_tokens(&path);
+        let llm = "cat > /dev/null; echo 'NOW: the work so far, as the model wrote it'";
+        for (args, rung, code) in [
+            (vec!["--budget", &*before.to_string()], "unchanged", 4),
+            (vec!["--budget", "5000", "--llm", llm], "llm", 0),
+            (vec!["--budget", "1000"], "caveman", 0),
+            (vec!["--budget", "400"], "bare", 0),
+        ] {
+            let mut all = args.clone();
+            all.extend(["--format", "json", "s.jsonl"]);
+            let output = compact(dir.path(), &all);
+            assert_eq!(
+                output.status.code(),
+                Some(code),
+                "{file} {args:?}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+            assert_eq!(report["rung"], rung, "{file} {args:?}");
+            assert!(String::from_utf8_lossy(&output.stderr).contains(&format!("compact: {rung}")));
+            // The session it writes has that size, within the budget.
+            let written = compact(dir.path(), &[&args[..], &["s.jsonl"]].concat());
+            let out = dir.path().join("out.jsonl");
+            std::fs::write(&out, &written.stdout).unwrap();
+            let after = context_tokens(&out);
+            assert_eq!(
+                after,
+                report["tokens_after"].as_u64().unwrap(),
+                "{file} {args:?}"
+            );
+            let budget: u64 = args[1].parse().unwrap();
+            assert!(after <= budget, "{file} {args:?}: {after} > {budget}");
+        }
+        // Not even bare fits: an error, and nothing written.
+        let output = compact(dir.path(), &["--budget", "20", "s.jsonl"]);
+        assert_eq!(output.status.code(), Some(1));
+        assert!(output.stdout.is_empty());
+        assert!(String::from_utf8_lossy(&output.stderr).contains("does not fit --budget 20"));
+    }
+}
+
+#[test]
+fn a_failing_model_leaves_the_session_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = session(dir.path(), "corpus/pi/pi-mono-large-session.jsonl");
+    let original = std::fs::read(&path).unwrap();
+    for (llm, message) in [
+        (
+            "cat > /dev/null; exit 7",
+            "the command failed with exit status 7",
+        ),
+        ("cat > /dev/null; echo", "the summary is empty"),
+        ("cat > /dev/null; seq 1 4000", "over --summary-tokens 100"),
+    ] {
+        let output = compact(
+            dir.path(),
+            &[
+                "--llm",
+                llm,
+                "--summary-tokens",
+                "100",
+                "--in-place",
+                "s.jsonl",
+            ],
+        );
+        assert_eq!(output.status.code(), Some(1), "{llm}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(message), "{llm}: {stderr}");
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            original,
+            "{llm}: the session changed"
+        );
+    }
+    // Neither a model nor a budget: a usage error.
+    assert_eq!(compact(dir.path(), &["s.jsonl"]).status.code(), Some(2));
+}
+
+#[test]
+fn in_place_and_markdown_and_a_turned_off_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = session(dir.path(), "corpus/pi/pi-mono-large-session.jsonl");
+    let original = std::fs::read(&path).unwrap();
+    let output = compact(dir.path(), &["--budget", "1000", "--in-place", "s.jsonl"]);
+    assert_eq!(output.status.code(), Some(0));
+    let written = std::fs::read(&path).unwrap();
+    assert!(
+        written.starts_with(&original),
+        "pi is append-only: the history stays"
+    );
+    assert!(context_tokens(&path) <= 1000);
+    // Compacting again at the same budget: it fits, nothing to do.
+    let again = compact(dir.path(), &["--budget", "1000", "--in-place", "s.jsonl"]);
+    assert_eq!(again.status.code(), Some(4));
+    assert_eq!(std::fs::read(&path).unwrap(), written);
+
+    // The handoff document instead of a session: the summary of the rung taken (bare's four
+    // lines, at a budget caveman's 500 tokens do not fit).
+    let fresh = session(dir.path(), "corpus/pi/pi-mono-large-session.jsonl");
+    let markdown = compact(
+        dir.path(),
+        &["--budget", "300", "--format", "markdown", "s.jsonl"],
+    );
+    let text = String::from_utf8(markdown.stdout).unwrap();
+    assert!(text.starts_with("## Compacted Handoff"), "{text}");
+    assert!(text.contains("NOW:") && text.contains("NEXT:"), "{text}");
+    assert_eq!(
+        std::fs::read(&fresh).unwrap(),
+        original,
+        "markdown leaves the session alone"
+    );
+    std::fs::write(&path, &written).unwrap();
+
+    std::fs::write(
+        dir.path().join(".condense.toml"),
+        "[compaction]\nenabled = false\n",
+    )
+    .unwrap();
+    let off = compact(dir.path(), &["--budget", "100", "--in-place", "s.jsonl"]);
+    assert_eq!(off.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&off.stderr).contains("enabled = false"));
+    assert_eq!(std::fs::read(&path).unwrap(), written);
+}
+
+/// `compact --llm` through simonw's `llm` with the echo model: the request and the system
+/// prompt reach it, and its answer becomes the summary.
+#[test]
+fn compact_through_a_real_llm_cli() {
+    let Some(llm) = llm_binary() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must install llm and llm-echo (see .ci/run)"
+        );
+        eprintln!("skipped: llm is not installed (run .ci/run, or set CONDENSE_TEST_LLM)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    session(
+        dir.path(),
+        "corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl",
+    );
+    let command = format!(
+        "'{}' -m echo --no-log -s \"$CONDENSE_SYSTEM\"",
+        llm.display()
+    );
+    let output = condense()
+        .current_dir(dir.path())
+        .env("LLM_USER_PATH", dir.path())
+        .args(["compact", "--llm", &command, "s.jsonl"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let out = String::from_utf8(output.stdout).unwrap();
+    // llm-echo answers with the system prompt and the prompt it received: both are in the
+    // summary message now.
+    assert!(out.contains("You are a helpful assistant that compacts conversation context."));
+    assert!(out.contains("## Message 1"));
+    assert!(out.ends_with('\n'));
+}
