@@ -6,17 +6,9 @@ use std::process::Command as StdCommand;
 
 use crate::util::condense;
 
-/// What a crate user never needs: other projects' transcripts, golden files, benchmarks, fuzz
-/// targets, the test suite and CI.
-const EXCLUDED: [&str; 7] = [
-    "fixtures/",
-    "bench/",
-    "benches/",
-    "fuzz/",
-    "tests/",
-    ".ci/",
-    "target/",
-];
+/// What a crate user never needs: other projects' transcripts, golden files, benchmark scripts
+/// and data, fuzz targets, the test suite and CI.
+const EXCLUDED: [&str; 6] = ["fixtures/", "bench/", "fuzz/", "tests/", ".ci/", "target/"];
 
 #[test]
 fn the_crate_lists_the_code_the_man_pages_and_recipes_and_nothing_excluded() {
@@ -69,6 +61,23 @@ fn the_crate_lists_the_code_the_man_pages_and_recipes_and_nothing_excluded() {
         let name = format!("man/{}", entry.unwrap().file_name().to_string_lossy());
         assert!(files.contains(&name.as_str()), "{name}");
     }
+    // Packing it for real warns of nothing but the test target left out on purpose (it needs
+    // the corpus, which is not packaged): the bench targets' sources are in the crate.
+    let target = tempfile::tempdir().unwrap();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = StdCommand::new(cargo)
+        .args(["package", "--no-verify", "--allow-dirty", "--offline"])
+        .env("CARGO_TARGET_DIR", target.path())
+        .current_dir(root)
+        .output()
+        .expect("cargo runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "cargo package failed: {stderr}");
+    let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains("warning")).collect();
+    assert!(
+        warnings.iter().all(|w| w.contains("ignoring test `cli`")),
+        "cargo package warns: {warnings:?}"
+    );
     let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
     assert!(manifest.contains("name = \"condense-cli\""));
     assert!(manifest.contains("documentation = "));
