@@ -10,7 +10,8 @@
 //!
 //! A session file is a `.jsonl` file (also `.jsonl.gz`, `.jsonl.zst`) that is not one of the
 //! side files agents keep next to their sessions: kimi-cli's `wire.jsonl` and rotated
-//! `context_N.jsonl`, Gemini CLI's `logs/session-*.jsonl`, and the transcripts of sub-agents
+//! `context_N.jsonl`, the prompt histories `history.jsonl` of Claude Code and Codex, Gemini
+//! CLI's `logs/session-*.jsonl`, and the transcripts of sub-agents
 //! (`subagents/`, Claude Code's `agent-*.jsonl`), which are not sessions a user resumes.
 
 use std::ffi::OsString;
@@ -182,7 +183,9 @@ pub fn is_session_file(path: &Path, agent: Option<Agent>) -> bool {
     let sub_agent = stem
         .strip_prefix("agent-")
         .is_some_and(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_hexdigit()));
-    if stem == "wire" || rotated || sub_agent || in_subagents || gemini_log {
+    // `history.jsonl` beside Claude Code's and Codex's sessions is the prompts typed, not a
+    // transcript.
+    if stem == "wire" || stem == "history" || rotated || sub_agent || in_subagents || gemini_log {
         return false;
     }
     // In Gemini CLI's temp directory the sessions are the files in `chats/`.
@@ -376,6 +379,7 @@ mod tests {
         assert!(yes("s/2026/01/02/rollout-x.jsonl.zst", None));
         assert!(yes("s/h/id/context.jsonl", Some(Agent::Kimi)));
         assert!(!yes("s/h/id/wire.jsonl", None));
+        assert!(!yes(".codex/history.jsonl", None));
         assert!(!yes("s/h/id/context_1.jsonl", None));
         assert!(!yes("p/-w/agent-a1.jsonl", None));
         assert!(yes("s/agent-sessions-small.jsonl", None));
