@@ -2,11 +2,22 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
+use crate::sessions::Agent;
 use crate::settings::MaxContext;
 use crate::tokens::{bpe, Family, Tokenizer};
 use crate::transcript::FormatId;
+
+/// The version line `--version` prints: the version, then the optional features built in, so a
+/// user can tell whether exact token counting (`bpe`) and zstd input are there. (`concat!`
+/// takes literals only, hence the four spelled-out cases.)
+pub const VERSION: &str = match (cfg!(feature = "bpe"), cfg!(feature = "zstd")) {
+    (true, true) => concat!(env!("CARGO_PKG_VERSION"), " (features: +bpe +gzip +zstd)"),
+    (true, false) => concat!(env!("CARGO_PKG_VERSION"), " (features: +bpe +gzip -zstd)"),
+    (false, true) => concat!(env!("CARGO_PKG_VERSION"), " (features: -bpe +gzip +zstd)"),
+    (false, false) => concat!(env!("CARGO_PKG_VERSION"), " (features: -bpe +gzip -zstd)"),
+};
 
 /// Measure and compact LLM-agent transcripts (JSONL) with Unix pipelines.
 ///
@@ -17,14 +28,14 @@ use crate::transcript::FormatId;
 /// Exit status: 0 success, 1 failure (I/O, malformed input), 2 usage error, 3 compaction is due
 /// (`estimate --check`), 4 nothing to compact (`prompt`, `inject`) or prune (`prune`).
 #[derive(Debug, Parser)]
-#[command(name = "condense", version, term_width = 100)]
+#[command(name = "condense", version = VERSION, term_width = 100)]
 pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
 }
 
-/// The commands.
+/// The filters, the session finder, and the installation helpers.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Count the tokens of transcripts, and tell whether compaction is due.
@@ -99,16 +110,96 @@ pub enum Command {
     /// bare's. The rung taken is said on standard error. A failing CMD, an empty summary or one
     /// over --summary-tokens leaves the session untouched (exit 1).
     Compact(CompactArgs),
+    /// List the session files of the known agents, newest first.
+    ///
+    /// Searches Claude Code, Codex, kimi-cli, pi and Gemini CLI session places (each overridable
+    /// by the agent's own variable: CLAUDE_CONFIG_DIR, CODEX_HOME, KIMI_SHARE_DIR,
+    /// PI_CODING_AGENT_DIR or PI_CODING_AGENT_SESSION_DIR, GEMINI_CLI_HOME), or the DIRs given,
+    /// and prints one path per line, for `--files-from -`, `xargs` or a shell variable.
+    Sessions(SessionsArgs),
+    /// Print a shell completion script.
+    ///
+    /// bash: `condense completions bash > ~/.local/share/bash-completion/completions/condense`;
+    /// zsh: into a directory on $fpath as `_condense`; fish:
+    /// `~/.config/fish/completions/condense.fish`; PowerShell: `condense completions powershell |
+    /// Out-String | Invoke-Expression` in $PROFILE.
+    Completions(CompletionsArgs),
+    /// Write the man pages (condense.1 and one per command) into a directory.
+    ///
+    /// `condense man ~/.local/share/man/man1` installs them for `man condense-estimate`.
+    Man(ManArgs),
 }
 
-/// Where transcripts come from and how they are read; shared by every command.
+/// Where the one transcript of `split`, `prompt`, `inject`, `caveman` and `bare` comes from,
+/// and how it is read.
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// Transcript files; none, or `-`, reads standard input.
-    #[arg(value_name = "FILE")]
+    /// The transcript file, or a directory (its newest session file); none, or `-`, reads
+    /// standard input. One transcript: a second FILE is a usage error.
+    #[arg(value_name = "FILE", conflicts_with_all = ["latest", "session", "hook"])]
+    pub file: Option<PathBuf>,
+
+    /// Which session, when it is not named by FILE.
+    #[command(flatten)]
+    pub find: FindArgs,
+
+    /// How it is read.
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// Where the transcripts of `estimate` come from, and how they are read.
+#[derive(Debug, Args)]
+pub struct FilesArgs {
+    /// Transcript files, or directories searched for session files (`*.jsonl`, also `.gz` and
+    /// `.zst`, without sub-agent and side files); none, or `-`, reads standard input.
+    #[arg(value_name = "FILE", conflicts_with_all = ["latest", "session", "hook"])]
     pub files: Vec<PathBuf>,
 
-    /// The transcript format, instead of detecting it from the first lines.
+    /// Also read the files named in LIST, one per line or NUL-separated (`find -print0`);
+    /// `-` reads the list from standard input.
+    #[arg(long, value_name = "LIST", conflicts_with_all = ["latest", "session", "hook"])]
+    pub files_from: Option<PathBuf>,
+
+    /// Which session, when it is not named by FILE.
+    #[command(flatten)]
+    pub find: FindArgs,
+
+    /// How they are read.
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// Finding a session without naming its file.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("pick").args(["latest", "session"])))]
+pub struct FindArgs {
+    /// Read the newest session of any known agent (of --agent, if given): the session file
+    /// written last in Claude Code, Codex, kimi-cli, pi and Gemini CLI's places (see `condense
+    /// sessions`).
+    #[arg(long)]
+    pub latest: bool,
+
+    /// Read the session with this id (or the start of it): a Claude Code, Codex or pi file name,
+    /// a kimi-cli session directory, a Gemini CLI session.
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+
+    /// With --latest or --session: search only this agent's place.
+    #[arg(long, value_enum, value_name = "AGENT", requires = "pick")]
+    pub agent: Option<Agent>,
+
+    /// Read the transcript named by `transcript_path` in the JSON object on standard input, as
+    /// Claude Code hands it to hooks and the status line.
+    #[arg(long, conflicts_with = "pick")]
+    pub hook: bool,
+}
+
+/// How transcripts are read; shared by every command that reads one.
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// The transcript format, instead of detecting it from the first lines (and checking that
+    /// they are of one format). An error when no line of the input is a message in it.
     #[arg(long, value_name = "FORMAT")]
     pub from: Option<FormatId>,
 
@@ -237,6 +328,8 @@ pub enum RequestFormat {
     Jsonl,
     /// A complete chat-completions request body with no tools, ready for `curl -d @-`.
     Openai,
+    /// A complete Anthropic Messages request body with no tools, ready for `curl -d @-`.
+    Anthropic,
 }
 
 /// The arguments of `condense prompt`.
@@ -253,6 +346,12 @@ pub struct PromptArgs {
     /// Print the compactor's system prompt and nothing else.
     #[arg(long, conflicts_with_all = ["style", "prompt_file", "instructions", "plan_file"])]
     pub system: bool,
+
+    /// Print the prompt body of --style (or --prompt-file, with --instructions) and nothing
+    /// else, as the compaction prompt of an agent that summarises by itself (Codex
+    /// `compact_prompt`).
+    #[arg(long, conflicts_with_all = ["system", "plan_file"])]
+    pub body: bool,
 
     /// The prompt body that follows the compacted messages (default structured, or the config
     /// file's prompt).
@@ -271,10 +370,15 @@ pub struct PromptArgs {
     #[arg(long, value_enum, default_value = "text")]
     pub format: RequestFormat,
 
-    /// The model named in `--format openai` request bodies (default gpt-4o-mini, or the
-    /// config file's compaction_model; its settings_overrides join the body).
+    /// The model named in request bodies (default gpt-4o-mini for openai, claude-haiku-4-5 for
+    /// anthropic, or the config file's compaction_model; its settings_overrides join the body).
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
+
+    /// The most tokens the summary may have: `max_tokens` of `--format anthropic` request
+    /// bodies, which the Messages API requires.
+    #[arg(long, value_name = "TOKENS", default_value_t = 8192)]
+    pub reply_tokens: u64,
 
     /// Also write the plan (the JSON `split` prints) to this file, for `inject --plan`.
     #[arg(long = "plan", value_name = "FILE")]
@@ -628,7 +732,7 @@ pub enum ReportFormat {
 pub struct EstimateArgs {
     /// Where transcripts come from.
     #[command(flatten)]
-    pub input: InputArgs,
+    pub input: FilesArgs,
 
     /// How tokens are counted.
     #[command(flatten)]
@@ -657,11 +761,20 @@ pub struct EstimateArgs {
     #[arg(long, value_name = "TOKENS")]
     pub reserved: Option<u64>,
 
-    /// Answer with the exit status: 3 when compaction is due for any FILE, 0 when not. Needs a
-    /// window (--max-context, a preset that has one, or the config file). Never due when the
-    /// config file says `enabled = false`.
+    /// Answer with the exit status: 3 when compaction is due for any FILE, 0 when not (1 and 2
+    /// stay errors). Needs a window (--max-context, a preset that has one, or the config file).
+    /// Never due when the config file says `enabled = false`.
     #[arg(long)]
     pub check: bool,
+
+    /// With --check: print nothing, answer with the exit status only.
+    #[arg(short, long, requires = "check")]
+    pub quiet: bool,
+
+    /// Report a file that cannot be read on stderr and go on with the others; the exit status
+    /// is 1 at the end (also with --check).
+    #[arg(long)]
+    pub keep_going: bool,
 
     /// Where the defaults come from.
     #[command(flatten)]
@@ -675,6 +788,10 @@ pub struct EstimateArgs {
     /// summed over all files.
     #[arg(long, conflicts_with = "per_message")]
     pub total: bool,
+
+    /// Leave out the total line that follows several files (for reports merged later).
+    #[arg(long, conflicts_with = "total")]
+    pub no_total: bool,
 
     /// Print one line per message: its index, line, role and tokens.
     #[arg(long)]
@@ -761,4 +878,44 @@ pub struct CompactArgs {
     /// Writing FILE itself.
     #[command(flatten)]
     pub in_place: InPlaceArgs,
+}
+
+/// The arguments of `condense sessions`.
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    /// Search these directories instead of the agents' places.
+    #[arg(value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+
+    /// Search only this agent's place.
+    #[arg(long, value_enum, value_name = "AGENT", conflicts_with = "dirs")]
+    pub agent: Option<Agent>,
+
+    /// Print only the newest session.
+    #[arg(long)]
+    pub latest: bool,
+
+    /// Print only the session with this id (or the start of it).
+    #[arg(long, value_name = "ID", conflicts_with_all = ["latest", "dirs"])]
+    pub session: Option<String>,
+
+    /// End each path with a NUL byte instead of a newline (for `xargs -0`, `--files-from`).
+    #[arg(short = '0', long)]
+    pub null: bool,
+}
+
+/// The arguments of `condense completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+/// The arguments of `condense man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The directory to write the pages into; created when missing.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
 }

@@ -6,13 +6,17 @@
 //! whole transcript read it into one buffer with [`read_all`]. Lines are split with memchr; LF
 //! and CRLF endings, a UTF-8 byte-order mark and a last line without a newline are accepted, and
 //! every line keeps its exact bytes, terminator included, so it can be written back unchanged.
+//!
+//! Compressed input is recognised by its first bytes, not its name, so a piped `.gz` works too:
+//! gzip is always read, zstd when the `zstd` feature is built in; other compressors (and zstd
+//! without the feature) are refused with the command that decompresses them.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Cursor, Read};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::sync_channel;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use memchr::{memchr, memchr_iter, memrchr};
 
 /// How many bytes a block read asks for; measured as fast as mmap on the target machine.
@@ -55,13 +59,99 @@ impl Source {
         }
     }
 
-    /// Opens the source for reading.
+    /// Opens the source for reading, decompressing gzip or zstd input.
     pub fn open(&self) -> Result<Box<dyn Read + Send>> {
-        match self {
-            Source::Stdin => Ok(Box::new(io::stdin())),
-            Source::File(path) => Ok(Box::new(open_file(path)?)),
+        let raw: Box<dyn Read + Send> = match self {
+            Source::Stdin => Box::new(io::stdin()),
+            Source::File(path) => Box::new(open_file(path)?),
+        };
+        decompressed(&self.name(), raw)
+    }
+}
+
+/// What the first bytes of an input say it is compressed with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// Not compressed (as far as the magic numbers tell).
+    None,
+    /// gzip (`1f 8b`).
+    Gzip,
+    /// zstd (`28 b5 2f fd`).
+    Zstd,
+    /// xz (`fd 37 7a 58 5a 00`).
+    Xz,
+    /// bzip2 (`BZh`).
+    Bzip2,
+}
+
+impl Compression {
+    /// Recognises a compressed stream by its magic number.
+    pub fn sniff(head: &[u8]) -> Compression {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Compression::Zstd
+        } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0]) {
+            Compression::Xz
+        } else if head.starts_with(b"BZh") {
+            Compression::Bzip2
+        } else {
+            Compression::None
         }
     }
+}
+
+/// What the first bytes of the file at `path` say it is compressed with.
+pub fn compression_of(path: &Path) -> Result<Compression> {
+    let mut head = Vec::with_capacity(6);
+    open_file(path)?
+        .take(6)
+        .read_to_end(&mut head)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    Ok(Compression::sniff(&head))
+}
+
+/// Whether this build reads zstd input.
+pub const ZSTD: bool = cfg!(feature = "zstd");
+
+/// `raw` decompressed by what its first bytes say, or refused with the command that would
+/// decompress it.
+fn decompressed(name: &str, mut raw: Box<dyn Read + Send>) -> Result<Box<dyn Read + Send>> {
+    // A pipe may hand out fewer bytes than asked for: read until the magic is complete.
+    let mut head = Vec::with_capacity(6);
+    while head.len() < 6 {
+        let read = (&mut raw)
+            .take(6 - head.len() as u64)
+            .read_to_end(&mut head)
+            .with_context(|| format!("{name}: cannot read"))?;
+        if read == 0 {
+            break;
+        }
+    }
+    let kind = Compression::sniff(&head);
+    let whole = Cursor::new(head).chain(raw);
+    match kind {
+        Compression::None => Ok(Box::new(whole)),
+        Compression::Gzip => Ok(Box::new(flate2::read::MultiGzDecoder::new(whole))),
+        Compression::Zstd => zstd_reader(name, whole),
+        Compression::Xz => bail!("{name}: the input is xz-compressed; decompress it first: xz -dc FILE | condense …"),
+        Compression::Bzip2 => bail!("{name}: the input is bzip2-compressed; decompress it first: bzip2 -dc FILE | condense …"),
+    }
+}
+
+#[cfg(feature = "zstd")]
+fn zstd_reader(name: &str, input: impl Read + Send + 'static) -> Result<Box<dyn Read + Send>> {
+    let decoder = zstd::stream::read::Decoder::new(input)
+        .with_context(|| format!("{name}: cannot start reading the zstd stream"))?;
+    Ok(Box::new(decoder))
+}
+
+#[cfg(not(feature = "zstd"))]
+fn zstd_reader(name: &str, _input: impl Read + Send + 'static) -> Result<Box<dyn Read + Send>> {
+    bail!(
+        "{name}: the input is zstd-compressed and this condense was built without the `zstd` \
+         feature; decompress it first: zstd -dc FILE | condense …"
+    )
 }
 
 fn open_file(path: &Path) -> Result<File> {
@@ -317,6 +407,32 @@ mod tests {
         })
         .unwrap();
         assert_eq!(lengths, vec![(1, 1), (2, long.len()), (3, 1)]);
+    }
+
+    #[test]
+    fn gzip_input_reads_as_its_text_and_xz_is_refused_with_a_hint() {
+        use std::io::Write as _;
+        let text = b"{\"role\":\"user\",\"content\":\"a\"}\n";
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(text).unwrap();
+        let mut read = Vec::new();
+        decompressed("t.gz", Box::new(Cursor::new(gz.finish().unwrap())))
+            .unwrap()
+            .read_to_end(&mut read)
+            .unwrap();
+        assert_eq!(read, text);
+        let xz = vec![0xfd, b'7', b'z', b'X', b'Z', 0, 1, 2];
+        let error = decompressed("t.xz", Box::new(Cursor::new(xz)))
+            .err()
+            .unwrap();
+        assert!(error.to_string().contains("xz -dc"));
+        // Short input that is no magic at all passes through whole.
+        let mut read = Vec::new();
+        decompressed("t", Box::new(Cursor::new(b"{}".to_vec())))
+            .unwrap()
+            .read_to_end(&mut read)
+            .unwrap();
+        assert_eq!(read, b"{}");
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! detects the agent format and reads each line into the common model (a record is a message
 //! with parts, or bookkeeping carried through untouched, and always keeps its exact bytes);
 //! the pure core ([`tokens`], [`measure`]) computes; [`output`] writes JSON lines or Markdown.
-//! Each subcommand in [`cmd`] only wires these together.
+//! Each subcommand in [`cmd`] only wires these together; [`sessions`] knows where the agents
+//! keep their session files.
 
 pub mod cli;
 pub mod cmd;
@@ -19,6 +20,7 @@ pub mod plan;
 pub mod prompts;
 pub mod prune;
 pub mod request;
+pub mod sessions;
 pub mod settings;
 pub mod summary;
 pub mod tokens;
@@ -81,11 +83,20 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Estimate(args) => cmd::estimate::run(&args, out),
         Command::Split(args) => cmd::split::run(&args, out),
         Command::Prompt(args) => cmd::prompt::run(&args, out),
-        Command::Inject(args) => cmd::inject::run(&args, out),
+        Command::Inject(args) => {
+            cmd::shared::refuse_compressed_in_place(&args.input, &args.in_place)?;
+            cmd::inject::run(&args, out)
+        }
         Command::Prune(args) => cmd::prune::run(&args, out),
         Command::Caveman(args) => cmd::caveman::run(&args, out),
         Command::Bare(args) => cmd::bare::run(&args, out),
         Command::History(args) => cmd::history::run(&args, out),
-        Command::Compact(args) => cmd::compact::run(&args, out),
+        Command::Compact(args) => {
+            cmd::shared::refuse_compressed_in_place(&args.input, &args.in_place)?;
+            cmd::compact::run(&args, out)
+        }
+        Command::Sessions(args) => cmd::sessions::run(&args, out),
+        Command::Completions(args) => cmd::completions::run(&args, out),
+        Command::Man(args) => cmd::man::run(&args, out),
     }
 }

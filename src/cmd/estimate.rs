@@ -7,23 +7,24 @@
 //! live context can be found by the agent's own rule and folded in its order: that is what
 //! `tokens`, `messages`, `by_role`, `by_part` and `context` describe, while `file` keeps the
 //! totals of every line. Nothing is printed until every file has been measured, so a bad line
-//! anywhere leaves stdout empty.
+//! anywhere leaves stdout empty, unless `--keep-going` asks to report the other files.
 
 use std::io::Write;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::cli::{EstimateArgs, ReportFormat};
 use crate::cmd::settings;
+use crate::cmd::shared::sources;
 use crate::input::{for_each_block, Line, Source};
 use crate::measure::{compaction_due, Measure, RecordMeasure};
 use crate::output::{self, Warnings};
 use crate::settings::{Flags, MaxContext, Settings};
 use crate::tokens::Tokenizer;
 use crate::transcript::live::{live, newest_void, Live};
-use crate::transcript::read::{detect_format, read_records, BadLine};
+use crate::transcript::read::{detect_format, no_message_error, read_records, BadLine};
 use crate::transcript::{FormatId, PartKind, Role};
 use crate::{Outcome, UsageError};
 
@@ -44,19 +45,39 @@ pub fn run(args: &EstimateArgs, out: &mut dyn Write) -> Result<Outcome> {
                    max_context in the config file";
         return Err(UsageError(why.to_owned()).into());
     }
-    let sources = Source::list(&args.input.files);
+    let inputs = sources(&args.input)?;
     let options = ReadOptions {
-        from: args.input.from,
-        skip_invalid: args.input.skip_invalid,
+        from: args.input.read.from,
+        skip_invalid: args.input.read.skip_invalid,
         tokenizer,
         per_message: args.per_message,
-        whole_file: args.input.whole_file,
+        whole_file: args.input.read.whole_file,
         model: settings.max_context == Some(MaxContext::Auto),
     };
-    let reports: Vec<FileReport> = sources
+    let measured: Vec<Result<FileReport>> = inputs
         .par_iter()
-        .map(|source| measure_source(source, &options))
-        .collect::<Result<_>>()?;
+        .map(|input| match input {
+            Ok(source) => measure_source(source, &options),
+            Err(error) => Err(anyhow::anyhow!("{error:#}")),
+        })
+        .collect();
+    // Without --keep-going the first failure in argument order is the error, and nothing is
+    // printed; with it, each failure is reported in order and the others are measured.
+    let mut reports = Vec::with_capacity(measured.len());
+    let mut failed = 0;
+    for result in measured {
+        match result {
+            Ok(report) => reports.push(report),
+            Err(error) if args.keep_going => {
+                failed += 1;
+                eprintln!(
+                    "condense: error: {}",
+                    output::sanitize(&format!("{error:#}"))
+                );
+            }
+            Err(error) => return Err(error),
+        }
+    }
 
     let mut warnings = Warnings::default();
     for report in &reports {
@@ -70,15 +91,25 @@ pub fn run(args: &EstimateArgs, out: &mut dyn Write) -> Result<Outcome> {
         .iter()
         .any(|s| s.compaction.as_ref().is_some_and(|c| c.due));
 
-    if args.total {
+    if args.quiet {
+        // --check --quiet: the exit status is the answer.
+    } else if args.total {
         let total: u64 = summaries.iter().map(Summary::headline_tokens).sum();
         writeln!(out, "{total}")?;
     } else if args.per_message {
         write_per_message(out, args.format, &reports)?;
     } else {
-        write_summaries(out, args.format, &summaries)?;
+        write_summaries(out, args.format, &summaries, !args.no_total)?;
     }
     warnings.print();
+    if failed > 0 {
+        // The report of the others is complete; flush it before the error ends the run.
+        out.flush()?;
+        bail!(
+            "{failed} of {} inputs could not be read (reported above)",
+            inputs.len()
+        );
+    }
     Ok(if args.check && due {
         Outcome::CompactionDue
     } else {
@@ -193,6 +224,17 @@ fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> 
         }
         Ok(())
     })?;
+    if let Some(format) = options.from {
+        let read_one = report.records.iter().any(|record| {
+            record
+                .message
+                .as_ref()
+                .is_some_and(|m| m.parts.iter().any(|kind| kind.count > 0))
+        });
+        if !read_one && !report.records.is_empty() {
+            return Err(no_message_error(&name, format));
+        }
+    }
     report.fold_live(options);
     Ok(report)
 }
@@ -391,13 +433,18 @@ struct TotalLine {
     context_tokens: Option<u64>,
 }
 
-fn write_summaries(out: &mut dyn Write, format: ReportFormat, summaries: &[Summary]) -> Result<()> {
+fn write_summaries(
+    out: &mut dyn Write,
+    format: ReportFormat,
+    summaries: &[Summary],
+    with_total: bool,
+) -> Result<()> {
     match format {
         ReportFormat::Json => {
             for summary in summaries {
                 output::write_json_line(out, summary)?;
             }
-            if summaries.len() > 1 {
+            if with_total && summaries.len() > 1 {
                 let has_context = summaries.iter().any(|s| s.context.is_some());
                 output::write_json_line(
                     out,
@@ -435,7 +482,7 @@ fn write_summaries(out: &mut dyn Write, format: ReportFormat, summaries: &[Summa
                     }),
                 ]);
             }
-            if summaries.len() > 1 {
+            if with_total && summaries.len() > 1 {
                 table.row(vec![
                     "**total**".to_owned(),
                     String::new(),

@@ -1,5 +1,5 @@
-//! `condense prompt`: the compaction request for an LLM, as text, JSONL or an OpenAI request
-//! body; or the compactor's system prompt.
+//! `condense prompt`: the compaction request for an LLM, as text, JSONL, or an OpenAI or
+//! Anthropic request body; or the compactor's system prompt, or the prompt body alone.
 
 use std::io::Write;
 use std::path::Path;
@@ -40,6 +40,20 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
             .with_context(|| format!("{}: cannot read the prompt file", path.display()))?,
         None => prompts::body(args.style.unwrap_or(Style::Structured)).to_owned(),
     };
+    if args.body {
+        // The body alone, as an agent's own compaction prompt: without the rule that separates
+        // it from the messages in a request, since the agent supplies the messages itself.
+        let last = request_parts(&[], &body, args.instructions.as_deref())
+            .pop()
+            .unwrap_or_default();
+        let text = last.trim_start_matches('\n');
+        let text = text.strip_prefix("---\n").unwrap_or(text).trim_start();
+        out.write_all(text.as_bytes())?;
+        if !text.ends_with('\n') {
+            out.write_all(b"\n")?;
+        }
+        return Ok(Outcome::Success);
+    }
     let source = single_source(&args.input)?;
     if let Some(path) = &args.plan_file {
         refuse_plan_over_input(path, &source)?;
@@ -125,6 +139,31 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
                 },
             )?
         }
+        RequestFormat::Anthropic => {
+            let model = args
+                .model
+                .as_deref()
+                .or(settings.compaction_model.as_deref())
+                .unwrap_or("claude-haiku-4-5");
+            write_json_line(
+                out,
+                &AnthropicBody {
+                    model,
+                    max_tokens: args.reply_tokens,
+                    system: SYSTEM_PROMPT,
+                    messages: [AnthropicMessage {
+                        role: "user",
+                        // The Messages API refuses empty text blocks.
+                        content: parts
+                            .iter()
+                            .filter(|text| !text.is_empty())
+                            .map(|text| TextPart { kind: "text", text })
+                            .collect(),
+                    }],
+                    overrides: settings.settings_overrides.as_ref(),
+                },
+            )?
+        }
     }
     warnings.print();
     Ok(Outcome::Success)
@@ -176,4 +215,22 @@ struct RequestBody<'a> {
     messages: [ChatMessage<'a>; 2],
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     overrides: Option<&'a serde_json::Map<String, serde_json::Value>>,
+}
+
+/// An Anthropic Messages request body with no tools: the system prompt at the top level, the
+/// request as one user message of text blocks.
+#[derive(Serialize)]
+struct AnthropicBody<'a> {
+    model: &'a str,
+    max_tokens: u64,
+    system: &'a str,
+    messages: [AnthropicMessage<'a>; 1],
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    overrides: Option<&'a serde_json::Map<String, serde_json::Value>>,
+}
+
+#[derive(Serialize)]
+struct AnthropicMessage<'a> {
+    role: &'static str,
+    content: Vec<TextPart<'a>>,
 }

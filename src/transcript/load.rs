@@ -10,7 +10,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 
 use super::live::{live, newest_void, records_of, Live, Node};
-use super::read::{detect_format, read_records, BadLine};
+use super::read::{detect_format, no_message_error, read_records, BadLine};
 use super::{FormatId, Record};
 use crate::input::{lines, Line};
 
@@ -95,6 +95,15 @@ impl<'a> Transcript<'a> {
                     }
                     transcript.skipped.push(format!("{located:#}"));
                 }
+            }
+        }
+        if let Some(format) = options.from {
+            let read_one = transcript
+                .records
+                .iter()
+                .any(|r| r.message().is_some_and(|m| !m.parts.is_empty()));
+            if !read_one && !transcript.records.is_empty() {
+                return Err(no_message_error(name, format));
             }
         }
         transcript.live = match format {

@@ -1,7 +1,9 @@
 //! Turning input lines into records: format detection, UTF-8 and JSON checks, and the
 //! located, quote-free error for a bad line.
 //!
-//! Detection looks at the first [`DETECT_LINES`] non-blank lines. Input that is not JSONL at all
+//! Detection looks at the first [`DETECT_LINES`] non-blank lines, and refuses them when their
+//! envelopes belong to different agents (`cat codex.jsonl gemini.jsonl`): read as one format,
+//! the other's lines would silently count as nothing. Input that is not JSONL at all
 //! (a JSON array, one pretty-printed document) is recognised here and named, because the JSON
 //! error a line parser would give for it ("EOF while parsing") says nothing useful.
 
@@ -11,7 +13,7 @@ use anyhow::{anyhow, bail, Error, Result};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::{detect, FormatId, Record, DETECT_LINES};
+use super::{detect, str_field, FormatId, Record, DETECT_LINES};
 use crate::input::Line;
 
 /// Why a line could not be read.
@@ -31,6 +33,7 @@ pub fn detect_format<'a>(
     lines: impl IntoIterator<Item = Line<'a>>,
 ) -> Result<Option<FormatId>> {
     let mut head = Vec::new();
+    let mut numbers = Vec::new();
     let mut unreadable = None;
     let mut first = true;
     let mut lines = lines.into_iter().filter(|line| !line.is_blank()).peekable();
@@ -45,7 +48,10 @@ pub fn detect_format<'a>(
         }
         match std::str::from_utf8(line.text) {
             Ok(text) => match detection_value(text) {
-                Ok(value) => head.push(value),
+                Ok(value) => {
+                    head.push(value);
+                    numbers.push(line.number);
+                }
                 Err(error) => {
                     unreadable.get_or_insert((line.number, describe(error.into())));
                 }
@@ -58,6 +64,7 @@ pub fn detect_format<'a>(
     if first {
         return Ok(None);
     }
+    check_one_envelope(name, &head, &numbers)?;
     match (detect(&head), unreadable) {
         (Some(id), _) => Ok(Some(id)),
         // Say why a line was left out: a line serde_json cannot hold (a number such as 1e999)
@@ -74,6 +81,59 @@ pub fn detect_format<'a>(
              name the format with --from (openai, anthropic, claude-code, codex, pi, gemini)"
         ),
     }
+}
+
+/// The agent whose envelope a line has, judged by the line alone: Codex `payload` envelopes,
+/// Claude Code `uuid`/`parentUuid` lines, pi's session header and `parentId` entries, Gemini
+/// CLI's metadata, `$set`/`$rewindTo` and typed message lines. Bare chat messages (and lines no
+/// envelope names) are `None`: they fit more than one format.
+fn envelope(line: &Value) -> Option<FormatId> {
+    let kind = str_field(line, "type");
+    let has = |key: &str| line.get(key).is_some();
+    if line.get("payload").is_some_and(Value::is_object) && kind.is_some() && has("timestamp") {
+        Some(FormatId::Codex)
+    } else if has("parentUuid") || (has("uuid") && has("sessionId")) {
+        Some(FormatId::ClaudeCode)
+    } else if (has("parentId") && has("id") && kind.is_some())
+        || (kind == Some("session") && has("id") && has("cwd"))
+    {
+        Some(FormatId::Pi)
+    } else if has("$set")
+        || has("$rewindTo")
+        || (kind.is_none()
+            && ["sessionId", "projectHash", "startTime"]
+                .iter()
+                .all(|k| has(k)))
+        || (matches!(kind, Some("gemini" | "user" | "info" | "error" | "warning"))
+            && has("id")
+            && has("content")
+            && !has("role"))
+    {
+        Some(FormatId::Gemini)
+    } else {
+        None
+    }
+}
+
+/// Fails when two of the first lines carry different agents' envelopes.
+fn check_one_envelope(name: &str, head: &[Value], numbers: &[usize]) -> Result<()> {
+    let mut first: Option<(usize, FormatId)> = None;
+    for (line, number) in head.iter().zip(numbers) {
+        let Some(format) = envelope(line) else {
+            continue;
+        };
+        match first {
+            None => first = Some((*number, format)),
+            Some((first_number, first_format)) if first_format != format => bail!(
+                "{name}: line {first_number} is a {} line and line {number} a {} line: the input \
+                 mixes transcript formats; name the one to read with --from",
+                first_format.as_str(),
+                format.as_str()
+            ),
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }
 
 /// A line as detection sees it. A value serde_json cannot hold as a `Value` (nested deeper than
@@ -129,6 +189,16 @@ fn check_is_jsonl(name: &str, first: &Line, more_follow: bool) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The error for `--from FORMAT` on input with records but no message with content in that
+/// format: the lines are some other agent's, and reading them as nothing would report 0 tokens.
+pub fn no_message_error(name: &str, format: FormatId) -> Error {
+    anyhow!(
+        "{name}: no line is a {} message with content; is --from right? (without it the format \
+         is detected)",
+        format.as_str()
+    )
 }
 
 /// Reads one non-blank line of a transcript in format `format` into its first record.
@@ -224,6 +294,25 @@ mod tests {
         assert!(first_error(b"[\n  {\"a\": 1}\n]\n").contains("JSON array"));
         assert!(first_error(b"[{\"a\": 1}]\n").contains("JSON array"));
         assert!(first_error(b"{\n  \"sessionId\": \"x\"\n}\n").contains("pretty-printed"));
+    }
+
+    #[test]
+    fn lines_of_two_agents_are_refused_and_one_agent_with_bare_messages_is_not() {
+        let codex = r#"{"timestamp":"t","type":"response_item","payload":{"type":"message"}}"#;
+        let gemini = r#"{"id":"g","timestamp":"t","type":"gemini","content":"hi"}"#;
+        let mixed = format!("{codex}\n{codex}\n{gemini}\n");
+        let error = first_error(mixed.as_bytes());
+        assert!(
+            error.contains("line 1 is a codex line and line 3 a gemini line"),
+            "{error}"
+        );
+        assert!(error.contains("--from"));
+        let bare = r#"{"role":"user","content":"a"}"#;
+        let fine = format!("{gemini}\n{bare}\n");
+        assert_eq!(
+            detect_format("t", lines(fine.as_bytes(), 1)).unwrap(),
+            Some(FormatId::Gemini)
+        );
     }
 
     #[test]

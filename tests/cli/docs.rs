@@ -30,7 +30,18 @@ fn check_golden(name: &str, actual: &str) {
 fn help_texts_match_their_golden_files() {
     check_golden("help.txt", &help(&[]));
     for command in [
-        "estimate", "split", "prompt", "inject", "prune", "caveman", "bare", "history", "compact",
+        "estimate",
+        "split",
+        "prompt",
+        "inject",
+        "prune",
+        "caveman",
+        "bare",
+        "history",
+        "compact",
+        "sessions",
+        "completions",
+        "man",
     ] {
         check_golden(&format!("help-{command}.txt"), &help(&[command]));
     }
@@ -67,6 +78,9 @@ fn man_pages_document_exactly_the_options_of_help() {
         ("condense-bare.1", vec!["bare"]),
         ("condense-history.1", vec!["history"]),
         ("condense-compact.1", vec!["compact"]),
+        ("condense-sessions.1", vec!["sessions"]),
+        ("condense-completions.1", vec!["completions"]),
+        ("condense-man.1", vec!["man"]),
     ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("man")

@@ -806,18 +806,21 @@ fn the_same_file_twice_is_refused_by_the_one_transcript_commands() {
         cmd.arg(&case.input).arg(&case.input);
         run(cmd)
     };
-    for command in ["split", "prompt", "inject", "caveman", "bare"] {
-        fails(
-            &twice(command, &[]),
-            1,
-            "this command reads one transcript; 2 were given",
+    // A usage error (exit 2), and the usage line says FILE, not FILE...
+    let usage_error = |output: &Output, command: &str| {
+        let err = stderr(output);
+        assert_eq!(output.status.code(), Some(2), "stderr: {err}");
+        assert!(err.contains("unexpected argument"), "{err}");
+        assert!(
+            err.contains(&format!("Usage: condense {command} [OPTIONS]")) && !err.contains("..."),
+            "{err}"
         );
+        assert!(output.stdout.is_empty());
+    };
+    for command in ["split", "prompt", "inject", "caveman", "bare", "history"] {
+        usage_error(&twice(command, &[]), command);
     }
-    fails(
-        &twice("inject", &["--in-place"]),
-        1,
-        "this command reads one transcript; 2 were given",
-    );
+    usage_error(&twice("inject", &["--in-place"]), "inject");
     assert_eq!(case.bytes(), FOUR.as_bytes());
     assert!(case.strays().is_empty());
     // estimate reads many: the same file twice is two reports and a total.

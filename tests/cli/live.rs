@@ -188,13 +188,9 @@ fn the_readme_makefile_compacts_once() {
             .unwrap();
         let makefile = dir.path().join("Makefile");
         // The rule as the README gives it, with the window set to this session's size.
-        std::fs::write(
-            &makefile,
-            format!(
-                "SESSION ?= session.jsonl\n\ncompact:\n\tcondense estimate --check --max-context {max} $(SESSION) || {{ \\\n\t  condense prompt --plan plan.json $(SESSION) | llm -s \"$$(condense prompt --system)\" > summary.md && \\\n\t  condense inject --plan plan.json --summary summary.md --in-place $(SESSION); }}\n"
-            ),
-        )
-        .unwrap();
+        let rule = crate::recipes::readme_makefile();
+        assert!(rule.contains("--max-context 200000"));
+        std::fs::write(&makefile, rule.replace("200000", &max.to_string())).unwrap();
         let calls = dir.path().join(format!("{format}.calls"));
         let path = format!(
             "{}:{}:/usr/bin:/bin",

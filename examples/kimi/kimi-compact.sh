@@ -1,0 +1,28 @@
+#!/bin/sh
+# Compact the newest kimi-cli session when it is due, with kimi itself writing the summary, then
+# resume it. kimi-cli has no hooks, so this runs before `kimi --continue` (an alias does it).
+#
+#   MAX_CONTEXT=262144 sh examples/kimi/kimi-compact.sh && kimi --continue
+set -eu
+# Resolve the session once: the summariser's own run writes a newer kimi session.
+session=$(condense sessions --latest --agent kimi)
+[ -n "$session" ] || { echo "no kimi-cli session found" >&2; exit 1; }
+status=0
+condense estimate --check --quiet --max-context "${MAX_CONTEXT:-262144}" "$session" || status=$?
+case $status in
+  0) exit 0 ;;           # not due
+  3) ;;                  # due: compact below
+  *) exit "$status" ;;   # an error, already reported on stderr
+esac
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/scratch"
+# The summariser: $SUMMARIZER (a shell command reading the request on stdin), else kimi in print
+# mode, which approves every tool call and records a session of its own: in a scratch work
+# directory, so neither touches the project nor becomes its last session.
+summarise() {
+  if [ -n "${SUMMARIZER:-}" ]; then sh -c "$SUMMARIZER"; else kimi --quiet --work-dir "$work/scratch"; fi
+}
+condense prompt --plan "$work/plan.json" "$session" | summarise > "$work/summary.md"
+condense inject --plan "$work/plan.json" --summary "$work/summary.md" --in-place "$session"
+echo "compacted $session"

@@ -1,0 +1,45 @@
+//! `condense sessions`: the session files of the known agents (or of the DIRs given), newest
+//! first, one path per line. The finding itself is in [`crate::sessions`].
+
+use std::io::Write;
+
+use anyhow::Result;
+
+use crate::cli::SessionsArgs;
+use crate::sessions::{self, Agent, Session};
+use crate::Outcome;
+
+/// Runs `sessions`.
+pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<Outcome> {
+    let agents = match args.agent {
+        Some(agent) => vec![agent],
+        None => Agent::ALL.to_vec(),
+    };
+    let paths = if let Some(id) = &args.session {
+        vec![sessions::by_id(
+            &sessions::places(&agents, &sessions::process_env)?,
+            id,
+        )?]
+    } else {
+        let mut found: Vec<Session> = if args.dirs.is_empty() {
+            sessions::find_all(&sessions::places(&agents, &sessions::process_env)?)?
+        } else {
+            let mut found = Vec::new();
+            for dir in &args.dirs {
+                found.extend(sessions::find_in(dir, None)?);
+            }
+            found
+        };
+        sessions::newest_first(&mut found);
+        if args.latest {
+            found.truncate(1);
+        }
+        found.into_iter().map(|s| s.path).collect()
+    };
+    let end = if args.null { b'\0' } else { b'\n' };
+    for path in paths {
+        out.write_all(path.as_os_str().as_encoded_bytes())?;
+        out.write_all(&[end])?;
+    }
+    Ok(Outcome::Success)
+}

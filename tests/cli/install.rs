@@ -1,0 +1,191 @@
+//! Installing condense: the crate's file list (`cargo package --list`), shell completions, the
+//! man pages `condense man` writes, and `--version` naming the features built in.
+
+use std::path::Path;
+use std::process::Command as StdCommand;
+
+use crate::util::condense;
+
+/// What a crate user never needs: other projects' transcripts, golden files, benchmark scripts
+/// and data, fuzz targets, the test suite and CI.
+const EXCLUDED: [&str; 6] = ["fixtures/", "bench/", "fuzz/", "tests/", ".ci/", "target/"];
+
+#[test]
+fn the_crate_lists_the_code_the_man_pages_and_recipes_and_nothing_excluded() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    // --offline: listing needs no index; a refusal to work offline is reported, not hidden.
+    let output = StdCommand::new(cargo)
+        .args(["package", "--list", "--allow-dirty", "--offline", "--quiet"])
+        .current_dir(root)
+        .output()
+        .expect("cargo runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() && (stderr.contains("offline") || stderr.contains("network")) {
+        eprintln!("SKIPPED: cargo package --list needs the network here: {stderr}");
+        return;
+    }
+    assert!(
+        output.status.success(),
+        "cargo package --list failed: {stderr}"
+    );
+    assert!(
+        !stderr.contains("warning"),
+        "cargo package --list warns: {stderr}"
+    );
+    let files: Vec<&str> = std::str::from_utf8(&output.stdout)
+        .unwrap()
+        .lines()
+        .collect();
+    for excluded in EXCLUDED {
+        let listed: Vec<_> = files.iter().filter(|f| f.starts_with(excluded)).collect();
+        assert!(listed.is_empty(), "{excluded} is packaged: {listed:?}");
+    }
+    for needed in [
+        "Cargo.toml",
+        "README.md",
+        "src/main.rs",
+        "src/lib.rs",
+        "src/prompts/handoff.md",
+        "man/condense.1",
+        "man/condense-sessions.1",
+        "examples/claude-code/settings.json",
+    ] {
+        assert!(
+            files.contains(&needed),
+            "{needed} is not packaged: {files:?}"
+        );
+    }
+    // Every man page `condense man` compiles in is packaged, or the crate would not build.
+    for entry in std::fs::read_dir(root.join("man")).unwrap() {
+        let name = format!("man/{}", entry.unwrap().file_name().to_string_lossy());
+        assert!(files.contains(&name.as_str()), "{name}");
+    }
+    // Packing it for real warns of nothing but the test target left out on purpose (it needs
+    // the corpus, which is not packaged): the bench targets' sources are in the crate.
+    let target = tempfile::tempdir().unwrap();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = StdCommand::new(cargo)
+        .args(["package", "--no-verify", "--allow-dirty", "--offline"])
+        .env("CARGO_TARGET_DIR", target.path())
+        .current_dir(root)
+        .output()
+        .expect("cargo runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "cargo package failed: {stderr}");
+    let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains("warning")).collect();
+    assert!(
+        warnings.iter().all(|w| w.contains("ignoring test `cli`")),
+        "cargo package warns: {warnings:?}"
+    );
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("name = \"condense-cli\""));
+    assert!(manifest.contains("documentation = "));
+}
+
+#[test]
+fn completions_are_generated_for_each_shell() {
+    for (shell, marker) in [
+        ("bash", "complete -F _condense"),
+        ("zsh", "#compdef condense"),
+        ("fish", "complete -c condense"),
+        ("powershell", "Register-ArgumentCompleter"),
+        ("elvish", "edit:completion:arg-completer[condense]"),
+    ] {
+        let output = condense().args(["completions", shell]).output().unwrap();
+        assert!(output.status.success(), "{shell}");
+        let script = String::from_utf8(output.stdout).unwrap();
+        assert!(script.contains(marker), "{shell}: no {marker:?}");
+        for word in ["estimate", "sessions", "--latest", "--files-from"] {
+            assert!(script.contains(word), "{shell} completes no {word}");
+        }
+    }
+    let output = condense().args(["completions", "tcsh"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn bash_accepts_its_completion_script() {
+    let Ok(bash) = StdCommand::new("bash").arg("--version").output() else {
+        eprintln!("SKIPPED: no bash");
+        return;
+    };
+    assert!(bash.status.success());
+    let script = condense()
+        .args(["completions", "bash"])
+        .output()
+        .unwrap()
+        .stdout;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("condense.bash");
+    std::fs::write(&path, script).unwrap();
+    // Sourcing defines the function and registers it; `complete -p` prints the registration.
+    let check = StdCommand::new("bash")
+        .arg("-c")
+        .arg(format!(". {} && complete -p condense", path.display()))
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    assert!(String::from_utf8_lossy(&check.stdout).contains("_condense"));
+}
+
+#[test]
+fn man_writes_every_page_as_it_is_in_the_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("share/man/man1");
+    let output = condense().arg("man").arg(&target).output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let listed = String::from_utf8(output.stdout).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("man");
+    let pages: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .collect();
+    assert_eq!(listed.lines().count(), pages.len());
+    for page in pages {
+        let written = std::fs::read(target.join(page.file_name())).unwrap();
+        assert_eq!(
+            written,
+            std::fs::read(page.path()).unwrap(),
+            "{:?}",
+            page.file_name()
+        );
+    }
+    let output = condense()
+        .arg("man")
+        .arg("/proc/no/such/dir")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+}
+
+#[test]
+fn version_names_the_features_built_in() {
+    let output = condense().arg("--version").output().unwrap();
+    let line = String::from_utf8(output.stdout).unwrap();
+    let bpe = if cfg!(feature = "bpe") {
+        "+bpe"
+    } else {
+        "-bpe"
+    };
+    let zstd = if cfg!(feature = "zstd") {
+        "+zstd"
+    } else {
+        "-zstd"
+    };
+    assert_eq!(
+        line,
+        format!(
+            "condense {} (features: {bpe} +gzip {zstd})\n",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+}
