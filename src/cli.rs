@@ -106,8 +106,9 @@ pub enum Command {
     /// the compactor's system prompt in $CONDENSE_SYSTEM (and the config file's
     /// compaction_model in $CONDENSE_MODEL), e.g. --llm 'llm -s "$CONDENSE_SYSTEM"'; its output
     /// is the summary. --budget N writes the richest form whose live context fits N tokens: the
-    /// session unchanged if it fits (exit 4), the LLM's summary (with --llm), caveman's, then
-    /// bare's. The rung taken is said on standard error. A failing CMD, an empty summary or one
+    /// session unchanged if it fits (exit 4), pruned (old tool outputs out, as `prune`), the
+    /// LLM's summary (with --llm), caveman's, then bare's. The rung taken is said on standard
+    /// error. A failing CMD, an empty summary or one
     /// over --summary-tokens leaves the session untouched (exit 1).
     Compact(CompactArgs),
     /// List the session files of the known agents, newest first.

@@ -126,40 +126,70 @@ fn prune(
 
 /// The core's knobs: the flags, else the config file's `[prune]` block, else the defaults.
 fn options(args: &PruneArgs) -> Result<Options> {
+    knobs(Some(args), args.config.clone())
+}
+
+/// The knobs of `args` (none: the config file's and the defaults only).
+fn knobs(args: Option<&PruneArgs>, config: Option<std::path::PathBuf>) -> Result<Options> {
     let file = settings::config(&SettingsArgs {
         preset: None,
-        config: args.config.clone(),
+        config,
     })?
     .prune;
     let defaults = Options::default();
+    let flag = |get: fn(&PruneArgs) -> Option<usize>| args.and_then(get);
     let protect = args
-        .protect
-        .clone()
+        .and_then(|a| a.protect.clone())
         .or(file.protect)
         .unwrap_or(defaults.protect);
     Ok(Options {
-        keep_turns: args
-            .keep_turns
+        keep_turns: flag(|a| a.keep_turns)
             .or(file.keep_turns)
             .unwrap_or(defaults.keep_turns),
-        keep: args.keep.or(file.keep).unwrap_or(defaults.keep),
+        keep: flag(|a| a.keep).or(file.keep).unwrap_or(defaults.keep),
         protect: protect
             .into_iter()
             .filter(|tool| !tool.is_empty())
             .collect(),
         min_tokens: args
-            .min_tokens
+            .and_then(|a| a.min_tokens)
             .or(file.min_tokens)
             .unwrap_or(defaults.min_tokens),
-        target: args.target.or(file.target),
-        trigger: args.trigger.or(file.trigger),
+        target: args.and_then(|a| a.target).or(file.target),
+        trigger: args.and_then(|a| a.trigger).or(file.trigger),
         clear_at_least: args
-            .clear_at_least
+            .and_then(|a| a.clear_at_least)
             .or(file.clear_at_least)
             .unwrap_or(defaults.clear_at_least),
-        clear_inputs: args.clear_inputs || file.clear_inputs.unwrap_or(defaults.clear_inputs),
-        keep_thinking: args.keep_thinking.or(file.keep_thinking),
+        clear_inputs: args.is_some_and(|a| a.clear_inputs)
+            || file.clear_inputs.unwrap_or(defaults.clear_inputs),
+        keep_thinking: flag(|a| a.keep_thinking).or(file.keep_thinking),
     })
+}
+
+/// `transcript` pruned, oldest first, toward a live context of `target` tokens with the
+/// config file's knobs and the defaults (`compact`'s pruned rung); `None` when nothing can be
+/// pruned.
+pub fn pruned_toward(
+    transcript: &Transcript,
+    tokenizer: Tokenizer,
+    target: u64,
+    config: Option<std::path::PathBuf>,
+) -> Result<Option<Vec<u8>>> {
+    let options = Options {
+        target: Some(target),
+        ..knobs(None, config)?
+    };
+    let plan = plan(transcript, tokenizer, &options)?;
+    if plan.choice.nothing.is_some() {
+        return Ok(None);
+    }
+    let pruned = plan.pruned(transcript);
+    let mut bytes = Vec::new();
+    let mut sink = Sink::new(&mut bytes);
+    rewrite::write(&pruned, &mut sink)?;
+    sink.finish()?;
+    Ok(Some(bytes))
 }
 
 /// A measured site: where it is, and what replacing it writes.

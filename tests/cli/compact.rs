@@ -34,9 +34,18 @@ fn every_rung_is_taken_on_real_sessions_and_every_output_fits() {
         let dir = tempfile::tempdir().unwrap();
         let path = session(dir.path(), file);
         let before = context_tokens(&path);
+        // What pruning alone reaches: a budget between that and the original is the pruned
+        // rung's.
+        let pruned = condense().arg("prune").arg(&path).output().unwrap();
+        let pruned_path = dir.path().join("pruned.jsonl");
+        std::fs::write(&pruned_path, &pruned.stdout).unwrap();
+        let pruned = context_tokens(&pruned_path);
+        assert!(pruned < before, "{file}: prune frees nothing");
+        let between = (pruned + (before - pruned) / 2).to_string();
         let llm = "cat > /dev/null; echo 'NOW: the work so far, as the model wrote it'";
         for (args, rung, code) in [
             (vec!["--budget", &*before.to_string()], "unchanged", 4),
+            (vec!["--budget", &*between], "pruned", 0),
             (vec!["--budget", "5000", "--llm", llm], "llm", 0),
             (vec!["--budget", "1000"], "caveman", 0),
             (vec!["--budget", "400"], "bare", 0),

@@ -2,9 +2,9 @@
 //!
 //! With `--llm CMD` the request goes to any LLM CLI and its answer is injected (the plan is
 //! checked as `inject --plan` checks it). With `--budget N` the richest form that fits N tokens
-//! of live context is written: the session unchanged if it fits already (exit 4), the LLM's
-//! summary if `--llm` is given and the result fits, else caveman's summary, else bare's four
-//! lines; each summary rung first keeps the plan's tail, then, if that does not fit, keeps
+//! of live context is written: the session unchanged if it fits already (exit 4), pruned (old
+//! tool outputs replaced by placeholders, as `prune` does) if that is enough, the LLM's summary
+//! if `--llm` is given and the result fits, else caveman's summary, else bare's four lines; each summary rung first keeps the plan's tail, then, if that does not fit, keeps
 //! nothing but the summary. Which rung was taken is said on standard error (and in `--format
 //! json`). A failing command, an empty answer, or a summary over `--summary-tokens` leaves the
 //! session untouched and exits 1.
@@ -17,6 +17,7 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use super::compaction::{compaction, context_size};
+use super::prune;
 use super::settings;
 use super::shared::{
     check_plan, live_extract, load_options, plan_for, plan_report, read_source, refuse_cut_off,
@@ -45,6 +46,8 @@ use crate::{Outcome, UsageError};
 pub enum Rung {
     /// The session fits (or compaction is off): nothing written.
     Unchanged,
+    /// Old tool outputs replaced by placeholders (`prune`), no summary.
+    Pruned,
     /// The LLM's summary.
     Llm,
     /// caveman's summary, no model.
@@ -122,6 +125,48 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
     if let Some(budget) = budget.filter(|&b| before <= b) {
         let why = format!("the live context ({before} tokens) fits --budget {budget}");
         return unchanged(why, out, &mut warnings);
+    }
+
+    // The pruned rung: the conversation kept whole, only old tool outputs go. (A handoff
+    // document needs a summary, so --format markdown starts at the next rung.)
+    if let (Some(budget), false) = (budget, args.format == CompactFormat::Markdown) {
+        let config = args.plan.settings.config.clone();
+        if let Some(bytes) = prune::pruned_toward(&transcript, tokenizer, budget, config.clone())? {
+            let after = size_of(&transcript, &bytes, tokenizer)?;
+            if after <= budget {
+                warnings.push(format!(
+                    "{}: compact: pruned ({before} -> {after} tokens of live context)",
+                    transcript.name
+                ));
+                match &in_place {
+                    Some(path) => {
+                        let options = persist::Options {
+                            backup_suffix: &args.in_place.backup_suffix,
+                            // A pruned file is rewritten, as `prune --in-place` does.
+                            strategy: persist::Strategy::Replace,
+                            inputs: &[],
+                        };
+                        let name = path.display().to_string();
+                        let load = load_options(&args.input);
+                        let done = persist::in_place(path, &options, |bytes, out| {
+                            let now = Transcript::parse(&name, bytes, load)?;
+                            let pruned =
+                                prune::pruned_toward(&now, tokenizer, budget, config.clone())?;
+                            Ok(out.write_all(pruned.as_deref().unwrap_or(bytes))?)
+                        })?;
+                        for warning in done.warnings {
+                            warnings.push(warning);
+                        }
+                    }
+                    None if args.format == CompactFormat::Jsonl => out.write_all(&bytes)?,
+                    None => {}
+                }
+                let name = &transcript.name;
+                report(args, out, name, Rung::Pruned, before, after, Some(budget))?;
+                warnings.print();
+                return Ok(Outcome::Success);
+            }
+        }
     }
 
     let (plan, _) = plan_for(&args.plan, &transcript)?;
@@ -293,12 +338,7 @@ fn build(
     tokenizer: Tokenizer,
 ) -> Result<Choice> {
     let bytes = render(transcript, &plan, &summary, tokenizer)?;
-    let options = LoadOptions {
-        from: transcript.format,
-        ..LoadOptions::default()
-    };
-    let written = Transcript::parse(&transcript.name, &bytes, options)?;
-    let after = context_size(&written, tokenizer);
+    let after = size_of(transcript, &bytes, tokenizer)?;
     Ok(Choice {
         rung,
         summary,
@@ -306,6 +346,16 @@ fn build(
         bytes,
         after,
     })
+}
+
+/// The live context's size of `bytes`, a session in the format of `transcript`.
+fn size_of(transcript: &Transcript, bytes: &[u8], tokenizer: Tokenizer) -> Result<u64> {
+    let options = LoadOptions {
+        from: transcript.format,
+        ..LoadOptions::default()
+    };
+    let written = Transcript::parse(&transcript.name, bytes, options)?;
+    Ok(context_size(&written, tokenizer))
 }
 
 /// The compacted session, in the transcript's own format.
