@@ -642,7 +642,7 @@ pub struct EstimateArgs {
     pub context: bool,
 
     /// The model's context window, or `auto`: the window of the model the session records
-    /// (a table of known models; the config file's [models] adds to it). Adds the window, the
+    /// (a table of known models, which the config file's models table adds to). Adds the window, the
     /// share used, the tokens left, and whether compaction is due (kimi-cli's rule, applied to
     /// the context size).
     #[arg(long, value_name = "TOKENS|auto")]

@@ -9,7 +9,8 @@ use anyhow::{bail, Context, Result};
 
 use super::compaction::compaction;
 use super::shared::{
-    check_plan, load_options, plan_for, read_source, single_source, transcript_warnings, PlanReport,
+    check_plan, load_options, plan_for, read_source, refuse_cut_off, single_source,
+    transcript_warnings, PlanReport,
 };
 use crate::cli::{InjectArgs, InjectFormat};
 use crate::handoff::{self, Handoff};
@@ -75,14 +76,7 @@ fn compact(
     dry_run: bool,
 ) -> Result<(Outcome, Warnings)> {
     let transcript = Transcript::parse(name, bytes, load_options(&args.input))?;
-    if let Some(index) = transcript.incomplete {
-        bail!(
-            "{}:{}: the last line is cut off (a session still being written?); injecting now \
-             would lose it, so wait until the agent has finished writing",
-            transcript.name,
-            transcript.lines[index].number
-        );
-    }
+    refuse_cut_off(&transcript, "injecting")?;
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
     let (plan, tokenizer) = match &args.plan_file {

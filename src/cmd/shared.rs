@@ -41,6 +41,20 @@ pub fn load_options(input: &InputArgs) -> LoadOptions {
     }
 }
 
+/// Refuses a transcript whose last line is cut off: writing a compaction now would lose the
+/// rest of that line, which the agent is still writing.
+pub fn refuse_cut_off(transcript: &Transcript, verb: &str) -> Result<()> {
+    if let Some(index) = transcript.incomplete {
+        bail!(
+            "{}:{}: the last line is cut off (a session still being written?); {verb} now \
+             would lose it, so wait until the agent has finished writing",
+            transcript.name,
+            transcript.lines[index].number
+        );
+    }
+    Ok(())
+}
+
 /// Warnings about lines a transcript could not use.
 pub fn transcript_warnings(transcript: &Transcript, warnings: &mut Warnings) {
     if let Some(index) = transcript.incomplete {

@@ -150,24 +150,20 @@ pub fn fit(
     }
     results.sort_by_key(|&(protected, m, p)| (protected, m, p));
     for (_, m, p) in results {
-        let Part::ToolResult { call_id, text } = &messages[m].parts[p] else {
+        let Part::ToolResult { text, .. } = &messages[m].parts[p] else {
             continue;
         };
-        let old_units = tokenizer.text_units(text);
-        let before = tokenizer.tokens(old_units);
+        let before = tokenizer.text_tokens(text);
         let note = format!("[tool output of about {before} tokens left out to fit the request]");
-        let new_units = tokenizer.text_units(&note);
-        let call_id = call_id.clone();
-        messages[m].parts[p] = Part::ToolResult {
-            call_id,
-            text: Cow::Owned(note),
-        };
-        cuts.push(Cut {
-            message: m + 1,
-            kind: "tool_result".to_owned(),
-            tokens: [before, tokenizer.tokens(new_units)],
-        });
-        units = (units + new_units).saturating_sub(old_units);
+        cut_part(
+            &mut messages,
+            (m, p),
+            note,
+            "tool_result",
+            tokenizer,
+            &mut cuts,
+            &mut units,
+        );
         if let Some(parts) = fits(&mut units, &messages, &mut tokens) {
             return Ok(Fitted {
                 parts,
@@ -203,17 +199,16 @@ pub fn fit(
             let Part::Text(text) = &messages[m].parts[p] else {
                 break;
             };
-            let old_units = tokenizer.text_units(text);
-            let before = tokenizer.tokens(old_units);
-            let cut = cut_middle(text, chars / 2, before);
-            let new_units = tokenizer.text_units(&cut);
-            messages[m].parts[p] = Part::Text(Cow::Owned(cut));
-            cuts.push(Cut {
-                message: m + 1,
-                kind: "text".to_owned(),
-                tokens: [before, tokenizer.tokens(new_units)],
-            });
-            units = (units + new_units).saturating_sub(old_units);
+            let cut = cut_middle(text, chars / 2, tokenizer.text_tokens(text));
+            cut_part(
+                &mut messages,
+                (m, p),
+                cut,
+                "text",
+                tokenizer,
+                &mut cuts,
+                &mut units,
+            );
             if let Some(parts) = fits(&mut units, &messages, &mut tokens) {
                 return Ok(Fitted {
                     parts,
@@ -233,6 +228,31 @@ pub fn fit(
         });
     }
     Err(TooLarge { tokens, max_tokens })
+}
+
+/// Replaces the text of part `p` of message `m` (a tool result stays one, with its call id),
+/// notes the cut, and moves the running estimate `units` by the difference.
+fn cut_part(
+    messages: &mut [Message],
+    (m, p): (usize, usize),
+    text: String,
+    kind: &str,
+    tokenizer: Tokenizer,
+    cuts: &mut Vec<Cut>,
+    units: &mut u64,
+) {
+    let new_units = tokenizer.text_units(&text);
+    let (Part::Text(old) | Part::ToolResult { text: old, .. }) = &mut messages[m].parts[p] else {
+        return;
+    };
+    let old_units = tokenizer.text_units(old);
+    *old = Cow::Owned(text);
+    cuts.push(Cut {
+        message: m + 1,
+        kind: kind.to_owned(),
+        tokens: [tokenizer.tokens(old_units), tokenizer.tokens(new_units)],
+    });
+    *units = (*units + new_units).saturating_sub(old_units);
 }
 
 /// Texts this short (in characters) are not cut further: the marker would be most of them.

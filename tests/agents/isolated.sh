@@ -3,7 +3,7 @@
 # interface is loopback: whatever the agent tries to reach, nothing leaves this machine, and
 # the model API it is pointed at (127.0.0.1:$MOCK_PORT) records the requests.
 # Usage: isolated.sh RECORD_DIR SECONDS CMD [ARG...]   (CMD sees MOCK_PORT in its environment;
-# MOCK_INPUT_TOKENS sets the prompt size the mock reports)
+# MOCK_INPUT_TOKENS sets the prompt size the mock reports, MOCK_REPLY_BYTES pads its replies)
 # Exit status: CMD's, or 124 when it ran out of SECONDS.
 set -euo pipefail
 if [ -z "${CONDENSE_ISOLATED:-}" ]; then
@@ -18,7 +18,7 @@ mkdir -p "$record"
 port_file="$record/port"
 rm -f "$port_file" # a port left by an earlier run in the same folder is stale
 python3 "$here/mock_api.py" --record "$record" --port-file "$port_file" --seconds "$((seconds + 10))" \
-  --input-tokens "${MOCK_INPUT_TOKENS:-12}" &
+  --input-tokens "${MOCK_INPUT_TOKENS:-12}" --reply-bytes "${MOCK_REPLY_BYTES:-0}" --requests 200 &
 mock=$!
 trap 'kill "$mock" 2>/dev/null || true' EXIT
 for _ in $(seq 100); do

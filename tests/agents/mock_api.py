@@ -7,11 +7,12 @@ API (`models/M:generateContent`, `:streamGenerateContent`) for Gemini CLI.
 
 It stops by itself after --seconds, or once --requests requests have been answered.
 Usage: python3 mock_api.py --record DIR --port-file FILE [--seconds 60] [--requests 20]
-       [--input-tokens N]
+       [--input-tokens N] [--reply-bytes N]
 """
 
 import argparse
 import json
+import re
 import threading
 import time
 import uuid
@@ -41,13 +42,103 @@ def last_user_text(request):
     return ""
 
 
+# Replies are padded to this many bytes (--reply-bytes): real answers are long, and a session
+# whose answers are a line each gains little from compaction, too little for a size check.
+REPLY_BYTES = 0
+WORDS = (
+    "parser reader line buffer newline remainder loop state test case input output file "
+    "split yield iterator block byte offset length error result value field record entry "
+    "session context summary tail head branch leaf parent child token count budget limit"
+).split()
+
+
+def filler(seed, size):
+    """Prose-like words that never repeat a phrase: Gemini CLI stops a reply that loops."""
+    words, state = [], seed or 1
+    while sum(len(w) + 1 for w in words) < size:
+        state = (state * 1103515245 + 12345) % 2**31
+        words.append(WORDS[state % len(WORDS)] + ("." if state % 11 == 0 else ""))
+    return " ".join(words)
+
+
 def reply_text(request):
-    return REPLY + last_user_text(request)[:80]
+    question = last_user_text(request)[:80]
+    text = REPLY + question
+    if len(text) < REPLY_BYTES:
+        text += "\n\n" + filler(sum(map(ord, question)), REPLY_BYTES - len(text))
+    return text
 
 
 def sse(events):
     """Server-sent events with an `event:` line each, as both APIs stream them."""
     return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+
+
+# A user turn containing this asks the mock for two parallel tool calls (Claude Code's Read of
+# README.md and notes.txt in its working directory), so a session written against it has the
+# sibling tool_use/tool_result lines of a parallel call.
+TOOLS_TRIGGER = "MOCK-TOOLS"
+
+
+def wants_tools(request):
+    """Whether the newest message is a user turn with the trigger (not the tool results that
+    answer the calls, or the mock would call tools forever)."""
+    # Claude Code may end the list with a `system` message of settings; the turn is the last
+    # user message.
+    users = [m for m in request.get("messages") or [] if m.get("role") == "user"]
+    if not users:
+        return False
+    content = users[-1].get("content")
+    parts = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+    if any(isinstance(p, dict) and p.get("type") == "tool_result" for p in parts):
+        return False
+    return any(TOOLS_TRIGGER in p.get("text", "") for p in parts if isinstance(p, dict))
+
+
+def working_directory(request):
+    """The directory Claude Code says it runs in (its environment note in the request)."""
+    found = re.search(r"Primary working directory: ([^\\\"]+)", json.dumps(request))
+    return found.group(1).strip() if found else "."
+
+
+def anthropic_tools_stream(model, n, cwd):
+    """Two Read calls in one reply, streamed as two tool_use blocks."""
+    calls = [(f"{cwd}/README.md", 0), (f"{cwd}/notes.txt", 1)]
+    events = [
+        {
+            "type": "message_start",
+            "message": {
+                "id": f"msg_mock_{n}",
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": INPUT_TOKENS, "output_tokens": 1},
+            },
+        }
+    ]
+    for path, index in calls:
+        block = {"type": "tool_use", "id": f"toolu_mock_{n}_{index}", "name": "Read", "input": {}}
+        events += [
+            {"type": "content_block_start", "index": index, "content_block": block},
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": json.dumps({"file_path": path})},
+            },
+            {"type": "content_block_stop", "index": index},
+        ]
+    events += [
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+            "usage": {"output_tokens": 9},
+        },
+        {"type": "message_stop"},
+    ]
+    return sse(events)
 
 
 def anthropic_stream(model, text, n):
@@ -208,6 +299,10 @@ class Handler(BaseHTTPRequestHandler):
         self.record(b"")
         if self.path.split("?")[0].endswith("/models"):
             self.reply(200, b'{"data": [], "models": []}', "application/json")
+        elif self.headers.get("Upgrade", "").lower() == "websocket":
+            # Codex tries the Responses API over a WebSocket first; 426 makes it fall back to
+            # HTTPS at once, where a 404 costs five retries with backoff.
+            self.reply(426, b'{"error": {"type": "upgrade_required", "message": "mock"}}', "application/json")
         else:
             self.reply(404, b'{"error": {"type": "not_found", "message": "mock"}}', "application/json")
 
@@ -239,7 +334,9 @@ class Handler(BaseHTTPRequestHandler):
         elif path.endswith("/v1/messages/count_tokens"):
             self.reply(200, b'{"input_tokens": 12}', "application/json")
         elif path.endswith("/v1/messages"):
-            if request.get("stream"):
+            if request.get("stream") and wants_tools(request):
+                self.reply(200, anthropic_tools_stream(model, self.n, working_directory(request)), "text/event-stream")
+            elif request.get("stream"):
                 self.reply(200, anthropic_stream(model, text, self.n), "text/event-stream")
             else:
                 self.reply(200, anthropic_message(model, text, self.n), "application/json")
@@ -252,15 +349,17 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
-    global INPUT_TOKENS
+    global INPUT_TOKENS, REPLY_BYTES
     parser = argparse.ArgumentParser()
     parser.add_argument("--record", required=True, type=Path)
     parser.add_argument("--port-file", required=True, type=Path)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--requests", type=int, default=20)
     parser.add_argument("--input-tokens", type=int, default=INPUT_TOKENS)
+    parser.add_argument("--reply-bytes", type=int, default=REPLY_BYTES)
     args = parser.parse_args()
     INPUT_TOKENS = args.input_tokens
+    REPLY_BYTES = args.reply_bytes
     args.record.mkdir(parents=True, exist_ok=True)
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::util::{condense, fixture, json_lines, llm_binary};
+use crate::util::{condense, context_tokens, fixture, required_llm};
 
 fn compact(dir: &Path, args: &[&str]) -> std::process::Output {
     condense()
@@ -14,17 +14,6 @@ fn compact(dir: &Path, args: &[&str]) -> std::process::Output {
         .arg("compact")
         .args(args)
         .output()
-        .unwrap()
-}
-
-fn context_tokens(path: &Path) -> u64 {
-    let output = condense()
-        .args(["estimate", "--context"])
-        .arg(path)
-        .output()
-        .unwrap();
-    json_lines(&output.stdout)[0]["context"]["tokens"]
-        .as_u64()
         .unwrap()
 }
 
@@ -172,12 +161,7 @@ fn in_place_and_markdown_and_a_turned_off_config() {
 /// prompt reach it, and its answer becomes the summary.
 #[test]
 fn compact_through_a_real_llm_cli() {
-    let Some(llm) = llm_binary() else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must install llm and llm-echo (see .ci/run)"
-        );
-        eprintln!("skipped: llm is not installed (run .ci/run, or set CONDENSE_TEST_LLM)");
+    let Some(llm) = required_llm() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -5,23 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::util::{condense, fixture, json_lines, CORPUS};
-
-fn context_tokens(path: &Path) -> u64 {
-    let output = condense()
-        .args(["estimate", "--context"])
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    json_lines(&output.stdout)[0]["context"]["tokens"]
-        .as_u64()
-        .unwrap()
-}
+use crate::util::{condense, context_tokens, fixture, CORPUS};
 
 fn due(path: &Path, max_context: u64) -> bool {
     let status = condense()

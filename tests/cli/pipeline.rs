@@ -7,7 +7,7 @@ use std::process::{Command as StdCommand, Stdio};
 use predicates::prelude::*;
 use serde_json::{json, Value};
 
-use crate::util::{condense, fixture, json_lines, llm_binary, CORPUS};
+use crate::util::{condense, fixture, json_lines, required_llm, CORPUS};
 
 const SYSTEM_PROMPT: &str = "You are a helpful assistant that compacts conversation context.";
 const WRAPPER: &str =
@@ -477,12 +477,7 @@ fn in_place_killed_at_any_moment_leaves_the_original_intact_and_no_full_size_str
 /// `condense estimate` in its own format, with the preserved records byte-identical.
 #[test]
 fn every_corpus_session_through_a_real_llm_cli() {
-    let Some(llm) = llm_binary() else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must install llm and llm-echo (see .ci/run)"
-        );
-        eprintln!("skipped: llm is not installed (run .ci/run, or set CONDENSE_TEST_LLM)");
+    let Some(llm) = required_llm() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

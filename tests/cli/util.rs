@@ -96,3 +96,34 @@ pub fn llm_binary() -> Option<PathBuf> {
         .is_ok_and(|o| o.status.success())
         .then(|| PathBuf::from("llm"))
 }
+
+/// The `llm` executable for a test that needs it: in CI a missing one fails the test; locally
+/// the test is skipped, saying so.
+pub fn required_llm() -> Option<PathBuf> {
+    let found = llm_binary();
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must install llm and llm-echo (see .ci/run)"
+        );
+        eprintln!("skipped: llm is not installed (run .ci/run, or set CONDENSE_TEST_LLM)");
+    }
+    found
+}
+
+/// The live context's size `estimate --context` reports for a file.
+pub fn context_tokens(path: &Path) -> u64 {
+    let output = condense()
+        .args(["estimate", "--context"])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    json_lines(&output.stdout)[0]["context"]["tokens"]
+        .as_u64()
+        .unwrap()
+}

@@ -19,8 +19,8 @@ use serde::Serialize;
 use super::compaction::{compaction, context_size};
 use super::settings;
 use super::shared::{
-    check_plan, live_extract, load_options, plan_for, plan_report, read_source, single_source,
-    transcript_warnings,
+    check_plan, live_extract, load_options, plan_for, plan_report, read_source, refuse_cut_off,
+    single_source, transcript_warnings,
 };
 use crate::cli::{CompactArgs, CompactFormat};
 use crate::extract::{bare, caveman};
@@ -84,14 +84,7 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
     }
     let bytes = read_source(&source)?;
     let transcript = Transcript::parse(&source.name(), &bytes, load_options(&args.input))?;
-    if let Some(index) = transcript.incomplete {
-        bail!(
-            "{}:{}: the last line is cut off (a session still being written?); compacting now \
-             would lose it, so wait until the agent has finished writing",
-            transcript.name,
-            transcript.lines[index].number
-        );
-    }
+    refuse_cut_off(&transcript, "compacting")?;
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
     let settings = settings::load(&args.plan.settings, Flags::default())?;

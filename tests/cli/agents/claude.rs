@@ -1,7 +1,7 @@
 //! Claude Code: each session is placed where `claude --resume` looks for it, resumed with one
 //! prompt against the mock API, and the request Claude Code sends is the judge, before and
 //! after `inject`: on the corpus sessions and on sessions Claude Code itself wrote (rewound with
-//! `--resume-session-at`, compacted with `/compact`).
+//! `--resume-session-at`, compacted with `/compact`, with parallel tool calls).
 
 use std::ffi::OsStr;
 use std::path::Path;
@@ -22,13 +22,14 @@ const RESUME: &str = r#"ANTHROPIC_BASE_URL=http://127.0.0.1:$MOCK_PORT ANTHROPIC
 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1 \
 DISABLE_ERROR_REPORTING=1 exec "$1" -p --resume "$2" "$3" </dev/null"#;
 
-const SESSIONS: [&str; 6] = [
+const SESSIONS: [&str; 7] = [
     "corpus/claude-code/claude-code-viewer-5c0375b4.jsonl",
     "corpus/claude-code/claude-code-viewer-fe5e1c67.jsonl",
     "corpus/claude-code/entireio-cli-a6e4c2a0fbd1.jsonl",
     "corpus/claude-code/kimi-cli-5b2c427a42e0.jsonl",
     "agents/claude-rewind.jsonl",
     "agents/claude-compacted.jsonl",
+    "agents/claude-parallel.jsonl",
 ];
 
 pub(super) fn ready() -> bool {
@@ -42,8 +43,9 @@ pub(super) fn ready() -> bool {
 pub(super) fn resume(session: &Path) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
-    // Claude Code looks in the project folder of its working directory, named by the path with
-    // every character but letters and digits made '-' (the dot here checks that rule).
+    // Where a session started in `project` would be: ~/.claude/projects/ and the path with every
+    // character but letters and digits made '-'. (2.1.332 also finds an id in another project's
+    // folder, such as the one of the cwd the session recorded, so this does not test the rule.)
     let project = dir.path().join("the.project");
     std::fs::create_dir_all(&project).unwrap();
     let slug: String = project
@@ -189,4 +191,57 @@ fn a_session_claude_code_compacted_is_compacted_from_its_latest_epoch() {
         !sent.contains("CC-OLD-Q1"),
         "the old epoch is back in Claude Code's request"
     );
+}
+
+/// The ids of the `tool_use` and of the `tool_result` blocks in a request's messages.
+fn tool_ids(messages: &Value) -> (Vec<String>, Vec<String>) {
+    let blocks: Vec<&Value> = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .collect();
+    let ids = |kind: &str, key: &str| {
+        blocks
+            .iter()
+            .filter(|b| b["type"] == kind)
+            .map(|b| b[key].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    (ids("tool_use", "id"), ids("tool_result", "tool_use_id"))
+}
+
+#[test]
+fn parallel_tool_calls_stay_paired_wherever_the_tail_starts() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let session = fixture("agents/claude-parallel.jsonl");
+    let (calls, results) = tool_ids(&resume(&session));
+    assert_eq!(calls.len(), 2, "the fixture's parallel calls");
+    assert_eq!(calls, results);
+    for preserve in ["2", "3", "4", "5"] {
+        let name = format!("claude-parallel --preserve {preserve}");
+        let out = inject(
+            &session,
+            SUMMARY,
+            &["--preserve", preserve],
+            dir.path(),
+            "p.jsonl",
+        );
+        let after = resume(&out);
+        let sent = strings(&after);
+        assert!(
+            sent.contains(SUMMARY) && sent.contains("CC-P3"),
+            "{name}: summary or tail lost"
+        );
+        // The API rejects a tool_use without its result and a result without its call.
+        let (calls, results) = tool_ids(&after);
+        assert_eq!(
+            calls, results,
+            "{name}: tool calls and results do not pair up"
+        );
+    }
 }

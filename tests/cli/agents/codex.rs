@@ -86,7 +86,11 @@ fn texts(input: &Value, role: &str) -> Vec<String> {
         .unwrap()
         .iter()
         .filter(|item| item["type"] == "message" && item["role"] == role)
-        .map(strings)
+        .map(|item| {
+            let parts = item["content"].as_array().cloned().unwrap_or_default();
+            let texts: Vec<&str> = parts.iter().filter_map(|p| p["text"].as_str()).collect();
+            texts.join("\n")
+        })
         .filter(|text| !text.starts_with('<') && !text.starts_with("# AGENTS.md"))
         .collect()
 }
@@ -119,6 +123,18 @@ fn codex_resumes_the_summary_and_the_latest_request_and_sends_less() {
         assert!(
             !sent.contains(&first_answer),
             "{file}: the first answer survived: {first_answer:.80}"
+        );
+        // Codex sends its instructions fresh on every resume; copies kept in the replacement
+        // history come on top of them.
+        let developer = |v: &Value| {
+            let items = v.as_array().unwrap();
+            items.iter().filter(|i| i["role"] == "developer").count()
+        };
+        assert!(
+            developer(&after) <= developer(&before),
+            "{file}: {} developer messages, were {}",
+            developer(&after),
+            developer(&before)
         );
         let size = |v: &Value| serde_json::to_string(v).unwrap().len();
         assert!(

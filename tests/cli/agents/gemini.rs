@@ -1,20 +1,28 @@
 //! Gemini CLI: its own session loader reads condense's JSONL output, and the history it would
 //! restart the chat with must alternate user and model turns, open with the summary and keep
-//! the tail; then Gemini CLI itself resumes the file (`--session-file`) against the mock API and
-//! the request it sends is checked the same way, and must be smaller than the original's.
+//! the tail (on a rewound session: the newest turn, not the abandoned one); then Gemini CLI
+//! itself resumes the file (`--session-file`) against the mock API and the request it sends is
+//! checked the same way, and must be smaller than the original's.
 
 use std::ffi::OsStr;
 use std::path::Path;
 
 use serde_json::Value;
 
-use super::harness::{agent_bin, agents_dir, inject, installed, isolated, node_loader, strings};
+use super::harness::{
+    agent_bin, agents_dir, inject, installed, isolated, node_loader, prompt_parts, strings,
+};
 use super::SUMMARY;
 use crate::util::fixture;
 
-const SESSIONS: [&str; 2] = [
-    "corpus/gemini-cli/agent-sessions-jsonl_v040.jsonl",
-    "agents/gemini-turns.jsonl",
+/// Sessions and the `--preserve` values to compact them with. Gemini CLI writes a whole-list
+/// `$set.messages` checkpoint on every resume and rewind, so a longer tail takes one in.
+const CASES: [(&str, &str); 5] = [
+    ("corpus/gemini-cli/agent-sessions-jsonl_v040.jsonl", "2"),
+    ("agents/gemini-turns.jsonl", "2"),
+    ("agents/gemini-turns.jsonl", "3"),
+    ("agents/gemini-rewind.jsonl", "2"),
+    ("agents/gemini-rewind.jsonl", "3"),
 ];
 
 const PROMPT: &str = "CONDENSE-RESUME-PROMPT: carry on from here.";
@@ -61,24 +69,76 @@ fn gemini_loads_the_summary_and_the_tail_in_alternating_turns() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    for file in SESSIONS {
+    for (file, preserve) in CASES {
+        let name = format!("{file} --preserve {preserve}");
         let session = fixture(file);
         let before = history(&session);
-        let after = history(&inject(&session, SUMMARY, &[], dir.path(), "session.jsonl"));
+        let out = inject(
+            &session,
+            SUMMARY,
+            &["--preserve", preserve],
+            dir.path(),
+            "s.jsonl",
+        );
+        let after = history(&out);
         assert!(
             after[0].0 == "user" && after[0].1.contains(SUMMARY),
-            "{file}: the history does not open with the summary: {:?}",
-            after[0]
+            "{name}: the history does not open with the summary: {:.80}",
+            after[0].1
         );
-        assert_alternates(file, &after.iter().map(|t| t.0.clone()).collect::<Vec<_>>());
+        assert_alternates(
+            &name,
+            &after.iter().map(|t| t.0.clone()).collect::<Vec<_>>(),
+        );
         assert_eq!(
             after.last(),
             before.last(),
-            "{file}: the last turn is not kept"
+            "{name}: the last turn is not kept"
         );
         assert!(
             !after.contains(&before[0]),
-            "{file}: the first turn survived compaction"
+            "{name}: the first turn survived compaction"
+        );
+    }
+}
+
+#[test]
+fn a_rewound_session_keeps_the_newest_turn_and_drops_the_abandoned_one() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let session = fixture("agents/gemini-rewind.jsonl");
+    let text = |h: &[(String, String)]| h.iter().map(|t| t.1.as_str()).collect::<String>();
+    // Gemini itself applies the `$rewindTo` of the fixture.
+    let before = text(&history(&session));
+    assert!(before.contains("NEWEST-GEM-R3") && !before.contains("ABANDONED"));
+    for preserve in ["2", "3"] {
+        let name = format!("gemini-rewind --preserve {preserve}");
+        let request = prompt_parts(&session, &["--preserve", preserve]).concat();
+        assert!(
+            !request.contains("ABANDONED"),
+            "{name}: the request holds the abandoned turn"
+        );
+        let out = inject(
+            &session,
+            SUMMARY,
+            &["--preserve", preserve],
+            dir.path(),
+            "r.jsonl",
+        );
+        let after = text(&history(&out));
+        assert!(
+            after.contains(SUMMARY),
+            "{name}: no summary in Gemini's history"
+        );
+        assert!(
+            after.contains("NEWEST-GEM-R3"),
+            "{name}: the newest question is lost"
+        );
+        assert!(
+            !after.contains("ABANDONED"),
+            "{name}: the abandoned turn is back"
         );
     }
 }
@@ -136,35 +196,45 @@ fn gemini_resumes_the_summary_and_the_tail_and_sends_less() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let file = "agents/gemini-turns.jsonl";
-    let session = fixture(file);
-    let before = resume(&session);
-    let out = inject(&session, SUMMARY, &[], dir.path(), "session.jsonl");
-    let after = resume(&out);
-    let sent = strings(&Value::from(after.clone()));
-    assert!(
-        sent.contains(SUMMARY),
-        "{file}: the summary is not in Gemini's request"
-    );
-    let last = strings(&before[before.len() - 2]["parts"]);
-    assert!(
-        sent.contains(last.trim()),
-        "{file}: the last turn is lost: {last:.80}"
-    );
-    assert!(
-        !sent.contains("GEM-Q1"),
-        "{file}: the first question survived compaction"
-    );
-    let roles: Vec<String> = after
-        .iter()
-        .map(|c| c["role"].as_str().unwrap_or("").to_owned())
-        .collect();
-    assert_alternates(file, &roles);
-    let size = |v: &[Value]| serde_json::to_string(v).unwrap().len();
-    assert!(
-        size(&after) < size(&before),
-        "{file}: the request grew from {} to {} bytes",
-        size(&before),
-        size(&after)
-    );
+    for file in ["agents/gemini-turns.jsonl", "agents/gemini-rewind.jsonl"] {
+        let session = fixture(file);
+        let before = resume(&session);
+        for preserve in ["2", "3"] {
+            let name = format!("{file} --preserve {preserve}");
+            let out = inject(
+                &session,
+                SUMMARY,
+                &["--preserve", preserve],
+                dir.path(),
+                "s.jsonl",
+            );
+            let after = resume(&out);
+            let sent = strings(&Value::from(after.clone()));
+            assert!(
+                sent.contains(SUMMARY),
+                "{name}: the summary is not in Gemini's request"
+            );
+            let last = strings(&before[before.len() - 2]["parts"]);
+            assert!(
+                sent.contains(last.trim()),
+                "{name}: the last turn is lost: {last:.80}"
+            );
+            assert!(
+                !sent.contains("GEM-Q1") && !sent.contains("GEM-R1"),
+                "{name}: the first question survived"
+            );
+            let roles: Vec<String> = after
+                .iter()
+                .map(|c| c["role"].as_str().unwrap_or("").to_owned())
+                .collect();
+            assert_alternates(&name, &roles);
+            let size = |v: &[Value]| serde_json::to_string(v).unwrap().len();
+            assert!(
+                size(&after) < size(&before),
+                "{name}: the request grew from {} to {} bytes",
+                size(&before),
+                size(&after)
+            );
+        }
+    }
 }

@@ -69,9 +69,17 @@ pub fn run_json(cmd: &mut Command) -> Value {
         .unwrap_or_else(|e| panic!("{cmd:?}: stdout is not JSON: {e}"))
 }
 
+/// `program` in a network namespace with nothing in it, not even loopback: the loaders only
+/// read files, and this way an import with a side effect cannot reach out either.
+pub fn offline(program: impl AsRef<OsStr>) -> Command {
+    let mut cmd = Command::new("unshare");
+    cmd.args(["--net", "--map-root-user"]).arg(program);
+    cmd
+}
+
 /// A node loader script run on `session`, e.g. `pi-context.mjs`.
 pub fn node_loader(name: &str, session: &Path) -> Value {
-    run_json(Command::new("node").arg(script(name)).arg(session))
+    run_json(offline("node").arg(script(name)).arg(session))
 }
 
 /// `condense ARGS`, required to succeed; its stdout.

@@ -4,11 +4,10 @@
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
-use super::harness::{inject, installed, kimi_python, prompt_parts, run_json, script};
+use super::harness::{inject, installed, kimi_python, offline, prompt_parts, run_json, script};
 use super::SUMMARY;
 use crate::util::{condense, fixture};
 
@@ -27,7 +26,7 @@ fn ready() -> bool {
 
 fn kimi(script_name: &str, args: &[&str], session: &Path) -> Value {
     run_json(
-        Command::new(kimi_python())
+        offline(kimi_python())
             .arg(script(script_name))
             .arg(session)
             .args(args),
@@ -72,6 +71,15 @@ fn kimi_restores_the_summary_the_tail_fresh_checkpoints_and_a_fresh_token_count(
         assert!(
             b.ends_with(&a[1..]),
             "{file}: the kept messages are not the original's last"
+        );
+        // kimi's own rule, condense's default: the last two user/assistant messages are kept.
+        let turns = a[1..]
+            .iter()
+            .filter(|m| m["role"] == "user" || m["role"] == "assistant")
+            .count();
+        assert!(
+            turns >= 2,
+            "{file}: {turns} user/assistant messages kept, not 2"
         );
         assert!(
             !a.contains(&b[0]),

@@ -34,9 +34,10 @@ fn messages(context: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
-/// What `inject` must give pi: the summary first, then a kept tail that is a suffix of the
-/// context pi had (so it is on the active branch), none of the compacted start, and less.
-fn assert_compacted(name: &str, before: &Value, after: &Value) {
+/// What `inject --preserve N` must give pi: the summary first, then a kept tail that is a suffix
+/// of the context pi had (so it is on the active branch) and holds the last N user or assistant
+/// messages, none of the compacted start, and less.
+fn assert_compacted(name: &str, preserve: usize, before: &Value, after: &Value) {
     assert_eq!(
         after["compaction"]["summary"], SUMMARY,
         "{name}: pi's active compaction"
@@ -58,6 +59,14 @@ fn assert_compacted(name: &str, before: &Value, after: &Value) {
         kept.iter()
             .map(|m| &m.1[..m.1.len().min(60)])
             .collect::<Vec<_>>()
+    );
+    let turns = kept
+        .iter()
+        .filter(|m| m.0 == "user" || m.0 == "assistant")
+        .count();
+    assert!(
+        turns >= preserve,
+        "{name}: {turns} user/assistant messages kept, --preserve {preserve}"
     );
     assert!(
         !a.contains(&b[0]),
@@ -94,6 +103,7 @@ fn the_corpus_session_after_inject_is_the_summary_and_the_tail_to_pi() {
         );
         assert_compacted(
             &format!("corpus --preserve {preserve}"),
+            preserve.parse().unwrap(),
             &before,
             &context(&out),
         );
@@ -131,7 +141,7 @@ fn a_branched_session_keeps_the_newest_question_and_answer() {
             !text(&after).contains("ABANDONED"),
             "{name}: the abandoned branch is back"
         );
-        assert_compacted(&name, &before, &after);
+        assert_compacted(&name, preserve.parse().unwrap(), &before, &after);
         let request = prompt_parts(&session, &["--preserve", preserve]).concat();
         assert!(
             !request.contains("ABANDONED"),
@@ -158,7 +168,7 @@ fn a_session_pi_compacted_twice_is_compacted_from_its_live_context() {
         .starts_with("PI-SUMMARY-TWO"));
     let out = inject(&session, SUMMARY, &[], dir.path(), "c.jsonl");
     let after = context(&out);
-    assert_compacted("pi-compacted-twice", &before, &after);
+    assert_compacted("pi-compacted-twice", 2, &before, &after);
     let sent = serde_json::to_string(&after["messages"]).unwrap();
     assert!(
         !sent.contains("PI-SUMMARY-"),
