@@ -18,7 +18,9 @@ use serde::Serialize;
 
 use super::compaction::live_context;
 use super::settings;
-use super::shared::{load_options, read_source, single_source, transcript_warnings};
+use super::shared::{
+    load_options, read_source, refuse_cut_off, single_source, transcript_warnings,
+};
 use crate::cli::{PruneArgs, SettingsArgs};
 use crate::input::Source;
 use crate::output::{self, Warnings};
@@ -86,14 +88,7 @@ fn prune(
     dry_run: bool,
 ) -> Result<(Outcome, Warnings)> {
     let transcript = Transcript::parse(name, bytes, load_options(&args.input))?;
-    if let Some(index) = transcript.incomplete {
-        bail!(
-            "{}:{}: the last line is cut off (a session still being written?); pruning now \
-             would lose it, so wait until the agent has finished writing",
-            transcript.name,
-            transcript.lines[index].number
-        );
-    }
+    refuse_cut_off(&transcript, "pruning")?;
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
 

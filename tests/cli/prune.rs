@@ -649,6 +649,15 @@ fn nothing_to_prune_writes_the_input_and_exits_4() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(bad.stdout.is_empty());
     assert!(String::from_utf8_lossy(&bad.stderr).starts_with("condense: error: <stdin>:2"));
+    // A session still being written is refused: pruning now would lose its last line.
+    let cut = condense()
+        .arg("prune")
+        .write_stdin("{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"us")
+        .output()
+        .unwrap();
+    assert_eq!(cut.status.code(), Some(1));
+    assert!(cut.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&cut.stderr).contains("<stdin>:2: the last line is cut off"));
     // --in-place needs a file.
     let stdin = condense()
         .args(["prune", "--in-place"])
