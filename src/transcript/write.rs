@@ -425,14 +425,21 @@ fn skip_space(line: &[u8], mut i: usize) -> usize {
 
 /// The index just past the string starting at `i` (which must be a quote).
 fn skip_string(line: &[u8], i: usize) -> Option<usize> {
-    // memchr2 jumps over long strings (file contents in tool output) many bytes at a time.
+    // Only quotes can end a string, so memchr looks for them alone: transcripts escape a
+    // newline every few dozen bytes, and stopping at every backslash too would cost a call
+    // each. A quote ends the string when an even number of backslashes stands before it.
     let mut j = i + 1;
     loop {
-        j += memchr::memchr2(b'"', b'\\', line.get(j..)?)?;
-        match line[j] {
-            b'\\' => j += 2,
-            _ => return Some(j + 1),
+        j += memchr::memchr(b'"', line.get(j..)?)?;
+        let backslashes = line[i + 1..j]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        if backslashes % 2 == 0 {
+            return Some(j + 1);
         }
+        j += 1;
     }
 }
 
