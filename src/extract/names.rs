@@ -1,0 +1,131 @@
+//! The code names a session keeps mentioning: identifiers, types and file names, ranked by how
+//! often main-chain messages mention them.
+
+use crate::transcript::{Part, Record};
+
+/// How many frequent names an extract keeps.
+pub(super) const NAMES: usize = 120;
+
+/// The code names main-chain messages mention at least twice, most frequent first (ties in
+/// first-seen order). A name is a word with an inner `_` (`parse_jsonl`), a camelCase or
+/// PascalCase word with two humps (`checkConcurrentSessions`, `TodoItem`), or a file name with
+/// an extension (`CLAUDE.md`): the words an agent searches for, not prose.
+pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
+    let mut counts: std::collections::HashMap<&str, (usize, usize)> =
+        std::collections::HashMap::new();
+    let mut order = 0;
+    for message in records.iter().filter_map(Record::message) {
+        if message.sidechain {
+            continue;
+        }
+        for part in &message.parts {
+            let text = match part {
+                Part::Text(text) | Part::Thinking(text) | Part::ToolResult { text, .. } => text,
+                Part::ToolCall { arguments, .. } => arguments,
+                _ => continue,
+            };
+            // A word right after a backslash is the rest of an escape in JSON arguments
+            // (`\nPlease`): it is no name.
+            let words = text
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+                .map(|w| w.trim_matches('.'));
+            for word in words.filter(|w| is_code_name(w) && !escaped(text, w)) {
+                order += 1;
+                counts.entry(word).or_insert((0, order)).0 += 1;
+            }
+        }
+    }
+    let mut ranked: Vec<(&str, (usize, usize))> =
+        counts.into_iter().filter(|(_, (n, _))| *n >= 2).collect();
+    ranked.sort_by_key(|&(_, (n, first))| (std::cmp::Reverse(n), first));
+    ranked
+        .into_iter()
+        .take(limit)
+        .map(|(name, _)| name.to_owned())
+        .collect()
+}
+
+/// True when `word` (a slice of `text`) directly follows a backslash.
+fn escaped(text: &str, word: &str) -> bool {
+    let start = word.as_ptr() as usize - text.as_ptr() as usize;
+    text[..start].ends_with('\\')
+}
+
+/// True for a word that names something in code (see [`frequent_names`]).
+fn is_code_name(word: &str) -> bool {
+    let Some(first) = word.chars().next() else {
+        return false;
+    };
+    if !(4..=60).contains(&word.len()) || !(first.is_ascii_alphabetic() || first == '_') {
+        return false;
+    }
+    if let Some((stem, extension)) = word.rsplit_once('.') {
+        return !stem.is_empty()
+            && (1..=5).contains(&extension.len())
+            && extension.chars().all(|c| c.is_ascii_alphabetic())
+            && !stem.ends_with('.');
+    }
+    let lower = word.chars().filter(char::is_ascii_lowercase).count();
+    let inner_upper = word
+        .chars()
+        .skip(1)
+        .filter(char::is_ascii_uppercase)
+        .count();
+    let snake = word.trim_matches('_').contains('_') && lower > 0;
+    let camel = first.is_ascii_lowercase() && inner_upper >= 1;
+    let pascal = first.is_ascii_uppercase() && inner_upper >= 1 && lower >= 2;
+    snake || camel || pascal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::testkit::*;
+
+    #[test]
+    fn code_names_are_identifiers_types_and_file_names_not_prose() {
+        for name in [
+            "parse_jsonl",
+            "checkConcurrentSessions",
+            "TodoItem",
+            "CLAUDE.md",
+            "_safe_set_output",
+        ] {
+            assert!(is_code_name(name), "{name}");
+        }
+        for word in [
+            "the",
+            "Hello",
+            "README",
+            "v1.2.3",
+            "1234",
+            "a_b",
+            "TypeScript.",
+        ] {
+            assert!(!is_code_name(word), "{word}");
+        }
+    }
+
+    #[test]
+    fn frequent_names_rank_by_mentions_and_skip_escapes() {
+        let text = |s: &str| {
+            Record::new(
+                0,
+                b"",
+                crate::transcript::Entry::Message(Message::new(
+                    crate::transcript::Role::Assistant,
+                    vec![Part::Text(s.to_owned().into())],
+                )),
+            )
+        };
+        let records = [
+            text("fix parse_jsonl in reader.rs, then parse_jsonl again"),
+            text("reader.rs calls parse_jsonl; TodoItem once"),
+            text("{\"a\":\"x\\nPleaseNote\\nPleaseNote\"}"),
+        ];
+        assert_eq!(
+            frequent_names(&records, 10),
+            vec!["parse_jsonl", "reader.rs"]
+        );
+    }
+}
