@@ -12,7 +12,7 @@ use super::outcome::{error_flag, error_lines, exit_status};
 use super::paths::{is_pathlike, relative, strip_cd};
 use super::runners::test_counts;
 use super::said::{plan_sentence, rejection_words, request_text, weight};
-use super::shell::{is_inspection, is_test_command, shell_paths};
+use super::shell::{is_inspection, is_test_command, shell_paths, without_plumbing};
 use super::text::{has, one_line, plain_text};
 use super::tools::{argument_paths, patch_paths, shell_command, todo_items, tool_kind, Op, Tool};
 use super::{GOAL_CHARS, SAID_CHARS, SHORT_REQUEST};
@@ -418,6 +418,7 @@ impl Builder {
     /// The command's index in the list, counting this run.
     fn command(&mut self, index: usize, text: &str) -> usize {
         let key = strip_cd(text.trim(), self.root.as_deref());
+        let key = without_plumbing(&key).to_owned();
         let slot = match self.commands.get(&key) {
             Some(&slot) => slot,
             None => {

@@ -320,8 +320,8 @@ fn skip_heredocs(chars: &mut std::iter::Peekable<std::str::Chars>, heredocs: &mu
     }
 }
 
-/// A command without a leading `cd DIR &&` and a trailing `2>&1` or `| head|tail -N`: what
-/// runs, not where or how much of its output was shown.
+/// A command without a leading `cd DIR &&` and its output plumbing (see
+/// [`without_plumbing`]): what runs, not where or how much of its output was shown.
 pub(super) fn compact_command(command: &str) -> &str {
     let mut command = command.trim();
     if command.starts_with("cd ") {
@@ -329,19 +329,61 @@ pub(super) fn compact_command(command: &str) -> &str {
             command = command[at + 2..].trim_start();
         }
     }
+    without_plumbing(command)
+}
+
+/// Programs that, piped to at the end of a command line, only choose how much of its output
+/// the agent sees.
+const PLUMBING: [&str; 5] = ["head", "tail", "grep", "less", "cat"];
+
+/// A command without what only shapes its output: trailing pipes into `head`, `tail`, `grep`
+/// (`| tail -30`, `| grep -E "FAIL|ok"`) and a trailing `2>&1`. Two runs that differ only in
+/// these ran the same thing, so the extract counts them as one command.
+pub(super) fn without_plumbing(command: &str) -> &str {
+    let mut command = command.trim();
     loop {
         let before = command;
-        if let Some(at) = command.rfind('|') {
+        command = command.strip_suffix("2>&1").unwrap_or(command).trim_end();
+        // The last unquoted single `|` (not `||`), if what follows it is plumbing.
+        if let Some(at) = last_pipe(command) {
             let piped = command[at + 1..].trim_start();
-            if piped.starts_with("head") || piped.starts_with("tail") {
+            let program = piped.split_whitespace().next().unwrap_or("");
+            if PLUMBING.contains(&program) && !piped.contains(['>', ';', '&']) {
                 command = command[..at].trim_end();
             }
         }
-        command = command.strip_suffix("2>&1").unwrap_or(command).trim_end();
-        if command == before {
-            return command;
+        if command == before || command.is_empty() {
+            return if command.is_empty() { before } else { command };
         }
     }
+}
+
+/// The byte index of the last `|` outside quotes that is a pipe, not half of `||`.
+fn last_pipe(command: &str) -> Option<usize> {
+    let bytes = command.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut last = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(b'"') if b == b'\\' => i += 1,
+            Some(_) => {}
+            None if b == b'\'' || b == b'"' => quote = Some(b),
+            None if b == b'\\' => i += 1,
+            None if b == b'|' => {
+                if bytes.get(i + 1) == Some(&b'|') {
+                    i += 1;
+                } else {
+                    last = Some(i);
+                }
+            }
+            None => {}
+        }
+        i += 1;
+    }
+    last
 }
 
 #[cfg(test)]
@@ -390,5 +432,25 @@ mod tests {
             "npm test -- a.test.ts"
         );
         assert_eq!(compact_command("cargo test"), "cargo test");
+    }
+
+    #[test]
+    fn output_plumbing_is_not_part_of_the_command() {
+        for piped in [
+            "mise run test 2>&1 | tail -30",
+            "mise run test | head -5",
+            "mise run test 2>&1 | grep -E \"FAIL|ok\" | tail -3",
+            "mise run test 2>&1",
+        ] {
+            assert_eq!(without_plumbing(piped), "mise run test", "{piped}");
+        }
+        // A pipe inside quotes, `||`, and a pipe into a real program stay.
+        assert_eq!(
+            without_plumbing("grep 'a|tail' f.txt"),
+            "grep 'a|tail' f.txt"
+        );
+        assert_eq!(without_plumbing("make || tail x"), "make || tail x");
+        assert_eq!(without_plumbing("cat a.txt | jq ."), "cat a.txt | jq .");
+        assert_eq!(without_plumbing("| head"), "| head");
     }
 }
