@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::ci::{gh_checks, is_gh_ci, workflow_files};
 use super::model::*;
+use super::names::{edit_names, EDITS_TOUCHED};
 use super::outcome::{error_flag, error_lines, exit_status};
 use super::paths::{is_pathlike, relative, strip_cd};
 use super::runners::test_counts;
@@ -18,6 +19,9 @@ use super::tools::{argument_paths, patch_paths, shell_command, todo_items, tool_
 use super::{GOAL_CHARS, SAID_CHARS, SHORT_REQUEST};
 use crate::transcript::classify::text_of;
 use crate::transcript::{Message, Part, Record, Role};
+
+/// How many names of the latest edits an extract keeps.
+const TOUCHED: usize = 18;
 
 /// A call waiting for its result.
 struct Pending {
@@ -46,6 +50,8 @@ pub(super) struct Builder {
     substantive: Option<(usize, String)>,
     context: Option<(usize, String)>,
     last_text: Option<usize>,
+    /// The code names of the latest edits, oldest first, at most [`EDITS_TOUCHED`] of them.
+    edits: Vec<Vec<String>>,
 }
 
 impl Builder {
@@ -68,6 +74,7 @@ impl Builder {
             substantive: None,
             context: None,
             last_text: None,
+            edits: Vec::new(),
         }
     }
 
@@ -190,6 +197,7 @@ impl Builder {
                         for (path, op) in patch_paths(&text) {
                             self.file(index, &path, op);
                         }
+                        self.edited(edit_names(&text, true));
                     }
                     for (path, op) in shell_paths(&text) {
                         self.file(index, &path, op);
@@ -212,12 +220,16 @@ impl Builder {
                 for (path, op) in &paths {
                     self.file(index, path, *op);
                 }
+                self.edited(edit_names(&text, true));
                 label = Some(match paths.first() {
                     Some((path, _)) => format!("patch {}", self.relative(path)),
                     None => "patch".to_owned(),
                 });
             }
             Tool::Read | Tool::Edit | Tool::Write | Tool::Delete | Tool::Search => {
+                if matches!(kind, Tool::Edit | Tool::Write) {
+                    self.edited(edit_names(arguments, false));
+                }
                 let op = match kind {
                     Tool::Read | Tool::Search => Op::Read,
                     Tool::Edit => Op::Edit,
@@ -438,6 +450,17 @@ impl Builder {
         slot
     }
 
+    /// Records the names of one edit, keeping the latest [`EDITS_TOUCHED`].
+    fn edited(&mut self, names: Vec<String>) {
+        if names.is_empty() {
+            return;
+        }
+        if self.edits.len() == EDITS_TOUCHED {
+            self.edits.remove(0);
+        }
+        self.edits.push(names);
+    }
+
     fn relative(&self, path: &str) -> String {
         relative(path, self.root.as_deref())
     }
@@ -493,6 +516,13 @@ impl Builder {
                     text: one_line(s, SAID_CHARS),
                     index,
                 });
+            }
+        }
+        for names in self.edits.iter().rev() {
+            for name in names {
+                if self.ex.touched.len() < TOUCHED && !self.ex.touched.contains(name) {
+                    self.ex.touched.push(name.clone());
+                }
             }
         }
         let ex = &mut self.ex;

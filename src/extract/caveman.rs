@@ -301,9 +301,25 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         let priority = if n == 0 { 25 } else { 85 };
         push(Section::Ci, format!("- {}", check.label()), None, priority);
     }
+    // Then the names the latest edits wrote or replaced, ahead of most files and commands:
+    // the code the agent was changing is what it will look for first.
+    for (n, group) in ex.touched.chunks(NAMES_PER_LINE).enumerate() {
+        push(
+            Section::Names,
+            format!("- {}", group.join(" ")),
+            None,
+            [32, 48, 72].get(n).copied().unwrap_or(95),
+        );
+    }
     // Last, the names the session keeps coming back to, a few to a line, filling what budget
     // is left: they are what the next turns will search for.
-    for (n, group) in ex.names.chunks(NAMES_PER_LINE).take(CANDIDATES).enumerate() {
+    let frequent: Vec<&String> = ex
+        .names
+        .iter()
+        .filter(|n| !ex.touched.contains(n))
+        .collect();
+    for (n, group) in frequent.chunks(NAMES_PER_LINE).take(CANDIDATES).enumerate() {
+        let group: Vec<&str> = group.iter().map(|s| s.as_str()).collect();
         push(
             Section::Names,
             format!("- {}", group.join(" ")),

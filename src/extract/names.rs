@@ -1,5 +1,6 @@
-//! The code names a session keeps mentioning: identifiers, types and file names, ranked by how
-//! often main-chain messages mention them.
+//! The code names a session works on: the ones its latest edits wrote or replaced (what the
+//! agent was changing when the transcript ends), and the ones main-chain messages keep
+//! mentioning (what a continuing agent will meet again).
 
 use crate::transcript::{Part, Record};
 
@@ -45,6 +46,80 @@ pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
         .collect()
 }
 
+/// How many of the latest edits the touched names come from.
+pub(super) const EDITS_TOUCHED: usize = 6;
+
+/// The code names in the text an edit writes and the text it replaces, new text first: every
+/// string in the arguments of an edit or write tool (JSON), or the `+` and `-` lines of a patch,
+/// except the fields that only say where (paths, patterns, descriptions).
+pub(super) fn edit_names(arguments: &str, patch: bool) -> Vec<String> {
+    let mut texts: Vec<String> = Vec::new();
+    if patch {
+        let (added, removed): (Vec<&str>, Vec<&str>) = arguments
+            .lines()
+            .filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("***"))
+            .partition(|l| l.starts_with('+'));
+        texts.push(added.join("\n"));
+        texts.push(removed.join("\n"));
+    } else if let Ok(value) = serde_json::from_str::<serde_json::Value>(arguments) {
+        let (mut new, mut old) = (Vec::new(), Vec::new());
+        edit_strings(&value, false, &mut new, &mut old);
+        texts.push(new.join("\n"));
+        texts.push(old.join("\n"));
+    }
+    let mut names: Vec<String> = Vec::new();
+    for text in &texts {
+        let words = text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+            .map(|w| w.trim_matches('.'));
+        // Code quoted in code keeps its escapes (`"…\\n\\nPlease"`): no name there.
+        for word in words.filter(|w| !escaped(text, w)) {
+            // `strategy.OpenRepository` is no file name; its parts may be names.
+            let parts: Vec<&str> = if is_code_name(word) {
+                vec![word]
+            } else {
+                word.split('.').filter(|p| is_code_name(p)).collect()
+            };
+            for part in parts {
+                if !names.iter().any(|n| n == part) {
+                    names.push(part.to_owned());
+                }
+            }
+        }
+    }
+    names
+}
+
+/// Collects the strings of edit arguments: under a key naming replaced text into `old`, the
+/// rest into `new`, skipping keys that locate rather than change.
+fn edit_strings(
+    value: &serde_json::Value,
+    replaced: bool,
+    new: &mut Vec<String>,
+    old: &mut Vec<String>,
+) {
+    use serde_json::Value;
+    match value {
+        Value::String(s) if replaced => old.push(s.clone()),
+        Value::String(s) => new.push(s.clone()),
+        Value::Array(items) => items
+            .iter()
+            .for_each(|v| edit_strings(v, replaced, new, old)),
+        Value::Object(map) => {
+            for (key, v) in map {
+                let lower = key.to_ascii_lowercase();
+                let locates = lower.contains("path")
+                    || lower.contains("file")
+                    || matches!(lower.as_str(), "pattern" | "description" | "command");
+                if !locates {
+                    edit_strings(v, replaced || lower.starts_with("old"), new, old);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// True when `word` (a slice of `text`) directly follows a backslash.
 fn escaped(text: &str, word: &str) -> bool {
     let start = word.as_ptr() as usize - text.as_ptr() as usize;
@@ -52,7 +127,7 @@ fn escaped(text: &str, word: &str) -> bool {
 }
 
 /// True for a word that names something in code (see [`frequent_names`]).
-fn is_code_name(word: &str) -> bool {
+pub(super) fn is_code_name(word: &str) -> bool {
     let Some(first) = word.chars().next() else {
         return false;
     };
@@ -127,5 +202,16 @@ mod tests {
             frequent_names(&records, 10),
             vec!["parse_jsonl", "reader.rs"]
         );
+    }
+
+    #[test]
+    fn edit_names_put_the_written_text_first() {
+        let edit = r#"{"file_path":"src/very_long_path.rs","old_string":"fn old_helper() {}","new_string":"fn checkConcurrentSessions() { old_helper() }"}"#;
+        assert_eq!(
+            edit_names(edit, false),
+            ["checkConcurrentSessions", "old_helper"]
+        );
+        let patch = "*** Begin Patch\n*** Update File: src/a_b.rs\n@@\n-let x = parse_line();\n+let x = parse_record();\n*** End Patch";
+        assert_eq!(edit_names(patch, true), ["parse_record", "parse_line"]);
     }
 }
