@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::ci::{gh_checks, is_gh_ci, workflow_files};
+use super::decisions::{answers, choice_sentences, is_decision_turn, is_rule, DECISION_CHARS};
 use super::model::*;
 use super::names::{edit_names, EDITS_TOUCHED};
 use super::outcome::{error_flag, error_lines, exit_status};
@@ -19,6 +20,12 @@ use super::tools::{argument_paths, patch_paths, shell_command, todo_items, tool_
 use super::{GOAL_CHARS, SAID_CHARS, SHORT_REQUEST};
 use crate::transcript::classify::text_of;
 use crate::transcript::{Message, Part, Record, Role};
+
+/// How many of the agent's stated choices the builder keeps, and how many distinct ones become
+/// decisions.
+const CHOICES: usize = 24;
+
+const AGENT_DECISIONS: usize = 8;
 
 /// How many names of the latest edits an extract keeps.
 const TOUCHED: usize = 18;
@@ -52,6 +59,11 @@ pub(super) struct Builder {
     last_text: Option<usize>,
     /// The code names of the latest edits, oldest first, at most [`EDITS_TOUCHED`] of them.
     edits: Vec<Vec<String>>,
+    /// Every request (record index, full text), the user's answers, and the agent's stated
+    /// choices (the latest [`CHOICES`]), for the decisions.
+    requests: Vec<(usize, String)>,
+    answers: Vec<(usize, String)>,
+    choices: Vec<(usize, String)>,
 }
 
 impl Builder {
@@ -75,6 +87,9 @@ impl Builder {
             context: None,
             last_text: None,
             edits: Vec::new(),
+            requests: Vec::new(),
+            answers: Vec::new(),
+            choices: Vec::new(),
         }
     }
 
@@ -88,6 +103,18 @@ impl Builder {
         if main && message.role == Role::User {
             if let Some(request) = request_text(record, message) {
                 self.request(index, request);
+            }
+        }
+        if main && message.role == Role::Assistant {
+            for part in &message.parts {
+                if let Part::Text(text) = part {
+                    for sentence in choice_sentences(text) {
+                        if self.choices.len() == CHOICES {
+                            self.choices.remove(0);
+                        }
+                        self.choices.push((index, sentence.to_owned()));
+                    }
+                }
             }
         }
         if main && message.role == Role::Assistant {
@@ -168,6 +195,7 @@ impl Builder {
 
     fn request(&mut self, index: usize, text: String) {
         self.ex.requests += 1;
+        self.requests.push((index, text.clone()));
         if self.goal.is_none() {
             self.goal = Some((index, text.clone()));
         }
@@ -307,6 +335,9 @@ impl Builder {
                 (self.cursor < self.pending.len()).then_some(self.cursor)
             }
         };
+        if let Some(answer) = answers(text) {
+            self.answers.push((index, answer));
+        }
         let Some(slot) = slot else { return };
         self.pending[slot].answered = true;
         if let Some(command) = self.pending[slot].command {
@@ -501,6 +532,45 @@ impl Builder {
             text: one_line(&text, max),
             index,
         };
+        let goal_index = self.goal.as_ref().map(|g| g.0);
+        let task_index = self.task.as_ref().map(|t| t.0);
+        let context_index = self.context.as_ref().map(|c| c.0);
+        let shown =
+            |i: usize| Some(i) == goal_index || Some(i) == task_index || Some(i) == context_index;
+        let mut decisions: Vec<Decision> = Vec::new();
+        for (index, text) in &self.requests {
+            if !shown(*index) && is_decision_turn(text) {
+                decisions.push(Decision {
+                    text: one_line(text, DECISION_CHARS),
+                    index: *index,
+                    user: true,
+                    rule: is_rule(text),
+                });
+            }
+        }
+        for (index, text) in &self.answers {
+            decisions.push(Decision {
+                text: one_line(text, DECISION_CHARS),
+                index: *index,
+                user: true,
+                rule: true,
+            });
+        }
+        let mut seen: Vec<&str> = Vec::new();
+        for (index, text) in self.choices.iter().rev() {
+            if seen.len() == AGENT_DECISIONS || seen.contains(&text.as_str()) {
+                continue;
+            }
+            seen.push(text);
+            decisions.push(Decision {
+                text: one_line(text, DECISION_CHARS),
+                index: *index,
+                user: false,
+                rule: false,
+            });
+        }
+        decisions.sort_by_key(|d| d.index);
+        self.ex.decisions = decisions;
         self.ex.goal = self.goal.map(|g| said(g, GOAL_CHARS));
         self.ex.task = self.task.map(|t| said(t, SAID_CHARS));
         self.ex.context = self.context.map(|c| said(c, SAID_CHARS));
@@ -862,6 +932,39 @@ mod tests {
         assert_eq!(
             extract(&records).task.unwrap().text,
             "use a tooltip instead"
+        );
+    }
+
+    #[test]
+    fn decisions_are_the_users_turns_answers_and_the_agents_reasons() {
+        let records = [
+            user("add retries to the uploader in src/upload.rs"),
+            assistant("I'll use exponential backoff because the server rate-limits at 10/s."),
+            user("always overwrite, the file may come from another device"),
+            user("continue"),
+            call("q", "AskUserQuestion", r#"{"questions":[]}"#),
+            result("q", "User has answered your questions: \"Max retries?\"=\"5\". You can now continue with the user's answers in mind."),
+            user("now write the unit tests for the retries, the backoff included"),
+        ];
+        let ex = extract(&records);
+        let got: Vec<(bool, &str)> = ex
+            .decisions
+            .iter()
+            .map(|d| (d.user, d.text.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    false,
+                    "I'll use exponential backoff because the server rate-limits at 10/s."
+                ),
+                (
+                    true,
+                    "always overwrite, the file may come from another device"
+                ),
+                (true, "Max retries? → 5"),
+            ]
         );
     }
 }

@@ -11,6 +11,7 @@ use crate::tokens::Tokenizer;
 enum Section {
     Head,
     Goal,
+    Decisions,
     Now,
     Errors,
     Files,
@@ -21,9 +22,10 @@ enum Section {
 }
 
 impl Section {
-    const ALL: [Section; 9] = [
+    const ALL: [Section; 10] = [
         Section::Head,
         Section::Goal,
+        Section::Decisions,
         Section::Now,
         Section::Errors,
         Section::Files,
@@ -37,6 +39,7 @@ impl Section {
         match self {
             Section::Head => None,
             Section::Goal => Some("## goal"),
+            Section::Decisions => Some("## decisions"),
             Section::Now => Some("## now"),
             Section::Errors => Some("## errors"),
             Section::Files => Some("## files"),
@@ -51,6 +54,7 @@ impl Section {
     fn noun(self) -> &'static str {
         match self {
             Section::Head | Section::Goal | Section::Now => "line",
+            Section::Decisions => "decision",
             Section::Errors => "error",
             Section::Files => "file",
             Section::Commands => "cmd",
@@ -199,6 +203,7 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
     if let Some(goal) = &ex.goal {
         push(Section::Goal, cut(&goal.text, 300), Some(30), 1);
     }
+    decision_lines(ex, &mut push);
     let same_as_goal = ex.task.as_ref().map(|t| t.index) == ex.goal.as_ref().map(|g| g.index);
     if let Some(task) = &ex.task {
         let text = if same_as_goal && ex.context.is_none() {
@@ -330,6 +335,65 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
     lines
 }
 
+/// Characters shown of a decision line.
+const DECISION_SHOWN: usize = 150;
+
+/// The decisions, in session order, each at a priority from its rank: the user's rules and
+/// answers first, then their other turns, newest first; the agent's choices newest first. As
+/// the checkpoint guidance ranks them, the newest of each come right after the goal and the
+/// task, ahead of the first error and the test command: a decision without its reason gets
+/// re-litigated.
+fn decision_lines(ex: &Extract, push: &mut impl FnMut(Section, String, Option<u64>, u32)) {
+    let mut user: Vec<usize> = (0..ex.decisions.len())
+        .filter(|&i| ex.decisions[i].user)
+        .collect();
+    user.sort_by_key(|&i| {
+        (
+            !ex.decisions[i].rule,
+            std::cmp::Reverse(ex.decisions[i].index),
+        )
+    });
+    // A choice the next step already states ("We should fall back … Let me fix this:") is
+    // printed once, under next.
+    let in_plan = |text: &str| ex.plan.as_ref().is_some_and(|p| p.text.contains(text));
+    let mut agent: Vec<usize> = (0..ex.decisions.len())
+        .filter(|&i| !ex.decisions[i].user && !in_plan(&ex.decisions[i].text))
+        .collect();
+    agent.sort_by_key(|&i| std::cmp::Reverse(ex.decisions[i].index));
+    let mut priority = vec![0; ex.decisions.len()];
+    for (rank, &i) in user.iter().enumerate() {
+        priority[i] = match rank {
+            0 => 4,
+            1 => 9,
+            2 => 14,
+            3..=5 => 42,
+            6..=11 => 62,
+            _ => 77,
+        };
+    }
+    for (rank, &i) in agent.iter().enumerate() {
+        priority[i] = match rank {
+            0 => 4,
+            1 => 9,
+            2 => 18,
+            3 => 42,
+            _ => 62,
+        };
+    }
+    // The best-ranked candidates, printed in session order.
+    let mut chosen: Vec<usize> = (0..ex.decisions.len()).collect();
+    chosen.sort_by_key(|&i| priority[i]);
+    chosen.truncate(CANDIDATES);
+    chosen.sort_unstable();
+    chosen.retain(|&i| ex.decisions[i].user || !in_plan(&ex.decisions[i].text));
+    for i in chosen {
+        let (decision, priority) = (&ex.decisions[i], priority[i]);
+        let who = if decision.user { "user" } else { "agent" };
+        let text = format!("- {who}: {}", cut(&decision.text, DECISION_SHOWN));
+        push(Section::Decisions, text, None, priority);
+    }
+}
+
 /// Names on one line of the names section.
 const NAMES_PER_LINE: usize = 6;
 
@@ -372,6 +436,7 @@ fn render(lines: &[Line], shown: &[Option<String>], ex: &Extract, footer: bool) 
                 .count()
                 .saturating_sub(CANDIDATES),
             Section::Files => ex.files.len().saturating_sub(CANDIDATES),
+            Section::Decisions => ex.decisions.len().saturating_sub(CANDIDATES),
             Section::Commands => ex.commands.len().saturating_sub(CANDIDATES),
             Section::Next => ex.todos.len().saturating_sub(CANDIDATES),
             Section::Ci => ex.ci.len().saturating_sub(CANDIDATES),

@@ -22,6 +22,7 @@
 //!   command, the CI check);
 //! - `builder`: the one pass over the records that fills it;
 //! - `said`: the user's requests and the agent's stated plan, in their words;
+//! - `decisions`: the user's turns and answers, and the agent's stated choices;
 //! - `tools`: what a tool call does, from its name and argument keys;
 //! - `shell`: a small shell lexer, and what a command line does to files;
 //! - `paths`: the working directory and path-like words;
@@ -37,6 +38,7 @@ mod bare;
 mod builder;
 mod caveman;
 mod ci;
+mod decisions;
 mod model;
 mod names;
 mod outcome;
@@ -53,7 +55,7 @@ mod tools;
 pub use bare::{bare, Bare, BARE_FLOOR};
 pub use caveman::caveman;
 pub use model::{
-    CiCheck, CommandUse, ErrorSeen, Extract, FileUse, RunOutcome, Said, TestCounts, Todo,
+    CiCheck, CommandUse, Decision, ErrorSeen, Extract, FileUse, RunOutcome, Said, TestCounts, Todo,
 };
 pub use names::frequent_names;
 pub use paths::is_pathlike;

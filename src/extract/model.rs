@@ -12,6 +12,20 @@ pub struct Said {
     pub index: usize,
 }
 
+/// A decision the session made: one of the user's turns (shortened) or answers to the agent's
+/// questions, or a choice the agent stated with its reason or the constraint behind it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Decision {
+    /// The words, on one line.
+    pub text: String,
+    /// The record it comes from.
+    pub index: usize,
+    /// The user's, not the agent's.
+    pub user: bool,
+    /// A user's rule ("always …", "don't …", "use X") or answer, which outranks a one-off turn.
+    pub rule: bool,
+}
+
 /// A file the agent touched, with how often it did what.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct FileUse {
@@ -184,6 +198,9 @@ pub struct Extract {
     pub root: Option<String>,
     /// The first real user request, in the user's words.
     pub goal: Option<Said>,
+    /// Decisions in session order: the user's turns between the goal and the current task, the
+    /// user's answers, and the agent's latest stated choices.
+    pub decisions: Vec<Decision>,
     /// The latest real user request.
     pub task: Option<Said>,
     /// When the latest request is short, the latest longer one before it, which it leans on.

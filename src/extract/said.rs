@@ -84,7 +84,7 @@ pub(super) fn plan_sentence(text: &str) -> Option<&str> {
 
 /// Byte ranges of the sentences of a text: split after `.`, `!`, `?`, `:` followed by
 /// whitespace, and at newlines.
-fn sentences(text: &str) -> Vec<(usize, usize)> {
+pub(super) fn sentences(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = 0;
     let bytes = text.as_bytes();
