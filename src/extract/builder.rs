@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::ci::{gh_checks, is_gh_ci, workflow_files};
 use super::decisions::{answers, choice_sentences, is_decision_turn, is_rule, DECISION_CHARS};
+use super::goal::{gist, pointed_document, summary_first_words, summary_goal};
 use super::model::*;
 use super::names::{edit_names, EDITS_TOUCHED};
 use super::outcome::{error_flag, error_lines, exit_status};
@@ -18,7 +19,7 @@ use super::shell::{is_inspection, is_test_command, shell_paths, without_plumbing
 use super::text::{has, one_line, plain_text};
 use super::tools::{argument_paths, patch_paths, shell_command, todo_items, tool_kind, Op, Tool};
 use super::{GOAL_CHARS, SAID_CHARS, SHORT_REQUEST};
-use crate::transcript::classify::text_of;
+use crate::transcript::classify::{is_compaction_summary, text_of};
 use crate::transcript::{Message, Part, Record, Role};
 
 /// How many of the agent's stated choices the builder keeps, and how many distinct ones become
@@ -34,6 +35,8 @@ const TOUCHED: usize = 18;
 struct Pending {
     /// The command's index in the builder's list, for a shell call.
     command: Option<usize>,
+    /// A read of the document the goal points at.
+    doc: bool,
     answered: bool,
 }
 
@@ -64,6 +67,10 @@ pub(super) struct Builder {
     requests: Vec<(usize, String)>,
     answers: Vec<(usize, String)>,
     choices: Vec<(usize, String)>,
+    /// The file name of the document the goal request points at, and what was learnt from it
+    /// or from the summary the goal came from.
+    goal_doc: Option<String>,
+    brief: Option<(usize, String)>,
 }
 
 impl Builder {
@@ -90,6 +97,8 @@ impl Builder {
             requests: Vec::new(),
             answers: Vec::new(),
             choices: Vec::new(),
+            goal_doc: None,
+            brief: None,
         }
     }
 
@@ -103,6 +112,8 @@ impl Builder {
         if main && message.role == Role::User {
             if let Some(request) = request_text(record, message) {
                 self.request(index, request);
+            } else if self.goal.is_none() && (record.compaction || is_compaction_summary(message)) {
+                self.summary(index, &text_of(message));
             }
         }
         if main && message.role == Role::Assistant {
@@ -193,10 +204,27 @@ impl Builder {
         }
     }
 
+    /// A compaction summary ahead of every request: the goal it states, and the intent beside
+    /// the user's own first words when it quotes them.
+    fn summary(&mut self, index: usize, text: &str) {
+        let Some(goal) = summary_goal(text) else {
+            return;
+        };
+        self.ex.summarised = true;
+        match summary_first_words(text) {
+            Some(words) => {
+                self.brief = Some((index, format!("intent: {goal}")));
+                self.goal = Some((index, words));
+            }
+            None => self.goal = Some((index, goal)),
+        }
+    }
+
     fn request(&mut self, index: usize, text: String) {
         self.ex.requests += 1;
         self.requests.push((index, text.clone()));
         if self.goal.is_none() {
+            self.goal_doc = pointed_document(&text);
             self.goal = Some((index, text.clone()));
         }
         if weight(&text) < SHORT_REQUEST {
@@ -303,8 +331,16 @@ impl Builder {
             self.ex.last_call = Some(Said { text, index });
         }
         let slot = self.pending.len();
+        let doc = kind == Tool::Read
+            && self.brief.is_none()
+            && self.goal_doc.as_deref().is_some_and(|doc| {
+                argument_paths(arguments)
+                    .iter()
+                    .any(|p| p.rsplit('/').next() == Some(doc))
+            });
         self.pending.push(Pending {
             command,
+            doc,
             answered: false,
         });
         if let Some(id) = id {
@@ -340,6 +376,11 @@ impl Builder {
         }
         let Some(slot) = slot else { return };
         self.pending[slot].answered = true;
+        if self.pending[slot].doc && self.brief.is_none() {
+            if let (Some(doc), Some(gist)) = (&self.goal_doc, gist(text)) {
+                self.brief = Some((index, format!("doc {doc}: {gist}")));
+            }
+        }
         if let Some(command) = self.pending[slot].command {
             self.shell_result(index, record, command, text, results);
         }
@@ -571,6 +612,7 @@ impl Builder {
         }
         decisions.sort_by_key(|d| d.index);
         self.ex.decisions = decisions;
+        self.ex.brief = self.brief.map(|b| said(b, GOAL_CHARS));
         self.ex.goal = self.goal.map(|g| said(g, GOAL_CHARS));
         self.ex.task = self.task.map(|t| said(t, SAID_CHARS));
         self.ex.context = self.context.map(|c| said(c, SAID_CHARS));
@@ -965,6 +1007,39 @@ mod tests {
                 ),
                 (true, "Max retries? → 5"),
             ]
+        );
+    }
+
+    #[test]
+    fn a_leading_summary_gives_the_goal() {
+        let summary = "This session is being continued from a previous conversation that ran out of context.\nSummary:\n1. Primary Request and Intent:\n   - Make the parser handle nested quotes\n\n6. All user messages:\n   - \"the parser breaks on nested quotes, fix it\"\n";
+        let records = [user(summary), user("and also the docs")];
+        let ex = extract(&records);
+        assert!(ex.summarised);
+        assert_eq!(
+            ex.goal.unwrap().text,
+            "the parser breaks on nested quotes, fix it"
+        );
+        assert_eq!(
+            ex.brief.unwrap().text,
+            "intent: - Make the parser handle nested quotes"
+        );
+        assert_eq!(ex.task.unwrap().text, "and also the docs");
+        // A summary after the first request (a whole file) leaves the goal alone.
+        let later = [user("fix the parser"), user(summary)];
+        assert_eq!(extract(&later).goal.unwrap().text, "fix the parser");
+    }
+
+    #[test]
+    fn a_request_that_points_at_a_document_gets_its_gist() {
+        let records = [
+            user("read docs/task.md, it is my take-home"),
+            call("1", "Read", r#"{"file_path":"/repo/docs/task.md"}"#),
+            result("1", "     1→# Rate limiter\n     2→\n     3→Build a token bucket allowing 10 requests/s."),
+        ];
+        assert_eq!(
+            extract(&records).brief.unwrap().text,
+            "doc task.md: Rate limiter: Build a token bucket allowing 10 requests/s."
         );
     }
 }

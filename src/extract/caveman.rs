@@ -201,7 +201,15 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
     ));
     push(Section::Head, head, None, 0);
     if let Some(goal) = &ex.goal {
-        push(Section::Goal, cut(&goal.text, 300), Some(30), 1);
+        let text = if ex.summarised {
+            format!("(from the summary) {}", cut(&goal.text, 300))
+        } else {
+            cut(&goal.text, 300)
+        };
+        push(Section::Goal, text, Some(30), 1);
+    }
+    if let Some(brief) = &ex.brief {
+        push(Section::Goal, cut(&brief.text, 300), Some(20), 3);
     }
     decision_lines(ex, &mut push);
     let same_as_goal = ex.task.as_ref().map(|t| t.index) == ex.goal.as_ref().map(|g| g.index);

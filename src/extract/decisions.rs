@@ -190,7 +190,9 @@ mod tests {
         assert!(is_decision_turn("Option A"));
         assert!(is_decision_turn("在另外的分支实现这个"));
         assert!(!is_decision_turn("这个打开新的页面是什么原理？"));
-        assert!(!is_decision_turn("这个加号和之前的有什么区别？是一个组件吗"));
+        assert!(!is_decision_turn(
+            "这个加号和之前的有什么区别？是一个组件吗"
+        ));
         assert!(is_decision_turn(
             "we should bail out and return an error, or?"
         ));

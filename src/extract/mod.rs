@@ -22,6 +22,7 @@
 //!   command, the CI check);
 //! - `builder`: the one pass over the records that fills it;
 //! - `said`: the user's requests and the agent's stated plan, in their words;
+//! - `goal`: the goal a compaction summary states, and the document a request points at;
 //! - `decisions`: the user's turns and answers, and the agent's stated choices;
 //! - `tools`: what a tool call does, from its name and argument keys;
 //! - `shell`: a small shell lexer, and what a command line does to files;
@@ -39,6 +40,7 @@ mod builder;
 mod caveman;
 mod ci;
 mod decisions;
+mod goal;
 mod model;
 mod names;
 mod outcome;

@@ -196,8 +196,15 @@ pub struct Extract {
     /// The session's working directory: the first `cwd` a record names, else the directory
     /// most commands `cd` into. Paths and commands are written relative to it.
     pub root: Option<String>,
-    /// The first real user request, in the user's words.
+    /// The first real user request, in the user's words; or, when the records start with an
+    /// earlier compaction's summary, the goal that summary states (see `summarised`).
     pub goal: Option<Said>,
+    /// The goal was taken from a compaction summary at the head of the records.
+    pub summarised: bool,
+    /// What the goal stands for, labelled: the gist of the document a short first request only
+    /// points at and the agent read (`doc notes.md: …`), or the intent a summary states beside
+    /// the user's own first words (`intent: …`).
+    pub brief: Option<Said>,
     /// Decisions in session order: the user's turns between the goal and the current task, the
     /// user's answers, and the agent's latest stated choices.
     pub decisions: Vec<Decision>,
