@@ -16,8 +16,10 @@ use super::paths::{is_pathlike, relative, strip_cd};
 use super::runners::test_counts;
 use super::said::{plan_sentence, rejection_words, request_text, weight};
 use super::shell::{is_inspection, is_test_command, shell_paths, without_plumbing};
-use super::text::{has, one_line, plain_text};
-use super::tools::{argument_paths, patch_paths, shell_command, todo_items, tool_kind, Op, Tool};
+use super::text::{cut, has, one_line, plain_text};
+use super::tools::{
+    argument_paths, delegated_task, patch_paths, shell_command, todo_items, tool_kind, Op, Tool,
+};
 use super::{GOAL_CHARS, SAID_CHARS, SHORT_REQUEST};
 use crate::transcript::classify::{is_compaction_summary, text_of};
 use crate::transcript::{Message, Part, Record, Role};
@@ -26,6 +28,8 @@ use crate::transcript::{Message, Part, Record, Role};
 /// decisions.
 const CHOICES: usize = 24;
 
+/// How many sub-agent reports the extract keeps.
+const REPORTS: usize = 2;
 const AGENT_DECISIONS: usize = 8;
 
 /// How many names of the latest edits an extract keeps.
@@ -37,6 +41,8 @@ struct Pending {
     command: Option<usize>,
     /// A read of the document the goal points at.
     doc: bool,
+    /// For a sub-agent call: the record index and what it delegates.
+    agent: Option<(usize, String)>,
     answered: bool,
 }
 
@@ -71,6 +77,8 @@ pub(super) struct Builder {
     /// or from the summary the goal came from.
     goal_doc: Option<String>,
     brief: Option<(usize, String)>,
+    /// The latest sub-agent reports (record index, text), at most [`REPORTS`].
+    reports: Vec<(usize, String)>,
 }
 
 impl Builder {
@@ -99,6 +107,7 @@ impl Builder {
             choices: Vec::new(),
             goal_doc: None,
             brief: None,
+            reports: Vec::new(),
         }
     }
 
@@ -324,6 +333,9 @@ impl Builder {
                 }
                 label = Some("todo".to_owned());
             }
+            Tool::Agent => {
+                label = delegated_task(arguments).map(|t| format!("agent {}", cut(&t, 60)));
+            }
             Tool::Other => {}
         }
         if main {
@@ -338,9 +350,14 @@ impl Builder {
                     .iter()
                     .any(|p| p.rsplit('/').next() == Some(doc))
             });
+        let agent = (kind == Tool::Agent && main)
+            .then(|| delegated_task(arguments))
+            .flatten()
+            .map(|task| (index, task));
         self.pending.push(Pending {
             command,
             doc,
+            agent,
             answered: false,
         });
         if let Some(id) = id {
@@ -376,6 +393,14 @@ impl Builder {
         }
         let Some(slot) = slot else { return };
         self.pending[slot].answered = true;
+        if self.pending[slot].agent.is_some() {
+            if let Some(report) = gist(text).or_else(|| Some(text.to_owned())) {
+                if self.reports.len() == REPORTS {
+                    self.reports.remove(0);
+                }
+                self.reports.push((index, report));
+            }
+        }
         if self.pending[slot].doc && self.brief.is_none() {
             if let (Some(doc), Some(gist)) = (&self.goal_doc, gist(text)) {
                 self.brief = Some((index, format!("doc {doc}: {gist}")));
@@ -613,6 +638,17 @@ impl Builder {
         decisions.sort_by_key(|d| d.index);
         self.ex.decisions = decisions;
         self.ex.brief = self.brief.map(|b| said(b, GOAL_CHARS));
+        self.ex.delegated = self
+            .pending
+            .iter()
+            .filter(|p| !p.answered)
+            .filter_map(|p| p.agent.clone())
+            .map(|a| said(a, SAID_CHARS))
+            .collect();
+        self.ex.reports = std::mem::take(&mut self.reports)
+            .into_iter()
+            .map(|r| said(r, SAID_CHARS))
+            .collect();
         self.ex.goal = self.goal.map(|g| said(g, GOAL_CHARS));
         self.ex.task = self.task.map(|t| said(t, SAID_CHARS));
         self.ex.context = self.context.map(|c| said(c, SAID_CHARS));
@@ -1040,6 +1076,31 @@ mod tests {
         assert_eq!(
             extract(&records).brief.unwrap().text,
             "doc task.md: Rate limiter: Build a token bucket allowing 10 requests/s."
+        );
+    }
+
+    #[test]
+    fn sub_agents_in_flight_and_their_reports_are_state() {
+        let records = [
+            user("build the app"),
+            call(
+                "1",
+                "Task",
+                r#"{"description":"Types","prompt":"Write the types"}"#,
+            ),
+            result("1", "## Report\n\nCreated types/index.ts with Todo."),
+            call(
+                "2",
+                "Task",
+                r#"{"description":"Page","prompt":"Write page.tsx"}"#,
+            ),
+        ];
+        let ex = extract(&records);
+        assert_eq!(ex.delegated.len(), 1);
+        assert_eq!(ex.delegated[0].text, "Page: Write page.tsx");
+        assert_eq!(
+            ex.reports[0].text,
+            "Report: Created types/index.ts with Todo."
         );
     }
 }

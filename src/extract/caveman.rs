@@ -238,6 +238,15 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         let text = format!("said: {}", cut(&doing.text, 200));
         push(Section::Now, text, Some(10), 6);
     }
+    // Work in flight and what the sub-agents found: current state a summary must not lose.
+    for (n, task) in ex.delegated.iter().take(CANDIDATES).enumerate() {
+        let text = format!("running: {}", cut(&task.text, 160));
+        push(Section::Now, text, None, if n == 0 { 16 } else { 38 });
+    }
+    for (n, report) in ex.reports.iter().rev().enumerate() {
+        let text = format!("found: {}", cut(&report.text, 200));
+        push(Section::Now, text, None, if n == 0 { 19 } else { 39 });
+    }
     if let Some(call) = &ex.last_call {
         let text = format!("last: {}", cut(&call.text, 100));
         push(Section::Now, text, Some(10), 30);

@@ -214,6 +214,10 @@ pub struct Extract {
     pub context: Option<Said>,
     /// The agent's last text.
     pub doing: Option<Said>,
+    /// Sub-agent tasks launched and not answered yet, in launch order: work in flight.
+    pub delegated: Vec<Said>,
+    /// The gists of the latest sub-agent reports, oldest first: what they found.
+    pub reports: Vec<Said>,
     /// The agent's last tool call, as a label (`$ cargo test`, `edit src/a.rs`).
     pub last_call: Option<Said>,
     /// Files, written ones first, then by most recent use.

@@ -68,7 +68,15 @@ pub(super) fn edit_names(arguments: &str, patch: bool) -> Vec<String> {
         texts.push(old.join("\n"));
     }
     let mut names: Vec<String> = Vec::new();
-    for text in &texts {
+    for (n, text) in texts.iter().enumerate() {
+        // The error messages the new code gives: what its user will see, and grep for.
+        if n == 0 {
+            for message in error_messages(text) {
+                if !names.contains(&message) {
+                    names.push(message);
+                }
+            }
+        }
         let words = text
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
             .map(|w| w.trim_matches('.'));
@@ -88,6 +96,54 @@ pub(super) fn edit_names(arguments: &str, patch: bool) -> Vec<String> {
         }
     }
     names
+}
+
+/// Calls whose first string argument is an error message, as code writes them in Go, Rust,
+/// Python, JavaScript and Java.
+const ERROR_CALLS: [&str; 9] = [
+    "Errorf(",
+    "errors.New(",
+    "Error(",
+    "Exception(",
+    "panic!(",
+    "bail!(",
+    "anyhow!(",
+    "eprintln!(",
+    "Err(",
+];
+
+/// The messages of the error calls in a piece of code (see [`ERROR_CALLS`]), quoted, without
+/// their format verbs (`"failed to open repository: %w"` is `"failed to open repository"`).
+pub(super) fn error_messages(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for call in ERROR_CALLS {
+        let mut rest = code;
+        while let Some(at) = rest.find(call) {
+            rest = &rest[at + call.len()..];
+            let Some(quote) = rest
+                .chars()
+                .next()
+                .filter(|c| matches!(c, '"' | '\'' | '`'))
+            else {
+                continue;
+            };
+            let body = &rest[1..];
+            let end = body.find(quote).unwrap_or(body.len());
+            let message = body[..end]
+                .split(['%', '{', '\\'])
+                .next()
+                .unwrap_or("")
+                .trim_end_matches([':', ' ', ',', '.']);
+            let words = message.split_whitespace().count();
+            if words >= 2 && message.len() <= 80 && !message.contains(char::is_control) {
+                let quoted = format!("\"{message}\"");
+                if !found.contains(&quoted) {
+                    found.push(quoted);
+                }
+            }
+        }
+    }
+    found
 }
 
 /// Collects the strings of edit arguments: under a key naming replaced text into `old`, the
@@ -213,5 +269,7 @@ mod tests {
         );
         let patch = "*** Begin Patch\n*** Update File: src/a_b.rs\n@@\n-let x = parse_line();\n+let x = parse_record();\n*** End Patch";
         assert_eq!(edit_names(patch, true), ["parse_record", "parse_line"]);
+        let go = "return false, fmt.Errorf(\"failed to open repository: %w\", err)\nx := errors.New(\"bad\")";
+        assert_eq!(error_messages(go), ["\"failed to open repository\""]);
     }
 }

@@ -20,6 +20,8 @@ pub(super) enum Tool {
     Patch,
     Search,
     Todo,
+    /// A sub-agent the agent delegates to (Claude Code `Task`, kimi-cli `ReadContext`).
+    Agent,
     Other,
 }
 
@@ -56,6 +58,8 @@ pub(super) fn tool_kind(name: &str, arguments: &str) -> Tool {
         | "list_dir"
         | "file_search"
         | "find" => Tool::Search,
+        "task" | "agent" | "dispatch_agent" | "spawn_agent" | "subagent" | "readcontext"
+        | "read_context" => Tool::Agent,
         "todowrite" | "todo_write" | "update_plan" | "settodolist" | "set_todo_list"
         | "write_todos" | "todo" | "todos" | "todo_list" => Tool::Todo,
         "str_replace_editor" | "str_replace_based_edit_tool" | "text_editor" => {
@@ -237,4 +241,16 @@ pub(super) fn todo_items(args: &Value) -> Option<Vec<Todo>> {
     // In progress first, the rest in the agent's order.
     items.sort_by_key(|t| !t.active);
     Some(items)
+}
+/// What a sub-agent call delegates, on one line: its `description`, then its `prompt`.
+pub(super) fn delegated_task(arguments: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(arguments).ok()?;
+    let field = |k: &str| value.get(k).and_then(Value::as_str).map(str::trim);
+    let text = match (field("description"), field("prompt")) {
+        (Some(d), Some(p)) if !d.is_empty() && !p.is_empty() => format!("{d}: {p}"),
+        (Some(d), _) if !d.is_empty() => d.to_owned(),
+        (_, Some(p)) if !p.is_empty() => p.to_owned(),
+        _ => return None,
+    };
+    Some(one_line(&text, SAID_CHARS))
 }
