@@ -14,7 +14,9 @@ use super::names::{edit_names, EDITS_TOUCHED};
 use super::outcome::{error_flag, error_lines, exit_status};
 use super::paths::{is_pathlike, relative, strip_cd};
 use super::runners::test_counts;
-use super::said::{plan_sentence, rejection_words, request_text, weight};
+use super::said::{
+    is_plan_call, plan_sentence, plan_text, rejection_words, request_text, unchecked_items, weight,
+};
 use super::shell::{is_inspection, is_test_command, shell_paths, without_plumbing};
 use super::text::{cut, has, one_line, plain_text};
 use super::tools::{
@@ -79,6 +81,9 @@ pub(super) struct Builder {
     brief: Option<(usize, String)>,
     /// The latest sub-agent reports (record index, text), at most [`REPORTS`].
     reports: Vec<(usize, String)>,
+    /// The latest plan text the agent wrote (a plan tool's argument, a written plan file),
+    /// for its unchecked items.
+    plan_doc: Option<(usize, String)>,
 }
 
 impl Builder {
@@ -108,6 +113,7 @@ impl Builder {
             goal_doc: None,
             brief: None,
             reports: Vec::new(),
+            plan_doc: None,
         }
     }
 
@@ -350,6 +356,11 @@ impl Builder {
                     .iter()
                     .any(|p| p.rsplit('/').next() == Some(doc))
             });
+        if matches!(kind, Tool::Write | Tool::Other) && is_plan_call(name, arguments) {
+            if let Some(plan) = plan_text(arguments) {
+                self.plan_doc = Some((index, plan));
+            }
+        }
         let agent = (kind == Tool::Agent && main)
             .then(|| delegated_task(arguments))
             .flatten()
@@ -671,6 +682,20 @@ impl Builder {
                 if self.ex.touched.len() < TOUCHED && !self.ex.touched.contains(name) {
                     self.ex.touched.push(name.clone());
                 }
+            }
+        }
+        if let Some((index, plan)) = &self.plan_doc {
+            let newer = self.ex.todo_at.is_none_or(|at| at < *index);
+            let items = unchecked_items(plan);
+            if newer && !items.is_empty() {
+                self.ex.todos = items
+                    .into_iter()
+                    .map(|text| Todo {
+                        text: one_line(text, SAID_CHARS),
+                        active: false,
+                    })
+                    .collect();
+                self.ex.todo_at = Some(*index);
             }
         }
         let ex = &mut self.ex;
@@ -1102,5 +1127,20 @@ mod tests {
             ex.reports[0].text,
             "Report: Created types/index.ts with Todo."
         );
+    }
+
+    #[test]
+    fn unchecked_plan_items_are_the_next_step_without_a_todo_list() {
+        let records = [
+            user("ship it"),
+            call(
+                "1",
+                "ExitPlanMode",
+                r##"{"plan":"# Plan\n- [x] parse\n- [ ] wire the parser into main\n- [ ] docs"}"##,
+            ),
+            bash("2", "cargo build"),
+        ];
+        let ex = extract(&records);
+        assert_eq!(ex.next().unwrap(), "wire the parser into main");
     }
 }

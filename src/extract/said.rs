@@ -1,9 +1,15 @@
 //! The words that matter in messages: a user message that is a request (and the user's words
 //! on a rejected tool use), and the sentence where the agent states its next step.
 
+use serde_json::Value;
+
 use super::text::{between, has};
+use super::tools::argument_paths;
 use crate::transcript::classify::{is_real_user_request, text_of};
 use crate::transcript::{Message, Record};
+
+/// A plan sentence lighter than this ("Let me fix that:") comes with the sentence before it.
+const VAGUE_PLAN: usize = 24;
 
 /// Bytes of text a plan sentence may be followed by in the agent's last message.
 const PLAN_TAIL: usize = 200;
@@ -66,7 +72,8 @@ pub(super) fn plan_sentence(text: &str) -> Option<&str> {
         "then i'll ",
     ];
     let mut best: Option<(usize, usize)> = None;
-    for (start, end) in sentences(text) {
+    let spans = sentences(text);
+    for (n, &(start, end)) in spans.iter().enumerate() {
         let sentence = text[start..end].trim_start_matches(|c: char| !c.is_alphanumeric());
         let lower = sentence
             .get(..sentence.len().min(24))
@@ -76,7 +83,12 @@ pub(super) fn plan_sentence(text: &str) -> Option<&str> {
         // not a next step: only a sentence near the end counts.
         let near_end = text[end..].trim().len() <= PLAN_TAIL;
         if near_end && MARKS.iter().any(|m| lower.starts_with(m)) {
-            best = Some((end - sentence.len(), end));
+            // "Let me fix this:" says what only with the sentence before it.
+            let from = match n.checked_sub(1) {
+                Some(previous) if weight(sentence) < VAGUE_PLAN => spans[previous].0,
+                _ => end - sentence.len(),
+            };
+            best = Some((from, end));
         }
     }
     best.map(|(start, end)| text[start..end].trim())
@@ -104,4 +116,42 @@ pub(super) fn sentences(text: &str) -> Vec<(usize, usize)> {
         out.push((start, text.len()));
     }
     out
+}
+/// True for a call that writes the agent's plan: Claude Code's `ExitPlanMode`, a `plan` tool, or
+/// a write to a file named like a plan or a todo list (`PLAN.md`, `todo.md`).
+pub(super) fn is_plan_call(name: &str, arguments: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    if matches!(
+        lower.as_str(),
+        "exitplanmode" | "exit_plan_mode" | "plan" | "write_plan"
+    ) {
+        return true;
+    }
+    argument_paths(arguments).iter().any(|path| {
+        let file = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+        (file.contains("plan") || file.contains("todo")) && file.ends_with(".md")
+    })
+}
+
+/// The plan text of a plan call's arguments: `plan`, or a written file's `content`.
+pub(super) fn plan_text(arguments: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(arguments).ok()?;
+    ["plan", "content", "file_text", "text"]
+        .iter()
+        .find_map(|k| value.get(*k).and_then(Value::as_str))
+        .map(str::to_owned)
+}
+
+/// The unchecked items of a Markdown task list (`- [ ] wire X into Y`), in order.
+pub(super) fn unchecked_items(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter_map(|line| {
+            let t = line.trim_start();
+            let t = t
+                .strip_prefix("- [ ]")
+                .or_else(|| t.strip_prefix("* [ ]"))?
+                .trim();
+            (!t.is_empty()).then_some(t)
+        })
+        .collect()
 }

@@ -6,9 +6,9 @@ use super::paths::clean_path;
 use super::text::has;
 use super::tools::Op;
 
-/// True for a command that runs tests.
+/// True for a command that runs tests, or type-checks a project that may have none.
 pub(super) fn is_test_command(command: &str) -> bool {
-    const RUNNERS: [&str; 21] = [
+    const RUNNERS: [&str; 26] = [
         "cargo test",
         "cargo nextest",
         "pytest",
@@ -30,6 +30,12 @@ pub(super) fn is_test_command(command: &str) -> bool {
         "node --test",
         "deno test",
         "unittest",
+        // Type checks: what a project without tests verifies with.
+        "tsc --noEmit",
+        "npm run typecheck",
+        "npm run type-check",
+        "cargo check",
+        "go vet",
     ];
     RUNNERS.iter().any(|r| has(command, r))
 }
