@@ -51,6 +51,10 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
             .as_ref()
             .map_or_else(none, |g| Shortening::plain(g.text.clone())),
     };
+    let now = match ex.focus() {
+        Some(file) => with_file(now, &file.path),
+        None => now,
+    };
     let next = ex.next().map_or_else(none, Shortening::plain);
     let test = |compact: bool| {
         ex.test_command().map_or_else(none, |c| {
@@ -104,6 +108,22 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         }
     }
     at(&values, low)
+}
+
+/// The current task and ` @ <file>`, the file the work is on, unless the task names it; the
+/// file goes first when the line is cut.
+fn with_file(now: Shortening, path: &str) -> Shortening {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if name.is_empty() || now.full.contains(name) || now.full == "none" {
+        return now;
+    }
+    let protected = now.tail < now.full.len();
+    let full = format!("{} @ {name}", now.full);
+    Shortening {
+        tail: if protected { now.tail } else { full.len() },
+        full,
+        fallback: now.fallback,
+    }
 }
 
 #[cfg(test)]

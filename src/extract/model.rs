@@ -279,6 +279,15 @@ impl Extract {
             .map(|call| format!("continue {}", call.text))
     }
 
+    /// The file the work is on: the changed file used last. A session that changed nothing
+    /// has none (what it read last may be a sub-agent's look around).
+    pub fn focus(&self) -> Option<&FileUse> {
+        self.files
+            .iter()
+            .filter(|f| f.written())
+            .max_by_key(|f| f.last)
+    }
+
     /// The test command to report: the most recent one with test counts, else the most recent
     /// one with any outcome.
     pub fn test_command(&self) -> Option<&CommandUse> {
