@@ -81,14 +81,14 @@ struct Line {
 /// Candidate lines per section beyond which the rest is only counted.
 const CANDIDATES: usize = 40;
 
-/// The caveman summary of an extract: Markdown sections in priority order (goal, now,
-/// unresolved errors, files, commands with outcomes, next, CI, what was cut), in paths,
-/// counts, labels and exact commands, within `budget` tokens of `tokenizer` over the whole
-/// text.
+/// The caveman summary of an extract: Markdown sections (goal, decisions, now, unresolved
+/// errors, files, commands with outcomes, next, CI, names, what was cut), in paths, counts,
+/// labels and exact commands, within `budget` tokens of `tokenizer` over the whole text.
 ///
-/// Lines are admitted by priority — the header, the goal and the task first, then the first
-/// error, the latest test command, the agent's last words and next step, the top files and
-/// commands, then the rest section by section — and each is kept only if the whole summary
+/// Lines are admitted by priority — the header, the goal and the task first, then the newest
+/// decisions, the first error, the latest test command, the agent's last words and next step,
+/// the top files, sub-agents in flight and commands, the names the latest edits touched, then
+/// the rest section by section — and each is kept only if the whole summary
 /// still fits; a long goal or task is cut to fit instead of dropped. What did not fit is
 /// counted in the last section (`+14 more files`). When not even that fits, lines go again from
 /// the lowest priority, down to an empty summary: the budget is never exceeded.

@@ -1,8 +1,12 @@
-//! What the next reader of a session needs, taken from the transcript with no model (pure): the
-//! goal in the user's own words, the current task and what the agent was doing, the files and
-//! shell commands it touched with their outcomes, the errors it met, its own next step and the
-//! CI checks it looked at; and the two renderings built from them, [`caveman`] (Markdown within
-//! a token budget) and [`bare`] (four lines).
+//! What the next reader of a session needs, taken from the transcript with no model (pure), in
+//! the order the checkpoint guidance ranks it: the goal in the user's own words (or as the
+//! summary at the head of a compacted session's live context states it), the decisions and
+//! their reasons (the user's turns and answers, the agent's stated choices and the constraints
+//! it found), the current task and state (what the agent was doing, sub-agents in flight and
+//! what they reported), its own next step; then the files and shell commands it touched with
+//! their outcomes, the errors it met, the code names it was changing and the CI checks it looked
+//! at; and the two renderings built from them, [`caveman`] (Markdown within a token budget) and
+//! [`bare`] (four lines).
 //!
 //! [`extract`] makes one pass over the records, after a scan for the working directory that
 //! stops at the first record naming one (paths and commands are written relative to it, so it
