@@ -44,9 +44,10 @@ impl Bare {
 /// below it the labels alone may not, and they print anyway.
 pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     let none = || Shortening::plain("none".to_owned());
-    let now = match &ex.task {
-        Some(task) => ask(ex.context.as_ref(), task, ""),
-        None => ex
+    let now = match (&ex.task, &ex.pending) {
+        (Some(task), _) => ask(ex.context.as_ref(), task, ""),
+        (None, Some(pending)) => Shortening::plain(pending.text.clone()),
+        (None, None) => ex
             .goal
             .as_ref()
             .map_or_else(none, |g| Shortening::plain(g.text.clone())),

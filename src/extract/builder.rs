@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::ci::{gh_checks, is_gh_ci, workflow_files};
 use super::decisions::{answers, choice_sentences, is_decision_turn, is_rule, DECISION_CHARS};
-use super::goal::{gist, pointed_document, summary_first_words, summary_goal};
+use super::goal::{gist, pointed_document, summary_first_words, summary_goal, summary_pending};
 use super::model::*;
 use super::names::{edit_names, EDITS_TOUCHED};
 use super::outcome::{error_flag, error_lines, exit_status};
@@ -79,6 +79,8 @@ pub(super) struct Builder {
     /// or from the summary the goal came from.
     goal_doc: Option<String>,
     brief: Option<(usize, String)>,
+    /// What a leading summary says was in hand.
+    summary_pending: Option<(usize, String)>,
     /// The latest sub-agent reports (record index, text), at most [`REPORTS`].
     reports: Vec<(usize, String)>,
     /// The latest plan text the agent wrote (a plan tool's argument, a written plan file),
@@ -112,6 +114,7 @@ impl Builder {
             choices: Vec::new(),
             goal_doc: None,
             brief: None,
+            summary_pending: None,
             reports: Vec::new(),
             plan_doc: None,
         }
@@ -226,6 +229,7 @@ impl Builder {
             return;
         };
         self.ex.summarised = true;
+        self.summary_pending = summary_pending(text).map(|p| (index, p));
         match summary_first_words(text) {
             Some(words) => {
                 self.brief = Some((index, format!("intent: {goal}")));
@@ -649,6 +653,9 @@ impl Builder {
         decisions.sort_by_key(|d| d.index);
         self.ex.decisions = decisions;
         self.ex.brief = self.brief.map(|b| said(b, GOAL_CHARS));
+        if self.task.is_none() {
+            self.ex.pending = self.summary_pending.map(|p| said(p, SAID_CHARS));
+        }
         self.ex.delegated = self
             .pending
             .iter()

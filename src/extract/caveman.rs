@@ -212,6 +212,10 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         push(Section::Goal, cut(&brief.text, 300), Some(20), 3);
     }
     decision_lines(ex, &mut push);
+    if let (None, Some(pending)) = (&ex.task, &ex.pending) {
+        let text = format!("pending (from the summary): {}", cut(&pending.text, 240));
+        push(Section::Now, text, Some(20), 2);
+    }
     let same_as_goal = ex.task.as_ref().map(|t| t.index) == ex.goal.as_ref().map(|g| g.index);
     if let Some(task) = &ex.task {
         let text = if same_as_goal && ex.context.is_none() {

@@ -37,10 +37,50 @@ pub(super) fn summary_goal(summary: &str) -> Option<String> {
     if let Some(focus) = tag_body(summary, "current_focus") {
         return Some(focus.to_owned());
     }
+    if let Some(goal) = section(summary, &GOAL_HEADINGS) {
+        return Some(goal);
+    }
+    // No goal section: the first line of substance after the marker and any analysis preamble.
+    summary
+        .lines()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .find(|l| {
+            !SUMMARY_PREFIXES.iter().any(|p| l.starts_with(p))
+                && !l.to_ascii_lowercase().starts_with("analysis")
+                && !l.starts_with("<system>")
+                && weight(l) >= 12
+        })
+        .map(str::to_owned)
+}
+
+/// Headings of the sections where a summary says what was in hand when it was written, in the
+/// order they are preferred.
+const PENDING_HEADINGS: [&str; 8] = [
+    "pending tasks",
+    "current work",
+    "in progress",
+    "current state",
+    "next steps",
+    "optional next step",
+    "next step",
+    "remaining work",
+];
+
+/// The work a compaction summary says was in hand: its pending-tasks or current-work section
+/// (Claude Code's "Pending Tasks", pi's "### In Progress", headings named next steps).
+pub(super) fn summary_pending(summary: &str) -> Option<String> {
+    PENDING_HEADINGS
+        .iter()
+        .find_map(|heading| section(summary, &[heading]))
+}
+
+/// The body of the first section of `summary` whose heading is one of `headings`, on one line.
+fn section(summary: &str, headings: &[&str]) -> Option<String> {
     let lines: Vec<&str> = summary.lines().collect();
     for (i, line) in lines.iter().enumerate() {
         let (heading, rest) = heading(line);
-        if !GOAL_HEADINGS.contains(&heading.as_str()) {
+        if !headings.contains(&heading.as_str()) {
             continue;
         }
         let mut body: Vec<&str> = Vec::new();
@@ -66,18 +106,7 @@ pub(super) fn summary_goal(summary: &str) -> Option<String> {
             return Some(body.join(" "));
         }
     }
-    // No goal section: the first line of substance after the marker and any analysis preamble.
-    lines
-        .iter()
-        .map(|l| l.trim())
-        .filter(|l| !l.is_empty())
-        .find(|l| {
-            !SUMMARY_PREFIXES.iter().any(|p| l.starts_with(p))
-                && !l.to_ascii_lowercase().starts_with("analysis")
-                && !l.starts_with("<system>")
-                && weight(l) >= 12
-        })
-        .map(str::to_owned)
+    None
 }
 
 /// Headings of the section where a summary quotes the user's own messages.
@@ -246,6 +275,12 @@ mod tests {
         assert_eq!(
             summary_goal(claude).unwrap(),
             "- Fix the RangeError on start - Surface hook errors to the user"
+        );
+        assert_eq!(summary_pending(claude), None);
+        let with_pending = format!("{claude}\n\n7. Pending Tasks:\n   - Surface the hook errors\n");
+        assert_eq!(
+            summary_pending(&with_pending).unwrap(),
+            "- Surface the hook errors"
         );
         let pi = "## Goal\nPort the theme system to the selectors.\n\n## Progress\n- done";
         assert_eq!(

@@ -205,6 +205,9 @@ pub struct Extract {
     /// points at and the agent read (`doc notes.md: …`), or the intent a summary states beside
     /// the user's own first words (`intent: …`).
     pub brief: Option<Said>,
+    /// The work a leading summary says was in hand, when no request follows it: the current
+    /// task until the user asks for something else.
+    pub pending: Option<Said>,
     /// Decisions in session order: the user's turns between the goal and the current task, the
     /// user's answers, and the agent's latest stated choices.
     pub decisions: Vec<Decision>,
@@ -247,9 +250,12 @@ pub struct Extract {
 }
 
 impl Extract {
-    /// The current task on one line: the latest request, after the one it leans on.
+    /// The current task on one line: the latest request, after the one it leans on; with no
+    /// request, the work a leading summary had in hand.
     pub fn now(&self) -> Option<String> {
-        let task = self.task.as_ref()?;
+        let Some(task) = self.task.as_ref() else {
+            return self.pending.as_ref().map(|p| p.text.clone());
+        };
         Some(match &self.context {
             Some(context) => format!("{} | {}", context.text, task.text),
             None => task.text.clone(),

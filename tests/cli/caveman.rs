@@ -429,7 +429,8 @@ fn real_sessions_match_their_hand_checked_golden_files() {
 /// The live context of a compacted session starts with the previous summary: entireio's
 /// records from its `compact_boundary` on (lines 31-54), as the commands will receive them.
 /// The goal then comes from the summary, in the user's own first words it quotes, with the
-/// summary's statement of intent beside it, not from the follow-up that comes after it.
+/// summary's statement of intent beside it; and, as no request follows the summary, the current
+/// task is the one the summary left pending.
 #[test]
 fn a_live_context_takes_its_goal_from_the_leading_summary() {
     let whole = std::fs::read_to_string(fixture(
@@ -455,5 +456,14 @@ fn a_live_context_takes_its_goal_from_the_leading_summary() {
         summary.contains("intent: - Fix error \"RangeError: Invalid Date\""),
         "{summary}"
     );
-    check_golden("entireio-live.bare.txt", &run(&["bare", path]));
+    // No request follows the summary: the task is the one it left pending.
+    assert!(
+        summary.contains(
+            "pending (from the summary): - Surface errors from `checkConcurrentSessions`"
+        ),
+        "{summary}"
+    );
+    let lines = run(&["bare", path]);
+    assert!(lines.starts_with("NOW:- Surface errors from"), "{lines}");
+    check_golden("entireio-live.bare.txt", &lines);
 }
