@@ -969,6 +969,14 @@ pub const COVERAGE: &str = "coverage";
 pub const PER_TOKEN: &str = "per-token";
 /// bare carries the now/next/test probes as often as the LLM summary.
 pub const BARE_PROBES: &str = "bare-probes";
+/// caveman carries as many probes as the LLM summary on every kind (issue 13).
+pub const PER_KIND: &str = "per-kind";
+
+/// The probe kinds: the ones the checkpoint guidance ranks (goal, decisions, next step,
+/// current task) first, then files, errors and tests, then other facts.
+pub const KINDS: [&str; 8] = [
+    "goal", "decision", "next", "now", "file", "error", "test", "fact",
+];
 
 /// One of issue 4's goals, checked on the corpus.
 pub struct Goal {
@@ -1174,7 +1182,117 @@ impl Report {
             checked,
             lines,
         ));
+
+        let checked = with_own.len();
+        let mut lines = Vec::new();
+        let mut worst = f64::INFINITY;
+        for (session, caveman, own) in &with_own {
+            for kind in KINDS {
+                let n = session.probes.iter().filter(|p| p.kind == kind).count();
+                if n == 0 {
+                    continue;
+                }
+                let (a, b) = (
+                    carried_of(session, caveman, &[kind]),
+                    carried_of(session, own, &[kind]),
+                );
+                worst = worst.min(a as f64 - b as f64);
+                lines.push(format!("{}: {kind} {a}/{n} vs {b}/{n}", session.name));
+            }
+        }
+        goals.push(Goal::new(
+            PER_KIND,
+            "caveman carries at least as many probes as the LLM summary on every kind",
+            worst,
+            checked,
+            lines,
+        ));
         goals
+    }
+
+    /// Probes carried by kind over a set of sessions: for each kind in [`KINDS`] that has a
+    /// probe, the probes of that kind and how many each of `labels` carries (a label with no
+    /// row in a session carries none there).
+    pub fn by_kind(
+        &self,
+        sessions: &[&Session],
+        labels: &[&str],
+    ) -> Vec<(&'static str, usize, Vec<usize>)> {
+        let mut table = Vec::new();
+        for kind in KINDS {
+            let total: usize = sessions
+                .iter()
+                .map(|s| s.probes.iter().filter(|p| p.kind == kind).count())
+                .sum();
+            if total == 0 {
+                continue;
+            }
+            let carried = labels
+                .iter()
+                .map(|label| {
+                    sessions
+                        .iter()
+                        .filter_map(|s| Some(carried_of(s, s.row(label)?, &[kind])))
+                        .sum()
+                })
+                .collect();
+            table.push((kind, total, carried));
+        }
+        table
+    }
+
+    /// The by-kind tables in Markdown: every scored session, then the ones with the agent's
+    /// own summary.
+    fn render_by_kind(&self, out: &mut String) {
+        let all: Vec<&Session> = self.sessions().collect();
+        let with_own: Vec<&Session> = all
+            .iter()
+            .copied()
+            .filter(|s| s.row(OWN).is_some())
+            .collect();
+        let names: Vec<&str> = with_own.iter().map(|s| s.name.as_str()).collect();
+        let sets: [(String, &[&Session], &[&str]); 2] = [
+            (
+                format!("all {} scored sessions", all.len()),
+                &all,
+                &[CAVEMAN, BARE, LIST],
+            ),
+            (
+                format!(
+                    "sessions with the agent's own summary ({})",
+                    names.join(", ")
+                ),
+                &with_own,
+                &[CAVEMAN, BARE, OWN],
+            ),
+        ];
+        for (title, sessions, labels) in sets {
+            if sessions.is_empty() {
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "### Probes by kind, {title}\n\n| kind | probes | {} |\n|---|---:|{}",
+                labels.join(" | "),
+                "---:|".repeat(labels.len())
+            );
+            let mut totals = vec![0; labels.len()];
+            let mut all_probes = 0;
+            for (kind, total, carried) in self.by_kind(sessions, labels) {
+                all_probes += total;
+                let cells: Vec<String> = carried
+                    .iter()
+                    .zip(&mut totals)
+                    .map(|(c, t)| {
+                        *t += c;
+                        format!("{c}/{total}")
+                    })
+                    .collect();
+                let _ = writeln!(out, "| {kind} | {total} | {} |", cells.join(" | "));
+            }
+            let cells: Vec<String> = totals.iter().map(|c| format!("{c}/{all_probes}")).collect();
+            let _ = writeln!(out, "| all | {all_probes} | {} |\n", cells.join(" | "));
+        }
     }
 
     /// The tables and the goals, in Markdown.
@@ -1188,7 +1306,8 @@ impl Report {
                 Entry::Scored(session) => render_session(session, &mut out),
             }
         }
-        let _ = writeln!(out, "### Goals (issue 4)\n");
+        self.render_by_kind(&mut out);
+        let _ = writeln!(out, "### Goals (issues 4 and 13)\n");
         for goal in self.goals() {
             let verdict = if goal.holds { "HOLDS" } else { "FAILS" };
             let _ = writeln!(

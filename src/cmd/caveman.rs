@@ -1,6 +1,7 @@
-//! `condense caveman`: a summary of one transcript with no model — goal, current task,
-//! unresolved errors, files, commands with their outcomes, next step and CI — in paths, counts,
-//! labels and exact commands, never over `--budget` tokens. The work is in [`crate::extract`].
+//! `condense caveman`: a summary of one transcript with no model — goal, decisions, current
+//! task and state, unresolved errors, files, commands with their outcomes, next step, CI and the
+//! names being changed — in paths, counts, labels and exact commands, never over `--budget`
+//! tokens. The work is in [`crate::extract`].
 
 use std::io::Write;
 

@@ -425,3 +425,45 @@ fn real_sessions_match_their_hand_checked_golden_files() {
         check_golden(&format!("{name}.bare.txt"), &run(&["bare", path]));
     }
 }
+
+/// The live context of a compacted session starts with the previous summary: entireio's
+/// records from its `compact_boundary` on (lines 31-54), as the commands will receive them.
+/// The goal then comes from the summary, in the user's own first words it quotes, with the
+/// summary's statement of intent beside it; and, as no request follows the summary, the current
+/// task is the one the summary left pending.
+#[test]
+fn a_live_context_takes_its_goal_from_the_leading_summary() {
+    let whole = std::fs::read_to_string(fixture(
+        "corpus/claude-code/entireio-cli-a6e4c2a0fbd1.jsonl",
+    ))
+    .unwrap();
+    let live: String = whole
+        .lines()
+        .skip(30)
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.jsonl");
+    std::fs::write(&path, live).unwrap();
+    let path = path.to_str().unwrap();
+    let summary = run(&["caveman", path]);
+    check_golden("entireio-live.md", &summary);
+    assert!(
+        summary.contains("## goal\n(from the summary) I did use the test-repo skill"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("intent: - Fix error \"RangeError: Invalid Date\""),
+        "{summary}"
+    );
+    // No request follows the summary: the task is the one it left pending.
+    assert!(
+        summary.contains(
+            "pending (from the summary): - Surface errors from `checkConcurrentSessions`"
+        ),
+        "{summary}"
+    );
+    let lines = run(&["bare", path]);
+    assert!(lines.starts_with("NOW:- Surface errors from"), "{lines}");
+    check_golden("entireio-live.bare.txt", &lines);
+}

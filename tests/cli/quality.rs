@@ -13,10 +13,18 @@ use crate::util::{condense, fixture};
 /// Goals the extractor does not reach yet, with the margin it reached when this was written
 /// (see the benchmark's output for the figures). A change that lowers the margin fails; one
 /// that makes the goal hold fails too, so that it moves out of this list and stays held.
+///
 /// Coverage is the worst session's shortfall against the frequency list: pi, whose caveman
-/// fills its 500 tokens with structure before the names section (corpus-wide, caveman covers
-/// 126 of 377 later entities against the list's 198).
-const NOT_YET: [(&str, f64); 1] = [(score::COVERAGE, -50.0)];
+/// fills its 500 tokens with the goal, the decisions and the current state before the names
+/// section. Issue 13 moved the floor from -50 to -53.0 on purpose: decisions and their reasons
+/// outrank names, as the checkpoint guidance ranks them (corpus-wide, caveman covers 115 of 377
+/// later entities against 126 before, and carries 64 of 77 probes against 53).
+///
+/// Per-kind is issue 13's: on entireio, the one session with an LLM summary, the summary names
+/// `outputHookResponse` as the next step, a name that occurs nowhere in what the agent saw
+/// before the cut (only in Claude Code's `toolUseResult` copy of the file, which the model is
+/// never sent): the summarising model had the earlier conversation.
+const NOT_YET: [(&str, f64); 2] = [(score::COVERAGE, -53.0), (score::PER_KIND, -1.0)];
 
 fn run(args: &[&str]) -> String {
     let output = condense().args(args).output().expect("condense runs");

@@ -1,0 +1,177 @@
+//! bare: four lines (`NOW:`, `NEXT:`, `TEST:`, `CI:`) within a token budget, every value cut to
+//! one common length.
+
+use serde::Serialize;
+
+use super::model::Extract;
+use super::shell::compact_command;
+use super::shorten::{ask, with_outcome, Shortening};
+use super::text::one_line;
+use crate::tokens::Tokenizer;
+
+/// The smallest budget `bare` always meets: the four labels with empty values take up to 13
+/// tokens in every estimator, and a few more leave room for the values to say something.
+pub const BARE_FLOOR: u64 = 20;
+
+/// The four values of `bare`, without their labels.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Bare {
+    /// The current task.
+    pub now: String,
+    /// The next action.
+    pub next: String,
+    /// `<test command> → <N>pass [<M>fail]`, or `none`.
+    pub test: String,
+    /// `<check>@<workflow> [→ status]`, or `none`.
+    pub ci: String,
+}
+
+impl Bare {
+    /// The four lines, each ending in a newline.
+    pub fn lines(&self) -> String {
+        format!(
+            "NOW:{}\nNEXT:{}\nTEST:{}\nCI:{}\n",
+            self.now, self.next, self.test, self.ci
+        )
+    }
+}
+
+/// The four `bare` lines of an extract within `budget` tokens of `tokenizer` together.
+///
+/// No line is ever dropped: the values are cut instead, all to one common length found by
+/// bisection (short values keep whole, long ones share what is left); a test or CI value
+/// keeps its `→ …` outcome while it can. From [`BARE_FLOOR`] tokens up the lines always fit;
+/// below it the labels alone may not, and they print anyway.
+pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
+    let none = || Shortening::plain("none".to_owned());
+    let now = match (&ex.task, &ex.pending) {
+        (Some(task), _) => ask(ex.context.as_ref(), task, ""),
+        (None, Some(pending)) => Shortening::plain(pending.text.clone()),
+        (None, None) => ex
+            .goal
+            .as_ref()
+            .map_or_else(none, |g| Shortening::plain(g.text.clone())),
+    };
+    let now = match ex.focus() {
+        Some(file) => with_file(now, &file.path),
+        None => now,
+    };
+    let next = ex.next().map_or_else(none, Shortening::plain);
+    let test = |compact: bool| {
+        ex.test_command().map_or_else(none, |c| {
+            let command = if compact {
+                compact_command(&c.command)
+            } else {
+                &c.command
+            };
+            with_outcome(one_line(command, 200), c.outcome.map(|o| o.label()))
+        })
+    };
+    let ci = ex.ci_check().map_or_else(none, |c| {
+        let place = format!(
+            "{}@{}",
+            c.check.as_deref().unwrap_or("?"),
+            c.workflow.as_deref().unwrap_or("?")
+        );
+        with_outcome(place, c.status)
+    });
+    let fits = |b: &Bare| tokenizer.text_tokens(&b.lines()) <= budget;
+    let values = [now, next, test(false), ci];
+    let at = |values: &[Shortening; 4], cap: usize| Bare {
+        now: values[0].at(cap),
+        next: values[1].at(cap),
+        test: values[2].at(cap),
+        ci: values[3].at(cap),
+    };
+    let full = at(&values, usize::MAX);
+    if fits(&full) {
+        return full;
+    }
+    // Short of room, the test command loses what only says where and how it ran.
+    let values = [
+        values[0].clone(),
+        values[1].clone(),
+        test(true),
+        values[3].clone(),
+    ];
+    let longest = values
+        .iter()
+        .map(|v| v.full.chars().count())
+        .max()
+        .unwrap_or(0);
+    let (mut low, mut high) = (0, longest);
+    while low < high {
+        let mid = (low + high).div_ceil(2);
+        if fits(&at(&values, mid)) {
+            low = mid;
+        } else {
+            high = mid - 1;
+        }
+    }
+    at(&values, low)
+}
+
+/// The current task and ` @ <file>`, the file the work is on, unless the task names it; the
+/// file goes first when the line is cut.
+fn with_file(now: Shortening, path: &str) -> Shortening {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if name.is_empty() || now.full.contains(name) || now.full == "none" {
+        return now;
+    }
+    let protected = now.tail < now.full.len();
+    let full = format!("{} @ {name}", now.full);
+    Shortening {
+        tail: if protected { now.tail } else { full.len() },
+        full,
+        fallback: now.fallback,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::testkit::*;
+
+    #[test]
+    fn bare_keeps_four_lines_within_the_budget() {
+        let ex = busy();
+        for budget in [BARE_FLOOR, 25, 40, 100, 1000] {
+            for tokenizer in [
+                Tokenizer::Chars4,
+                Tokenizer::O200k,
+                Tokenizer::Fast(crate::tokens::Family::Claude),
+            ] {
+                let lines = bare(&ex, budget, tokenizer).lines();
+                assert!(tokenizer.text_tokens(&lines) <= budget, "{budget}: {lines}");
+                let labels: Vec<&str> = lines
+                    .lines()
+                    .map(|l| l.split(':').next().unwrap())
+                    .collect();
+                assert_eq!(labels, ["NOW", "NEXT", "TEST", "CI"]);
+            }
+        }
+        let lines = bare(&ex, 100, Tokenizer::Chars4);
+        assert_eq!(lines.test, "cargo test -p crate29 → 5pass");
+        assert_eq!(lines.ci, "none");
+        assert_eq!(lines.next, "Next, I will update the docs.");
+        let empty = bare(&Extract::default(), 100, Tokenizer::Chars4).lines();
+        assert_eq!(empty, "NOW:none\nNEXT:none\nTEST:none\nCI:none\n");
+    }
+
+    #[test]
+    fn the_bare_floor_holds_the_empty_labels_in_every_estimator() {
+        let labels = "NOW:\nNEXT:\nTEST:\nCI:\n";
+        for tokenizer in [
+            Tokenizer::Chars4,
+            Tokenizer::Chars35,
+            Tokenizer::KimiCode,
+            Tokenizer::Fast(crate::tokens::Family::Openai),
+            Tokenizer::Fast(crate::tokens::Family::Claude),
+            Tokenizer::Fast(crate::tokens::Family::Claude47),
+            Tokenizer::O200k,
+            Tokenizer::Cl100k,
+        ] {
+            assert!(tokenizer.text_tokens(labels) <= 13, "{}", tokenizer.name());
+        }
+    }
+}

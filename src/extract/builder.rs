@@ -1,0 +1,1153 @@
+//! The one pass over the records that fills an [`Extract`]: requests, the agent's words and its
+//! last call from the main chain; tool calls paired with their results (by id, else by order);
+//! files, commands, errors, todos and CI checks keyed so that a repeat updates the first entry.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::ci::{gh_checks, is_gh_ci, workflow_files};
+use super::decisions::{answers, choice_sentences, is_decision_turn, is_rule, DECISION_CHARS};
+use super::goal::{gist, pointed_document, summary_first_words, summary_goal, summary_pending};
+use super::model::*;
+use super::names::{edit_names, EDITS_TOUCHED};
+use super::outcome::{error_flag, error_lines, exit_status};
+use super::paths::{is_pathlike, relative, strip_cd};
+use super::runners::test_counts;
+use super::said::{
+    is_plan_call, plan_sentence, plan_text, rejection_words, request_text, unchecked_items, weight,
+};
+use super::shell::{is_inspection, is_test_command, shell_paths, without_plumbing};
+use super::text::{cut, has, one_line, plain_text};
+use super::tools::{
+    argument_paths, delegated_task, patch_paths, shell_command, todo_items, tool_kind, Op, Tool,
+};
+use super::{GOAL_CHARS, SAID_CHARS, SHORT_REQUEST};
+use crate::transcript::classify::{is_compaction_summary, text_of};
+use crate::transcript::{Message, Part, Record, Role};
+
+/// How many of the agent's stated choices the builder keeps, and how many distinct ones become
+/// decisions.
+const CHOICES: usize = 24;
+
+/// How many sub-agent reports the extract keeps.
+const REPORTS: usize = 2;
+const AGENT_DECISIONS: usize = 8;
+
+/// How many names of the latest edits an extract keeps.
+const TOUCHED: usize = 18;
+
+/// A call waiting for its result.
+struct Pending {
+    /// The command's index in the builder's list, for a shell call.
+    command: Option<usize>,
+    /// A read of the document the goal points at.
+    doc: bool,
+    /// For a sub-agent call: the record index and what it delegates.
+    agent: Option<(usize, String)>,
+    answered: bool,
+}
+
+/// The state of the one pass: the extract so far, indexes into its lists by key, and the calls
+/// still waiting for results.
+pub(super) struct Builder {
+    ex: Extract,
+    root: Option<String>,
+    files: HashMap<String, usize>,
+    commands: HashMap<String, usize>,
+    errors: HashMap<String, usize>,
+    ci: HashMap<(Option<String>, Option<String>), usize>,
+    pending: Vec<Pending>,
+    by_id: HashMap<String, usize>,
+    /// The first call that may still be unanswered, for pairing by order.
+    cursor: usize,
+    /// The requests that matter as found (record index, full text), cut to length once at the
+    /// end; and the last assistant message with text, read again at the end.
+    goal: Option<(usize, String)>,
+    task: Option<(usize, String)>,
+    substantive: Option<(usize, String)>,
+    context: Option<(usize, String)>,
+    last_text: Option<usize>,
+    /// The code names of the latest edits, oldest first, at most [`EDITS_TOUCHED`] of them.
+    edits: Vec<Vec<String>>,
+    /// Every request (record index, full text), the user's answers, and the agent's stated
+    /// choices (the latest [`CHOICES`]), for the decisions.
+    requests: Vec<(usize, String)>,
+    answers: Vec<(usize, String)>,
+    choices: Vec<(usize, String)>,
+    /// The file name of the document the goal request points at, and what was learnt from it
+    /// or from the summary the goal came from.
+    goal_doc: Option<String>,
+    brief: Option<(usize, String)>,
+    /// What a leading summary says was in hand.
+    summary_pending: Option<(usize, String)>,
+    /// The latest sub-agent reports (record index, text), at most [`REPORTS`].
+    reports: Vec<(usize, String)>,
+    /// The latest plan text the agent wrote (a plan tool's argument, a written plan file),
+    /// for its unchecked items.
+    plan_doc: Option<(usize, String)>,
+}
+
+impl Builder {
+    pub(super) fn new(root: Option<String>) -> Self {
+        Builder {
+            ex: Extract {
+                root: root.clone(),
+                ..Extract::default()
+            },
+            root,
+            files: HashMap::new(),
+            commands: HashMap::new(),
+            errors: HashMap::new(),
+            ci: HashMap::new(),
+            pending: Vec::new(),
+            by_id: HashMap::new(),
+            cursor: 0,
+            goal: None,
+            task: None,
+            substantive: None,
+            context: None,
+            last_text: None,
+            edits: Vec::new(),
+            requests: Vec::new(),
+            answers: Vec::new(),
+            choices: Vec::new(),
+            goal_doc: None,
+            brief: None,
+            summary_pending: None,
+            reports: Vec::new(),
+            plan_doc: None,
+        }
+    }
+
+    /// One message. Requests, the agent's words and its last call come from the main chain
+    /// only; tool calls and results of sub-agents count too, because they touch the same files.
+    pub(super) fn message(&mut self, index: usize, record: &Record, message: &Message) {
+        let main = !message.sidechain;
+        if main {
+            self.ex.messages += 1;
+        }
+        if main && message.role == Role::User {
+            if let Some(request) = request_text(record, message) {
+                self.request(index, request);
+            } else if self.goal.is_none() && (record.compaction || is_compaction_summary(message)) {
+                self.summary(index, &text_of(message));
+            }
+        }
+        if main && message.role == Role::Assistant {
+            for part in &message.parts {
+                if let Part::Text(text) = part {
+                    for sentence in choice_sentences(text) {
+                        if self.choices.len() == CHOICES {
+                            self.choices.remove(0);
+                        }
+                        self.choices.push((index, sentence.to_owned()));
+                    }
+                }
+            }
+        }
+        if main && message.role == Role::Assistant {
+            let has_text = message
+                .parts
+                .iter()
+                .any(|p| matches!(p, Part::Text(t) if !t.trim().is_empty()));
+            let has_call = message
+                .parts
+                .iter()
+                .any(|p| matches!(p, Part::ToolCall { .. }));
+            if has_text {
+                self.last_text = Some(index);
+            }
+            if has_text || has_call {
+                self.ex.answered = has_text && !has_call;
+            }
+        } else if main && message.role != Role::System {
+            self.ex.answered = false;
+        }
+        // pi's `bashExecution`: a command the user ran, sent as a user message with its output.
+        if message.role == Role::User && message.call_id.is_none() {
+            let command = message.parts.iter().find_map(|p| match p {
+                Part::Text(t) => Some(t),
+                _ => None,
+            });
+            let output = message.parts.iter().find_map(|p| match p {
+                Part::ToolResult {
+                    call_id: None,
+                    text,
+                } => Some(text),
+                _ => None,
+            });
+            if let (Some(command), Some(output)) = (command, output) {
+                let command = self.command(index, command);
+                self.shell_result(index, record, command, output, 1);
+                return;
+            }
+        }
+        let results = message
+            .parts
+            .iter()
+            .filter(|p| matches!(p, Part::ToolResult { .. }))
+            .count();
+        if let Some(id) = message.call_id.as_deref() {
+            // The whole message answers one call (OpenAI `tool`, pi `toolResult`).
+            let texts: Vec<&str> = message
+                .parts
+                .iter()
+                .filter_map(|part| match part {
+                    Part::Text(t) | Part::ToolResult { text: t, .. } => Some(t.as_ref()),
+                    _ => None,
+                })
+                .collect();
+            let text = match texts.as_slice() {
+                [one] => std::borrow::Cow::Borrowed(*one),
+                many => std::borrow::Cow::Owned(many.join("\n")),
+            };
+            self.result(index, record, Some(id), &text, 1);
+        } else if message.role == Role::Tool && results == 0 {
+            // A result keyed by nothing (OpenAI's legacy `function` role): pair by order.
+            self.result(index, record, None, &text_of(message), 1);
+        }
+        for part in &message.parts {
+            match part {
+                Part::ToolCall {
+                    id,
+                    name,
+                    arguments,
+                } => self.call(index, main, id.as_deref(), name, arguments),
+                Part::ToolResult { call_id, text } if message.call_id.is_none() => {
+                    self.result(index, record, call_id.as_deref(), text, results);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A compaction summary ahead of every request: the goal it states, and the intent beside
+    /// the user's own first words when it quotes them.
+    fn summary(&mut self, index: usize, text: &str) {
+        let Some(goal) = summary_goal(text) else {
+            return;
+        };
+        self.ex.summarised = true;
+        self.summary_pending = summary_pending(text).map(|p| (index, p));
+        match summary_first_words(text) {
+            Some(words) => {
+                self.brief = Some((index, format!("intent: {goal}")));
+                self.goal = Some((index, words));
+            }
+            None => self.goal = Some((index, goal)),
+        }
+    }
+
+    fn request(&mut self, index: usize, text: String) {
+        self.ex.requests += 1;
+        self.requests.push((index, text.clone()));
+        if self.goal.is_none() {
+            self.goal_doc = pointed_document(&text);
+            self.goal = Some((index, text.clone()));
+        }
+        if weight(&text) < SHORT_REQUEST {
+            self.context = self.substantive.clone();
+        } else {
+            self.context = None;
+            self.substantive = Some((index, text.clone()));
+        }
+        self.task = Some((index, text));
+        self.ex.answered = false;
+    }
+
+    fn call(&mut self, index: usize, main: bool, id: Option<&str>, name: &str, arguments: &str) {
+        self.ex.calls += 1;
+        for workflow in workflow_files(arguments) {
+            self.ci_seen(index, None, Some(workflow), None);
+        }
+        let kind = tool_kind(name, arguments);
+        let mut command = None;
+        let mut label = None;
+        match kind {
+            Tool::Shell => {
+                let args = serde_json::from_str::<Value>(arguments).ok();
+                if let Some(text) = args.as_ref().and_then(shell_command) {
+                    if has(&text, "*** Begin Patch") {
+                        for (path, op) in patch_paths(&text) {
+                            self.file(index, &path, op);
+                        }
+                        self.edited(edit_names(&text, true));
+                    }
+                    for (path, op) in shell_paths(&text) {
+                        self.file(index, &path, op);
+                    }
+                    let c = self.command(index, &text);
+                    label = Some(format!("$ {}", one_line(&self.ex.commands[c].command, 120)));
+                    command = Some(c);
+                }
+            }
+            Tool::Patch => {
+                let text = serde_json::from_str::<Value>(arguments)
+                    .ok()
+                    .and_then(|v| {
+                        ["input", "patch"]
+                            .iter()
+                            .find_map(|k| v.get(*k).and_then(Value::as_str).map(str::to_owned))
+                    })
+                    .unwrap_or_else(|| arguments.to_owned());
+                let paths = patch_paths(&text);
+                for (path, op) in &paths {
+                    self.file(index, path, *op);
+                }
+                self.edited(edit_names(&text, true));
+                label = Some(match paths.first() {
+                    Some((path, _)) => format!("patch {}", self.relative(path)),
+                    None => "patch".to_owned(),
+                });
+            }
+            Tool::Read | Tool::Edit | Tool::Write | Tool::Delete | Tool::Search => {
+                if matches!(kind, Tool::Edit | Tool::Write) {
+                    self.edited(edit_names(arguments, false));
+                }
+                let op = match kind {
+                    Tool::Read | Tool::Search => Op::Read,
+                    Tool::Edit => Op::Edit,
+                    Tool::Write => Op::Write,
+                    _ => Op::Delete,
+                };
+                let mut first = None;
+                for path in argument_paths(arguments) {
+                    // A search names a directory or a pattern; only a file counts as read.
+                    if kind == Tool::Search && !is_pathlike(&path) {
+                        continue;
+                    }
+                    self.file(index, &path, op);
+                    first.get_or_insert(path);
+                }
+                let verb = match kind {
+                    Tool::Read => "read",
+                    Tool::Edit => "edit",
+                    Tool::Write => "write",
+                    Tool::Delete => "delete",
+                    _ => "search",
+                };
+                label = Some(match first {
+                    Some(path) => format!("{verb} {}", self.relative(&path)),
+                    None => verb.to_owned(),
+                });
+            }
+            Tool::Todo => {
+                if let Some(todos) = serde_json::from_str::<Value>(arguments)
+                    .ok()
+                    .as_ref()
+                    .and_then(todo_items)
+                {
+                    self.ex.todos = todos;
+                    self.ex.todo_at = Some(index);
+                }
+                label = Some("todo".to_owned());
+            }
+            Tool::Agent => {
+                label = delegated_task(arguments).map(|t| format!("agent {}", cut(&t, 60)));
+            }
+            Tool::Other => {}
+        }
+        if main {
+            let text = label.unwrap_or_else(|| one_line(name, 60));
+            self.ex.last_call = Some(Said { text, index });
+        }
+        let slot = self.pending.len();
+        let doc = kind == Tool::Read
+            && self.brief.is_none()
+            && self.goal_doc.as_deref().is_some_and(|doc| {
+                argument_paths(arguments)
+                    .iter()
+                    .any(|p| p.rsplit('/').next() == Some(doc))
+            });
+        if matches!(kind, Tool::Write | Tool::Other) && is_plan_call(name, arguments) {
+            if let Some(plan) = plan_text(arguments) {
+                self.plan_doc = Some((index, plan));
+            }
+        }
+        let agent = (kind == Tool::Agent && main)
+            .then(|| delegated_task(arguments))
+            .flatten()
+            .map(|task| (index, task));
+        self.pending.push(Pending {
+            command,
+            doc,
+            agent,
+            answered: false,
+        });
+        if let Some(id) = id {
+            self.by_id.insert(id.to_owned(), slot);
+        }
+    }
+
+    /// A tool result: finds its call by id, else the oldest unanswered call.
+    fn result(
+        &mut self,
+        index: usize,
+        record: &Record,
+        id: Option<&str>,
+        text: &str,
+        results: usize,
+    ) {
+        // Claude Code files the user's words on a rejected tool use as its result.
+        if let Some(words) = rejection_words(text) {
+            self.request(index, words);
+        }
+        let by_id = id.and_then(|id| self.by_id.get(id).copied());
+        let slot = match by_id {
+            Some(slot) => Some(slot),
+            None => {
+                while self.cursor < self.pending.len() && self.pending[self.cursor].answered {
+                    self.cursor += 1;
+                }
+                (self.cursor < self.pending.len()).then_some(self.cursor)
+            }
+        };
+        if let Some(answer) = answers(text) {
+            self.answers.push((index, answer));
+        }
+        let Some(slot) = slot else { return };
+        self.pending[slot].answered = true;
+        if self.pending[slot].agent.is_some() {
+            if let Some(report) = gist(text).or_else(|| Some(text.to_owned())) {
+                if self.reports.len() == REPORTS {
+                    self.reports.remove(0);
+                }
+                self.reports.push((index, report));
+            }
+        }
+        if self.pending[slot].doc && self.brief.is_none() {
+            if let (Some(doc), Some(gist)) = (&self.goal_doc, gist(text)) {
+                self.brief = Some((index, format!("doc {doc}: {gist}")));
+            }
+        }
+        if let Some(command) = self.pending[slot].command {
+            self.shell_result(index, record, command, text, results);
+        }
+    }
+
+    /// The output of a run of command number `command`.
+    fn shell_result(
+        &mut self,
+        index: usize,
+        record: &Record,
+        command: usize,
+        text: &str,
+        results: usize,
+    ) {
+        let plain = plain_text(text);
+        let exit = exit_status(&plain);
+        // Claude Code and pi flag a failed tool result on the line; only trusted when the
+        // line holds this one result.
+        let flag = if results == 1 {
+            error_flag(record.raw)
+        } else {
+            None
+        };
+        let tests = test_counts(&plain);
+        let mut ok = match exit {
+            Some(code) => Some(code == 0),
+            None => flag.map(|failed| !failed),
+        };
+        if tests.is_some_and(|t| t.failed > 0) {
+            ok = Some(false);
+        }
+        // What `cat` or `grep` shows is the file's text, not the command's errors, unless the
+        // command itself failed.
+        let errors = if self.ex.commands[command].inspect && ok != Some(false) {
+            Vec::new()
+        } else {
+            error_lines(&plain)
+        };
+        // Error lines mean failure even after a zero exit: `build | head` exits with `head`.
+        let succeeded = ok != Some(false) && errors.is_empty();
+        let key = self.ex.commands[command].command.clone();
+        {
+            let entry = &mut self.ex.commands[command];
+            entry.outcome = Some(RunOutcome {
+                exit,
+                ok,
+                tests,
+                index,
+            });
+            entry.test |= tests.is_some();
+        }
+        if succeeded {
+            for error in &mut self.ex.errors {
+                if error.command.as_deref() == Some(key.as_str()) {
+                    error.resolved = true;
+                }
+            }
+        }
+        for line in errors {
+            self.error(index, line, &key);
+        }
+        if is_gh_ci(&key) {
+            for (check, workflow, status) in gh_checks(&key, &plain) {
+                self.ci_seen(index, check, workflow, status);
+            }
+        }
+    }
+
+    fn error(&mut self, index: usize, text: String, command: &str) {
+        match self.errors.get(&text) {
+            Some(&slot) => {
+                let error = &mut self.ex.errors[slot];
+                error.count += 1;
+                error.last = index;
+                error.resolved = false;
+                error.command = Some(command.to_owned());
+            }
+            None => {
+                self.errors.insert(text.clone(), self.ex.errors.len());
+                self.ex.errors.push(ErrorSeen {
+                    text,
+                    command: Some(command.to_owned()),
+                    count: 1,
+                    last: index,
+                    resolved: false,
+                });
+            }
+        }
+    }
+
+    fn ci_seen(
+        &mut self,
+        index: usize,
+        check: Option<String>,
+        workflow: Option<String>,
+        status: Option<String>,
+    ) {
+        let key = (check.clone(), workflow.clone());
+        match self.ci.get(&key) {
+            Some(&slot) => {
+                let seen = &mut self.ex.ci[slot];
+                seen.last = index;
+                if status.is_some() {
+                    seen.status = status;
+                }
+            }
+            None => {
+                self.ci.insert(key, self.ex.ci.len());
+                self.ex.ci.push(CiCheck {
+                    check,
+                    workflow,
+                    status,
+                    last: index,
+                });
+            }
+        }
+    }
+
+    /// The command's index in the list, counting this run.
+    fn command(&mut self, index: usize, text: &str) -> usize {
+        let key = strip_cd(text.trim(), self.root.as_deref());
+        let key = without_plumbing(&key).to_owned();
+        let slot = match self.commands.get(&key) {
+            Some(&slot) => slot,
+            None => {
+                self.commands.insert(key.clone(), self.ex.commands.len());
+                self.ex.commands.push(CommandUse {
+                    test: is_test_command(&key),
+                    inspect: is_inspection(&key),
+                    command: key,
+                    ..CommandUse::default()
+                });
+                self.ex.commands.len() - 1
+            }
+        };
+        let entry = &mut self.ex.commands[slot];
+        entry.runs += 1;
+        entry.last = index;
+        slot
+    }
+
+    /// Records the names of one edit, keeping the latest [`EDITS_TOUCHED`].
+    fn edited(&mut self, names: Vec<String>) {
+        if names.is_empty() {
+            return;
+        }
+        if self.edits.len() == EDITS_TOUCHED {
+            self.edits.remove(0);
+        }
+        self.edits.push(names);
+    }
+
+    fn relative(&self, path: &str) -> String {
+        relative(path, self.root.as_deref())
+    }
+
+    fn file(&mut self, index: usize, path: &str, op: Op) {
+        let path = self.relative(path);
+        // A path is printed as it is, so one with control characters (an escape sequence
+        // could drive the reader's terminal) is no path worth keeping.
+        if path.is_empty() || path == "." || path.contains(char::is_control) {
+            return;
+        }
+        let slot = match self.files.get(&path) {
+            Some(&slot) => slot,
+            None => {
+                self.files.insert(path.clone(), self.ex.files.len());
+                self.ex.files.push(FileUse {
+                    path,
+                    ..FileUse::default()
+                });
+                self.ex.files.len() - 1
+            }
+        };
+        let file = &mut self.ex.files[slot];
+        let seen = file.read + file.edit + file.create + file.delete > 0;
+        match op {
+            Op::Read => file.read += 1,
+            Op::Edit => file.edit += 1,
+            Op::Create => file.create += 1,
+            Op::Delete => file.delete += 1,
+            Op::Write if seen => file.edit += 1,
+            Op::Write => file.create += 1,
+        }
+        file.last = index;
+    }
+
+    pub(super) fn finish(mut self, records: &[Record]) -> Extract {
+        let said = |(index, text): (usize, String), max: usize| Said {
+            text: one_line(&text, max),
+            index,
+        };
+        let goal_index = self.goal.as_ref().map(|g| g.0);
+        let task_index = self.task.as_ref().map(|t| t.0);
+        let context_index = self.context.as_ref().map(|c| c.0);
+        let shown =
+            |i: usize| Some(i) == goal_index || Some(i) == task_index || Some(i) == context_index;
+        let mut decisions: Vec<Decision> = Vec::new();
+        for (index, text) in &self.requests {
+            if !shown(*index) && is_decision_turn(text) {
+                decisions.push(Decision {
+                    text: one_line(text, DECISION_CHARS),
+                    index: *index,
+                    user: true,
+                    rule: is_rule(text),
+                });
+            }
+        }
+        for (index, text) in &self.answers {
+            decisions.push(Decision {
+                text: one_line(text, DECISION_CHARS),
+                index: *index,
+                user: true,
+                rule: true,
+            });
+        }
+        let mut seen: Vec<&str> = Vec::new();
+        for (index, text) in self.choices.iter().rev() {
+            if seen.len() == AGENT_DECISIONS || seen.contains(&text.as_str()) {
+                continue;
+            }
+            seen.push(text);
+            decisions.push(Decision {
+                text: one_line(text, DECISION_CHARS),
+                index: *index,
+                user: false,
+                rule: false,
+            });
+        }
+        decisions.sort_by_key(|d| d.index);
+        self.ex.decisions = decisions;
+        self.ex.brief = self.brief.map(|b| said(b, GOAL_CHARS));
+        if self.task.is_none() {
+            self.ex.pending = self.summary_pending.map(|p| said(p, SAID_CHARS));
+        }
+        self.ex.delegated = self
+            .pending
+            .iter()
+            .filter(|p| !p.answered)
+            .filter_map(|p| p.agent.clone())
+            .map(|a| said(a, SAID_CHARS))
+            .collect();
+        self.ex.reports = std::mem::take(&mut self.reports)
+            .into_iter()
+            .map(|r| said(r, SAID_CHARS))
+            .collect();
+        self.ex.goal = self.goal.map(|g| said(g, GOAL_CHARS));
+        self.ex.task = self.task.map(|t| said(t, SAID_CHARS));
+        self.ex.context = self.context.map(|c| said(c, SAID_CHARS));
+        if let Some(index) = self.last_text {
+            let text = records[index].message().map(text_of).unwrap_or_default();
+            self.ex.doing = Some(Said {
+                text: one_line(&text, SAID_CHARS),
+                index,
+            });
+            let after_request = self.ex.task.as_ref().is_none_or(|t| t.index < index);
+            if after_request {
+                self.ex.plan = plan_sentence(&text).map(|s| Said {
+                    text: one_line(s, SAID_CHARS),
+                    index,
+                });
+            }
+        }
+        for names in self.edits.iter().rev() {
+            for name in names {
+                if self.ex.touched.len() < TOUCHED && !self.ex.touched.contains(name) {
+                    self.ex.touched.push(name.clone());
+                }
+            }
+        }
+        if let Some((index, plan)) = &self.plan_doc {
+            let newer = self.ex.todo_at.is_none_or(|at| at < *index);
+            let items = unchecked_items(plan);
+            if newer && !items.is_empty() {
+                self.ex.todos = items
+                    .into_iter()
+                    .map(|text| Todo {
+                        text: one_line(text, SAID_CHARS),
+                        active: false,
+                    })
+                    .collect();
+                self.ex.todo_at = Some(*index);
+            }
+        }
+        let ex = &mut self.ex;
+        // Changes weigh more than reads, and recent use up to twice as much as the first
+        // record: the files a session is about, with the ones it is on now ahead.
+        let n = records.len().max(1) as u64;
+        let rank = |f: &FileUse| {
+            let uses = u64::from(3 * f.edit + 2 * f.create + 2 * f.delete + f.read);
+            uses * (n + f.last as u64) / n
+        };
+        ex.files
+            .sort_by(|a, b| rank(b).cmp(&rank(a)).then(b.last.cmp(&a.last)));
+        let group = |c: &CommandUse| {
+            let failed = c.outcome.is_some_and(|o| o.ok == Some(false));
+            match (failed, c.test, c.inspect) {
+                (true, _, _) => 0,
+                (false, true, _) => 1,
+                (false, false, false) => 2,
+                (false, false, true) => 3,
+            }
+        };
+        ex.commands
+            .sort_by(|a, b| group(a).cmp(&group(b)).then(b.last.cmp(&a.last)));
+        ex.errors
+            .sort_by(|a, b| a.resolved.cmp(&b.resolved).then(b.last.cmp(&a.last)));
+        ex.ci.sort_by_key(|c| std::cmp::Reverse(c.last));
+        self.ex
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::testkit::*;
+
+    #[test]
+    fn goal_is_the_first_real_request_and_task_the_latest() {
+        let records = [
+            user("<system-reminder>ignore me</system-reminder>"),
+            user("/mode"),
+            user("fix the failing parser test in src/parse.rs"),
+            assistant("Looking."),
+            user("[Request interrupted by user]"),
+            user("also update the changelog for the release"),
+        ];
+        let ex = extract(&records);
+        assert_eq!(
+            ex.goal.unwrap().text,
+            "fix the failing parser test in src/parse.rs"
+        );
+        assert_eq!(
+            ex.task.unwrap().text,
+            "also update the changelog for the release"
+        );
+        assert_eq!(ex.requests, 2);
+        assert!(!ex.answered);
+    }
+
+    #[test]
+    fn a_short_request_leans_on_the_one_before() {
+        let records = [
+            user("release a new minor version with the theme changes"),
+            user("yeah, do it all"),
+        ];
+        let ex = extract(&records);
+        assert_eq!(
+            ex.now().unwrap(),
+            "release a new minor version with the theme changes | yeah, do it all"
+        );
+    }
+
+    #[test]
+    fn slash_command_arguments_are_the_users_words() {
+        let records = [user(
+            "<command-message>orchestrator is running…</command-message>\n<command-name>/orchestrator</command-name>\n<command-args>create TODO app by Next.js</command-args>",
+        )];
+        let ex = extract(&records);
+        assert_eq!(
+            ex.goal.unwrap().text,
+            "/orchestrator create TODO app by Next.js"
+        );
+    }
+
+    #[test]
+    fn files_come_from_tools_patches_and_shell_commands() {
+        let patch = "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-x\n+y\n*** Add File: src/new.rs\n+hi\n*** Delete File: old.txt\n*** End Patch";
+        let records = [
+            call("1", "Read", r#"{"file_path":"/repo/src/a.rs"}"#),
+            call("2", "Edit", r#"{"file_path":"/repo/src/a.rs","old_string":"x"}"#),
+            call("3", "Write", r#"{"file_path":"/repo/notes.md","content":"x"}"#),
+            call("4", "apply_patch", patch),
+            bash(
+                "5",
+                "cd /repo && rm -f build.log && sed -i 's/a/b/' Cargo.toml && cat README.md | grep foo > out.txt",
+            ),
+            call("6", "StrReplaceFile", r#"{"path":"/repo/src/a.rs","edit":{}}"#),
+            call("7", "Glob", r#"{"pattern":"**/*.rs","path":"/repo/src"}"#),
+            call("8", "read_many_files", r#"{"paths":["docs/a.md","docs/b.md"]}"#),
+        ];
+        let ex = extract(&records);
+        let mut got: Vec<(&str, String)> = ex
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.label()))
+            .collect();
+        got.sort();
+        // One `cd` and no recorded cwd: no root, so paths stay as the calls wrote them.
+        let want = [
+            ("/repo/notes.md", "c1"),
+            ("/repo/src/a.rs", "r1 e2"),
+            ("Cargo.toml", "e1"),
+            ("README.md", "r1"),
+            ("build.log", "d1"),
+            ("docs/a.md", "r1"),
+            ("docs/b.md", "r1"),
+            ("old.txt", "d1"),
+            ("out.txt", "c1"),
+            ("src/a.rs", "e1"),
+            ("src/new.rs", "c1"),
+        ];
+        let want: Vec<(&str, String)> = want.iter().map(|(p, l)| (*p, l.to_string())).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn paths_are_relative_to_the_working_directory() {
+        let mut first = call("1", "Read", r#"{"file_path":"/w/p/src/main.rs"}"#);
+        first.raw = br#"{"cwd":"/w/p","type":"assistant"}"#;
+        let records = [
+            first,
+            bash("2", "cd /w/p && cargo test"),
+            bash("3", "cd /w/p/web; npm test"),
+            bash("4", "cd /w/pq && ls"),
+        ];
+        let ex = extract(&records);
+        assert_eq!(ex.root.as_deref(), Some("/w/p"));
+        assert_eq!(ex.files[0].path, "src/main.rs");
+        let mut commands: Vec<&str> = ex.commands.iter().map(|c| c.command.as_str()).collect();
+        commands.sort();
+        assert_eq!(
+            commands,
+            ["cargo test", "cd /w/pq && ls", "cd web && npm test"]
+        );
+    }
+
+    #[test]
+    fn inspections_show_text_not_errors() {
+        let records = [
+            bash("1", "cat notes.txt"),
+            result("1", "error: this line is a note\nExit code 0"),
+            bash("2", "cat missing.txt"),
+            result(
+                "2",
+                "cat: missing.txt: No such file or directory\nExit code 1",
+            ),
+        ];
+        let ex = extract(&records);
+        assert_eq!(ex.errors.len(), 1);
+        assert_eq!(
+            ex.errors[0].text,
+            "cat: missing.txt: No such file or directory"
+        );
+        assert!(error_lines("Output: x\nError: (none)\nExit Code: (none)").is_empty());
+    }
+
+    #[test]
+    fn meta_lines_and_user_commands_are_not_requests() {
+        let mut meta = user("Split complex tasks into independent subtasks");
+        meta.raw = br#"{"type":"user","isMeta":true}"#;
+        // pi's `bashExecution`: the user ran a command; its output answers no call.
+        let ran = record(Message::new(
+            Role::User,
+            vec![
+                Part::Text("npm test".into()),
+                Part::ToolResult {
+                    call_id: None,
+                    text: "Tests: 1 failed, 4 passed, 5 total".into(),
+                },
+            ],
+        ));
+        let ex = extract(&[meta, user("fix the flaky test in the cart module"), ran]);
+        assert_eq!(
+            ex.goal.unwrap().text,
+            "fix the flaky test in the cart module"
+        );
+        assert_eq!(ex.requests, 1);
+        assert_eq!(ex.commands[0].outcome.unwrap().label(), "4pass 1fail");
+        assert_eq!(
+            test_counts("ℹ tests 5\nℹ pass 4\nℹ fail 1"),
+            Some(TestCounts {
+                passed: 4,
+                failed: 1
+            })
+        );
+    }
+
+    #[test]
+    fn commands_keep_their_last_outcome_and_test_counts() {
+        let records = [
+            bash("1", "cargo test"),
+            result("1", "running 3 tests\ntest result: FAILED. 2 passed; 1 failed; 0 ignored\nerror: test failed, to rerun pass `--lib`"),
+            bash("2", "cargo test"),
+            result("2", "test result: ok. 3 passed; 0 failed;\n\ntest result: ok. 4 passed; 0 failed;"),
+        ];
+        let ex = extract(&records);
+        assert_eq!(ex.commands.len(), 1);
+        let command = &ex.commands[0];
+        assert_eq!(command.runs, 2);
+        assert!(command.test);
+        let outcome = command.outcome.unwrap();
+        assert_eq!(
+            outcome.tests,
+            Some(TestCounts {
+                passed: 7,
+                failed: 0
+            })
+        );
+        assert_eq!(outcome.label(), "7pass");
+        assert_eq!(ex.errors.len(), 1);
+        assert!(ex.errors[0].resolved, "{:?}", ex.errors);
+    }
+
+    #[test]
+    fn an_error_is_resolved_when_its_command_later_succeeds() {
+        let records = [
+            bash("1", "npm run build"),
+            result("1", "src/a.ts(1,1): error TS2305: no member\nExit code 2"),
+            bash("2", "npm test"),
+            result("2", "Error: Cannot find module 'x'\nExit code 1"),
+            bash("3", "npm run build"),
+            result("3", "built\nExit code 0"),
+        ];
+        let ex = extract(&records);
+        assert_eq!(ex.errors.len(), 2);
+        assert!(!ex.errors[0].resolved);
+        assert_eq!(ex.errors[0].text, "Error: Cannot find module 'x'");
+        assert!(ex.errors[1].resolved);
+        assert_eq!(ex.commands[0].command, "npm test");
+        assert_eq!(ex.commands[0].outcome.unwrap().label(), "exit 1");
+    }
+
+    #[test]
+    fn results_pair_by_order_when_there_is_no_id() {
+        let noid = |command: &str| {
+            record(Message::new(
+                Role::Assistant,
+                vec![Part::ToolCall {
+                    id: None,
+                    name: "shell".into(),
+                    arguments: serde_json::json!({ "command": ["bash", "-lc", command] })
+                        .to_string()
+                        .into(),
+                }],
+            ))
+        };
+        let answer = |text: &str| {
+            record(Message::new(
+                Role::Tool,
+                vec![Part::Text(text.to_owned().into())],
+            ))
+        };
+        let records = [
+            noid("make"),
+            noid("pytest"),
+            answer("Exit code: 2"),
+            answer("3 passed in 0.1s"),
+        ];
+        let ex = extract(&records);
+        let by_name = |name: &str| ex.commands.iter().find(|c| c.command == name).unwrap();
+        assert_eq!(by_name("make").outcome.unwrap().exit, Some(2));
+        assert_eq!(by_name("pytest").outcome.unwrap().label(), "3pass");
+    }
+
+    #[test]
+    fn next_is_the_newest_plan_or_todo() {
+        let records = [
+            user("ship the feature and its tests"),
+            call(
+                "1",
+                "TodoWrite",
+                r#"{"todos":[{"content":"write code","status":"completed"},{"content":"add tests","status":"pending"},{"content":"run linter","status":"in_progress"}]}"#,
+            ),
+            assistant("The code compiles. Next, I will add the integration tests for the parser."),
+        ];
+        let ex = extract(&records);
+        assert_eq!(ex.todos.len(), 2);
+        assert_eq!(ex.todos[0].text, "run linter");
+        assert!(ex.todos[0].active);
+        assert_eq!(
+            ex.plan.as_ref().unwrap().text,
+            "Next, I will add the integration tests for the parser."
+        );
+        assert_eq!(
+            ex.next().unwrap(),
+            "Next, I will add the integration tests for the parser."
+        );
+        assert!(ex.answered);
+        let done = [
+            user("hi there, what is this repository?"),
+            assistant("It is a CLI."),
+        ];
+        assert_eq!(extract(&done).next().unwrap(), "await user");
+        let mid = [user("run the tests please"), bash("1", "cargo test")];
+        assert_eq!(extract(&mid).next().unwrap(), "continue $ cargo test");
+    }
+
+    #[test]
+    fn codex_plans_and_kimi_todos_are_todos() {
+        let plan = [call(
+            "1",
+            "update_plan",
+            r#"{"plan":[{"step":"a","status":"completed"},{"step":"b","status":"pending"}]}"#,
+        )];
+        assert_eq!(extract(&plan).todos[0].text, "b");
+        let kimi = [call(
+            "1",
+            "SetTodoList",
+            r#"{"todos":[{"title":"x","status":"Done"},{"title":"y","status":"In Progress"}]}"#,
+        )];
+        let todos = extract(&kimi).todos;
+        assert_eq!(
+            todos,
+            [Todo {
+                text: "y".into(),
+                active: true
+            }]
+        );
+    }
+
+    #[test]
+    fn user_words_in_a_rejected_tool_use_are_a_request() {
+        let records = [
+            user("implement the sidebar button"),
+            call("1", "Edit", r#"{"file_path":"a.tsx"}"#),
+            result("1", "The user doesn't want to proceed with this tool use. To tell you how to proceed, the user said:\nuse a tooltip instead"),
+        ];
+        assert_eq!(
+            extract(&records).task.unwrap().text,
+            "use a tooltip instead"
+        );
+    }
+
+    #[test]
+    fn decisions_are_the_users_turns_answers_and_the_agents_reasons() {
+        let records = [
+            user("add retries to the uploader in src/upload.rs"),
+            assistant("I'll use exponential backoff because the server rate-limits at 10/s."),
+            user("always overwrite, the file may come from another device"),
+            user("continue"),
+            call("q", "AskUserQuestion", r#"{"questions":[]}"#),
+            result("q", "User has answered your questions: \"Max retries?\"=\"5\". You can now continue with the user's answers in mind."),
+            user("now write the unit tests for the retries, the backoff included"),
+        ];
+        let ex = extract(&records);
+        let got: Vec<(bool, &str)> = ex
+            .decisions
+            .iter()
+            .map(|d| (d.user, d.text.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    false,
+                    "I'll use exponential backoff because the server rate-limits at 10/s."
+                ),
+                (
+                    true,
+                    "always overwrite, the file may come from another device"
+                ),
+                (true, "Max retries? → 5"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_leading_summary_gives_the_goal() {
+        let summary = "This session is being continued from a previous conversation that ran out of context.\nSummary:\n1. Primary Request and Intent:\n   - Make the parser handle nested quotes\n\n6. All user messages:\n   - \"the parser breaks on nested quotes, fix it\"\n";
+        let records = [user(summary), user("and also the docs")];
+        let ex = extract(&records);
+        assert!(ex.summarised);
+        assert_eq!(
+            ex.goal.unwrap().text,
+            "the parser breaks on nested quotes, fix it"
+        );
+        assert_eq!(
+            ex.brief.unwrap().text,
+            "intent: - Make the parser handle nested quotes"
+        );
+        assert_eq!(ex.task.unwrap().text, "and also the docs");
+        // A summary after the first request (a whole file) leaves the goal alone.
+        let later = [user("fix the parser"), user(summary)];
+        assert_eq!(extract(&later).goal.unwrap().text, "fix the parser");
+    }
+
+    #[test]
+    fn a_request_that_points_at_a_document_gets_its_gist() {
+        let records = [
+            user("read docs/task.md, it is my take-home"),
+            call("1", "Read", r#"{"file_path":"/repo/docs/task.md"}"#),
+            result("1", "     1→# Rate limiter\n     2→\n     3→Build a token bucket allowing 10 requests/s."),
+        ];
+        assert_eq!(
+            extract(&records).brief.unwrap().text,
+            "doc task.md: Rate limiter: Build a token bucket allowing 10 requests/s."
+        );
+    }
+
+    #[test]
+    fn sub_agents_in_flight_and_their_reports_are_state() {
+        let records = [
+            user("build the app"),
+            call(
+                "1",
+                "Task",
+                r#"{"description":"Types","prompt":"Write the types"}"#,
+            ),
+            result("1", "## Report\n\nCreated types/index.ts with Todo."),
+            call(
+                "2",
+                "Task",
+                r#"{"description":"Page","prompt":"Write page.tsx"}"#,
+            ),
+        ];
+        let ex = extract(&records);
+        assert_eq!(ex.delegated.len(), 1);
+        assert_eq!(ex.delegated[0].text, "Page: Write page.tsx");
+        assert_eq!(
+            ex.reports[0].text,
+            "Report: Created types/index.ts with Todo."
+        );
+    }
+
+    #[test]
+    fn unchecked_plan_items_are_the_next_step_without_a_todo_list() {
+        let records = [
+            user("ship it"),
+            call(
+                "1",
+                "ExitPlanMode",
+                r##"{"plan":"# Plan\n- [x] parse\n- [ ] wire the parser into main\n- [ ] docs"}"##,
+            ),
+            bash("2", "cargo build"),
+        ];
+        let ex = extract(&records);
+        assert_eq!(ex.next().unwrap(), "wire the parser into main");
+    }
+}

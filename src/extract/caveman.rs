@@ -1,0 +1,523 @@
+//! caveman: the Markdown summary of an extract within a token budget, lines admitted by
+//! priority and cut to fit, with a count of what did not.
+
+use super::model::Extract;
+use super::shorten::{ask, Shortening};
+use super::text::{cut, one_line};
+use crate::tokens::Tokenizer;
+
+/// The sections of a caveman summary, in the order they print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Section {
+    Head,
+    Goal,
+    Decisions,
+    Now,
+    Errors,
+    Files,
+    Commands,
+    Next,
+    Ci,
+    Names,
+}
+
+impl Section {
+    const ALL: [Section; 10] = [
+        Section::Head,
+        Section::Goal,
+        Section::Decisions,
+        Section::Now,
+        Section::Errors,
+        Section::Files,
+        Section::Commands,
+        Section::Next,
+        Section::Ci,
+        Section::Names,
+    ];
+
+    fn heading(self) -> Option<&'static str> {
+        match self {
+            Section::Head => None,
+            Section::Goal => Some("## goal"),
+            Section::Decisions => Some("## decisions"),
+            Section::Now => Some("## now"),
+            Section::Errors => Some("## errors"),
+            Section::Files => Some("## files"),
+            Section::Commands => Some("## cmds"),
+            Section::Next => Some("## next"),
+            Section::Ci => Some("## ci"),
+            Section::Names => Some("## names"),
+        }
+    }
+
+    /// The noun of the cut counts (`+14 more files`), singular.
+    fn noun(self) -> &'static str {
+        match self {
+            Section::Head | Section::Goal | Section::Now => "line",
+            Section::Decisions => "decision",
+            Section::Errors => "error",
+            Section::Files => "file",
+            Section::Commands => "cmd",
+            Section::Next => "todo",
+            Section::Ci => "check",
+            Section::Names => "name",
+        }
+    }
+}
+
+/// One candidate line of a caveman summary.
+struct Line {
+    section: Section,
+    /// The text, and how it shortens.
+    text: Shortening,
+    /// For a line that carries one long text (goal, task, agent's last words): the percentage
+    /// of the budget it may take before the other lines have had theirs. Such a line is cut to
+    /// fit rather than dropped.
+    share: Option<u64>,
+    /// Lower prints sooner when the budget is short.
+    priority: u32,
+}
+
+/// Candidate lines per section beyond which the rest is only counted.
+const CANDIDATES: usize = 40;
+
+/// The caveman summary of an extract: Markdown sections (goal, decisions, now, unresolved
+/// errors, files, commands with outcomes, next, CI, names, what was cut), in paths, counts,
+/// labels and exact commands, within `budget` tokens of `tokenizer` over the whole text.
+///
+/// Lines are admitted by priority — the header, the goal and the task first, then the newest
+/// decisions, the first error, the latest test command, the agent's last words and next step,
+/// the top files, sub-agents in flight and commands, the names the latest edits touched, then
+/// the rest section by section — and each is kept only if the whole summary
+/// still fits; a long goal or task is cut to fit instead of dropped. What did not fit is
+/// counted in the last section (`+14 more files`). When not even that fits, lines go again from
+/// the lowest priority, down to an empty summary: the budget is never exceeded.
+pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
+    let lines = caveman_lines(ex);
+    let fits = |text: &str| tokenizer.text_tokens(text) <= budget;
+    let mut shown: Vec<Option<String>> = vec![None; lines.len()];
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by_key(|&i| lines[i].priority);
+    for &i in &order {
+        let line = &lines[i];
+        shown[i] = Some(line.text.full.clone());
+        let within_share = line
+            .share
+            .is_none_or(|share| tokenizer.text_tokens(&line.text.full) * 100 <= share * budget);
+        if within_share && fits(&render(&lines, &shown, ex, true)) {
+            continue;
+        }
+        shown[i] = None;
+        if let Some(share) = line.share {
+            // A long text first gets its share of the budget, so that one long goal cannot
+            // crowd out the task and the files; what is left over goes back to it below.
+            let longest = longest_cut(&line.text, 0, |text| {
+                tokenizer.text_tokens(text) * 100 <= share * budget && {
+                    shown[i] = Some(text.to_owned());
+                    let whole = fits(&render(&lines, &shown, ex, true));
+                    shown[i] = None;
+                    whole
+                }
+            });
+            shown[i] = (longest >= MIN_CUT).then(|| line.text.at(longest));
+        }
+    }
+    // Budget left over lengthens the texts that were cut, in priority order.
+    for &i in &order {
+        let line = &lines[i];
+        let Some(current) = shown[i].clone() else {
+            continue;
+        };
+        if line.share.is_none() || current == line.text.full {
+            continue;
+        }
+        let from = current.chars().count();
+        let longest = longest_cut(&line.text, from, |text| {
+            shown[i] = Some(text.to_owned());
+            let whole = fits(&render(&lines, &shown, ex, true));
+            shown[i] = Some(current.clone());
+            whole
+        });
+        shown[i] = Some(line.text.at(longest.max(from)));
+    }
+    // Token counts are not additive, so check the whole once more and give back lines from the
+    // lowest priority until it fits.
+    let mut text = render(&lines, &shown, ex, true);
+    for &i in order.iter().rev() {
+        if fits(&text) {
+            return text;
+        }
+        if shown[i].take().is_some() {
+            text = render(&lines, &shown, ex, true);
+        }
+    }
+    if fits(&text) {
+        return text;
+    }
+    let bare_text = render(&lines, &shown, ex, false);
+    if fits(&bare_text) {
+        bare_text
+    } else {
+        String::new()
+    }
+}
+
+/// Characters below which a cut text says nothing and is dropped instead.
+const MIN_CUT: usize = 16;
+
+/// The largest `n` in `from..=len` (characters of `text`) whose cut passes `ok`, assuming it
+/// passes up to some point and fails after; `from` when none does.
+fn longest_cut(text: &Shortening, from: usize, mut ok: impl FnMut(&str) -> bool) -> usize {
+    let (mut low, mut high) = (from, text.full.chars().count());
+    while low < high {
+        let mid = (low + high).div_ceil(2);
+        if ok(&text.at(mid)) {
+            low = mid;
+        } else {
+            high = mid - 1;
+        }
+    }
+    low
+}
+
+/// The candidate lines of a caveman summary, in print order within each section.
+fn caveman_lines(ex: &Extract) -> Vec<Line> {
+    let mut lines = Vec::new();
+    let mut push = |section, text: String, share, priority| {
+        lines.push(Line {
+            section,
+            text: Shortening::plain(text),
+            share,
+            priority,
+        });
+    };
+    let mut head = String::from("# caveman");
+    if let Some(root) = &ex.root {
+        head.push_str(&format!(" | cwd:{root}"));
+    }
+    head.push_str(&format!(
+        " | {} msgs | {} calls | {} asks",
+        ex.messages, ex.calls, ex.requests
+    ));
+    push(Section::Head, head, None, 0);
+    if let Some(goal) = &ex.goal {
+        let text = if ex.summarised {
+            format!("(from the summary) {}", cut(&goal.text, 300))
+        } else {
+            cut(&goal.text, 300)
+        };
+        push(Section::Goal, text, Some(30), 1);
+    }
+    if let Some(brief) = &ex.brief {
+        push(Section::Goal, cut(&brief.text, 300), Some(20), 3);
+    }
+    decision_lines(ex, &mut push);
+    if let (None, Some(pending)) = (&ex.task, &ex.pending) {
+        let text = format!("pending (from the summary): {}", cut(&pending.text, 240));
+        push(Section::Now, text, Some(20), 2);
+    }
+    let same_as_goal = ex.task.as_ref().map(|t| t.index) == ex.goal.as_ref().map(|g| g.index);
+    if let Some(task) = &ex.task {
+        let text = if same_as_goal && ex.context.is_none() {
+            Shortening::plain("ask: =goal".to_owned())
+        } else {
+            ask(ex.context.as_ref(), task, "ask: ")
+        };
+        lines.push(Line {
+            section: Section::Now,
+            text,
+            share: Some(20),
+            priority: 2,
+        });
+    }
+    let mut push = |section, text: String, share, priority| {
+        lines.push(Line {
+            section,
+            text: Shortening::plain(text),
+            share,
+            priority,
+        });
+    };
+    if let Some(doing) = &ex.doing {
+        let text = format!("said: {}", cut(&doing.text, 200));
+        push(Section::Now, text, Some(10), 6);
+    }
+    // Work in flight and what the sub-agents found: current state a summary must not lose.
+    for (n, task) in ex.delegated.iter().take(CANDIDATES).enumerate() {
+        let text = format!("running: {}", cut(&task.text, 160));
+        push(Section::Now, text, None, if n == 0 { 16 } else { 38 });
+    }
+    for (n, report) in ex.reports.iter().rev().enumerate() {
+        let text = format!("found: {}", cut(&report.text, 200));
+        push(Section::Now, text, None, if n == 0 { 19 } else { 39 });
+    }
+    if let Some(call) = &ex.last_call {
+        let text = format!("last: {}", cut(&call.text, 100));
+        push(Section::Now, text, Some(10), 30);
+    }
+    let open = ex.errors.iter().filter(|e| !e.resolved);
+    let mut previous: Option<&str> = None;
+    for (n, error) in open.take(CANDIDATES).enumerate() {
+        let mut text = format!("- {}", cut(&error.text, 120));
+        // Errors of one command come together; the command is named once, on the first.
+        if let Some(command) = error.command.as_deref().filter(|c| previous != Some(*c)) {
+            text.push_str(&format!(" ← {}", cut(command, 40)));
+        }
+        previous = error.command.as_deref();
+        if error.count > 1 {
+            text.push_str(&format!(" ×{}", error.count));
+        }
+        let priority = [4, 20, 21].get(n).copied().unwrap_or(60);
+        push(Section::Errors, text, None, priority);
+    }
+    for (n, file) in ex.files.iter().take(CANDIDATES).enumerate() {
+        let priority = match n {
+            0..=2 => 10 + n as u32,
+            3..=7 => 40,
+            _ => 70,
+        };
+        let text = format!("- {} {}", cut(&file.path, 160), file.label());
+        push(Section::Files, text, None, priority);
+    }
+    let test = ex.test_command().map(|c| c.command.as_str());
+    let mut others = 0;
+    for command in ex.commands.iter().take(CANDIDATES) {
+        let mut text = format!("- {}", one_line(&command.command, 120));
+        let label = command.outcome.map(|o| o.label()).unwrap_or_default();
+        if !label.is_empty() {
+            text.push_str(&format!(" → {label}"));
+        }
+        if command.runs > 1 {
+            text.push_str(&format!(" ×{}", command.runs));
+        }
+        let priority = if test == Some(command.command.as_str()) {
+            5
+        } else if command.inspect {
+            90
+        } else {
+            others += 1;
+            match others {
+                1..=2 => 15,
+                3..=8 => 50,
+                _ => 80,
+            }
+        };
+        push(Section::Commands, text, None, priority);
+    }
+    if let Some(plan) = &ex.plan {
+        let text = format!("- {}", cut(&plan.text, 200));
+        push(Section::Next, text, Some(15), 7);
+    }
+    for (n, todo) in ex.todos.iter().take(CANDIDATES).enumerate() {
+        let mark = if todo.active { "▶ " } else { "" };
+        let priority = match n {
+            0 => 8,
+            1..=2 => 45,
+            _ => 75,
+        };
+        let text = format!("- {mark}{}", cut(&todo.text, 160));
+        push(Section::Next, text, None, priority);
+    }
+    if ex.plan.is_none() && ex.todos.is_empty() {
+        if let Some(next) = ex.next() {
+            push(Section::Next, format!("- {}", cut(&next, 160)), Some(10), 8);
+        }
+    }
+    for (n, check) in ex.ci.iter().take(CANDIDATES).enumerate() {
+        let priority = if n == 0 { 25 } else { 85 };
+        push(Section::Ci, format!("- {}", check.label()), None, priority);
+    }
+    // Then the names the latest edits wrote or replaced, ahead of most files and commands:
+    // the code the agent was changing is what it will look for first.
+    for (n, group) in ex.touched.chunks(NAMES_PER_LINE).enumerate() {
+        push(
+            Section::Names,
+            format!("- {}", group.join(" ")),
+            None,
+            [32, 48, 72].get(n).copied().unwrap_or(95),
+        );
+    }
+    // Last, the names the session keeps coming back to, a few to a line, filling what budget
+    // is left: they are what the next turns will search for.
+    let frequent: Vec<&String> = ex
+        .names
+        .iter()
+        .filter(|n| !ex.touched.contains(n))
+        .collect();
+    for (n, group) in frequent.chunks(NAMES_PER_LINE).take(CANDIDATES).enumerate() {
+        let group: Vec<&str> = group.iter().map(|s| s.as_str()).collect();
+        push(
+            Section::Names,
+            format!("- {}", group.join(" ")),
+            None,
+            100 + n as u32,
+        );
+    }
+    lines
+}
+
+/// Characters shown of a decision line.
+const DECISION_SHOWN: usize = 150;
+
+/// The decisions, in session order, each at a priority from its rank: the user's rules and
+/// answers first, then their other turns, newest first; the agent's choices newest first. As
+/// the checkpoint guidance ranks them, the newest of each come right after the goal and the
+/// task, ahead of the first error and the test command: a decision without its reason gets
+/// re-litigated.
+fn decision_lines(ex: &Extract, push: &mut impl FnMut(Section, String, Option<u64>, u32)) {
+    let mut user: Vec<usize> = (0..ex.decisions.len())
+        .filter(|&i| ex.decisions[i].user)
+        .collect();
+    user.sort_by_key(|&i| {
+        (
+            !ex.decisions[i].rule,
+            std::cmp::Reverse(ex.decisions[i].index),
+        )
+    });
+    // A choice the next step already states ("We should fall back … Let me fix this:") is
+    // printed once, under next.
+    let in_plan = |text: &str| ex.plan.as_ref().is_some_and(|p| p.text.contains(text));
+    let mut agent: Vec<usize> = (0..ex.decisions.len())
+        .filter(|&i| !ex.decisions[i].user && !in_plan(&ex.decisions[i].text))
+        .collect();
+    agent.sort_by_key(|&i| std::cmp::Reverse(ex.decisions[i].index));
+    let mut priority = vec![0; ex.decisions.len()];
+    for (rank, &i) in user.iter().enumerate() {
+        priority[i] = match rank {
+            0 => 4,
+            1 => 9,
+            2 => 14,
+            3..=5 => 42,
+            6..=11 => 62,
+            _ => 77,
+        };
+    }
+    for (rank, &i) in agent.iter().enumerate() {
+        priority[i] = match rank {
+            0 => 4,
+            1 => 9,
+            2 => 18,
+            3 => 42,
+            _ => 62,
+        };
+    }
+    // The best-ranked candidates, printed in session order.
+    let mut chosen: Vec<usize> = (0..ex.decisions.len()).collect();
+    chosen.sort_by_key(|&i| priority[i]);
+    chosen.truncate(CANDIDATES);
+    chosen.sort_unstable();
+    chosen.retain(|&i| ex.decisions[i].user || !in_plan(&ex.decisions[i].text));
+    for i in chosen {
+        let (decision, priority) = (&ex.decisions[i], priority[i]);
+        let who = if decision.user { "user" } else { "agent" };
+        let text = format!("- {who}: {}", cut(&decision.text, DECISION_SHOWN));
+        push(Section::Decisions, text, None, priority);
+    }
+}
+
+/// Names on one line of the names section.
+const NAMES_PER_LINE: usize = 6;
+
+/// The summary with the shown lines, and with the counts of what is not shown when `footer`.
+fn render(lines: &[Line], shown: &[Option<String>], ex: &Extract, footer: bool) -> String {
+    let mut out = String::new();
+    for section in Section::ALL {
+        let mut first = true;
+        for (line, text) in lines.iter().zip(shown) {
+            let Some(text) = text else { continue };
+            if line.section != section {
+                continue;
+            }
+            if first {
+                if let Some(heading) = section.heading() {
+                    out.push_str(heading);
+                    out.push('\n');
+                }
+                first = false;
+            }
+            out.push_str(text);
+            out.push('\n');
+        }
+    }
+    if !footer {
+        return out;
+    }
+    let mut cut_counts: Vec<String> = Vec::new();
+    for section in Section::ALL {
+        let candidates = lines
+            .iter()
+            .zip(shown)
+            .filter(|(l, _)| l.section == section);
+        let mut missing = candidates.filter(|(_, s)| s.is_none()).count();
+        missing += match section {
+            Section::Errors => ex
+                .errors
+                .iter()
+                .filter(|e| !e.resolved)
+                .count()
+                .saturating_sub(CANDIDATES),
+            Section::Files => ex.files.len().saturating_sub(CANDIDATES),
+            Section::Decisions => ex.decisions.len().saturating_sub(CANDIDATES),
+            Section::Commands => ex.commands.len().saturating_sub(CANDIDATES),
+            Section::Next => ex.todos.len().saturating_sub(CANDIDATES),
+            Section::Ci => ex.ci.len().saturating_sub(CANDIDATES),
+            _ => 0,
+        };
+        if missing > 0 {
+            cut_counts.push(format!(
+                "+{missing} more {}",
+                plural(missing, section.noun())
+            ));
+        }
+    }
+    let fixed = ex.errors.iter().filter(|e| e.resolved).count();
+    if fixed > 0 {
+        cut_counts.push(format!("{fixed} {} fixed", plural(fixed, "error")));
+    }
+    if !cut_counts.is_empty() {
+        out.push_str("## cut\n");
+        out.push_str(&cut_counts.join(" | "));
+        out.push('\n');
+    }
+    out
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        noun.to_owned()
+    } else {
+        format!("{noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::testkit::*;
+
+    #[test]
+    fn caveman_fits_any_budget_and_counts_what_it_cut() {
+        let ex = busy();
+        for budget in [0, 1, 5, 10, 30, 60, 100, 200, 500, 2000] {
+            for tokenizer in [
+                Tokenizer::Chars4,
+                Tokenizer::KimiCode,
+                Tokenizer::Fast(crate::tokens::Family::Openai),
+            ] {
+                let text = caveman(&ex, budget, tokenizer);
+                assert!(tokenizer.text_tokens(&text) <= budget, "{budget}: {text}");
+            }
+        }
+        let text = caveman(&ex, 200, Tokenizer::Chars4);
+        assert!(text.starts_with("# caveman"), "{text}");
+        assert!(text.contains("## goal\nmake the parser"), "{text}");
+        assert!(text.contains("more files"), "{text}");
+        let roomy = caveman(&ex, 5000, Tokenizer::Chars4);
+        assert!(!roomy.contains("## cut"), "{roomy}");
+        assert!(roomy.contains("- cargo test -p crate29 → 5pass"), "{roomy}");
+        assert!(
+            roomy.contains("## next\n- Next, I will update the docs."),
+            "{roomy}"
+        );
+    }
+}

@@ -1,0 +1,98 @@
+//! What the next reader of a session needs, taken from the transcript with no model (pure), in
+//! the order the checkpoint guidance ranks it: the goal in the user's own words (or as the
+//! summary at the head of a compacted session's live context states it), the decisions and
+//! their reasons (the user's turns and answers, the agent's stated choices and the constraints
+//! it found), the current task and state (what the agent was doing, sub-agents in flight and
+//! what they reported), its own next step; then the files and shell commands it touched with
+//! their outcomes, the errors it met, the code names it was changing and the CI checks it looked
+//! at; and the two renderings built from them, [`caveman`] (Markdown within a token budget) and
+//! [`bare`] (four lines).
+//!
+//! [`extract`] makes one pass over the records, after a scan for the working directory that
+//! stops at the first record naming one (paths and commands are written relative to it, so it
+//! must be known before the first of them). Tool results are paired with their calls by id
+//! ([`Message::call_ids`](crate::transcript::Message::call_ids) /
+//! [`Message::answered_ids`](crate::transcript::Message::answered_ids)), and by order where a format stores no
+//! id. Everything is recognised by small matchers over the fixed shapes agents and tools write
+//! (tool names and argument keys, test-runner summary lines, exit-status lines), never by a model
+//! or a regex engine, so extraction costs about as much as reading the file.
+//!
+//! The [`Extract`] keeps the record index of each entity's last use and is `Serialize`, so a
+//! benchmark can run it on any prefix of a session and score what survives.
+//!
+//! One file per job:
+//!
+//! - `model`: what an [`Extract`] holds, and the questions it answers (`now`, `next`, the test
+//!   command, the CI check);
+//! - `builder`: the one pass over the records that fills it;
+//! - `said`: the user's requests and the agent's stated plan, in their words;
+//! - `goal`: the goal a compaction summary states, and the document a request points at;
+//! - `decisions`: the user's turns and answers, and the agent's stated choices;
+//! - `tools`: what a tool call does, from its name and argument keys;
+//! - `shell`: a small shell lexer, and what a command line does to files;
+//! - `paths`: the working directory and path-like words;
+//! - `outcome`: exit statuses and error lines in tool results;
+//! - `runners`: test-runner summary lines;
+//! - `ci`: workflow files and `gh` check listings;
+//! - `names`: the code names a session keeps mentioning;
+//! - `text`: one-line text, cuts, escape removal;
+//! - `shorten`: texts that shorten with a protected tail, shared by both renderers;
+//! - `caveman` and `bare`: the two renderings.
+
+mod bare;
+mod builder;
+mod caveman;
+mod ci;
+mod decisions;
+mod goal;
+mod model;
+mod names;
+mod outcome;
+mod paths;
+mod runners;
+mod said;
+mod shell;
+mod shorten;
+#[cfg(test)]
+mod testkit;
+mod text;
+mod tools;
+
+pub use bare::{bare, Bare, BARE_FLOOR};
+pub use caveman::caveman;
+pub use model::{
+    CiCheck, CommandUse, Decision, ErrorSeen, Extract, FileUse, RunOutcome, Said, TestCounts, Todo,
+};
+pub use names::frequent_names;
+pub use paths::is_pathlike;
+pub use runners::test_counts;
+pub use text::{cut, one_line};
+
+use crate::transcript::Record;
+
+use builder::Builder;
+use names::NAMES;
+use paths::find_root;
+
+/// Characters kept of the goal in the [`Extract`]; the renderers cut further to fit.
+const GOAL_CHARS: usize = 600;
+
+/// Characters kept of a request, an assistant text or a plan sentence.
+const SAID_CHARS: usize = 300;
+
+/// A request lighter than this (CJK characters weigh two) leans on the one before it
+/// ("continue", "yeah, do it all"), so the task carries that one too.
+const SHORT_REQUEST: usize = 40;
+
+/// Extracts the entities of a transcript (its records in order).
+pub fn extract(records: &[Record]) -> Extract {
+    let mut builder = Builder::new(find_root(records));
+    for (index, record) in records.iter().enumerate() {
+        if let Some(message) = record.message() {
+            builder.message(index, record, message);
+        }
+    }
+    let mut extract = builder.finish(records);
+    extract.names = frequent_names(records, NAMES);
+    extract
+}

@@ -1,0 +1,275 @@
+//! The code names a session works on: the ones its latest edits wrote or replaced (what the
+//! agent was changing when the transcript ends), and the ones main-chain messages keep
+//! mentioning (what a continuing agent will meet again).
+
+use crate::transcript::{Part, Record};
+
+/// How many frequent names an extract keeps.
+pub(super) const NAMES: usize = 120;
+
+/// The code names main-chain messages mention at least twice, most frequent first (ties in
+/// first-seen order). A name is a word with an inner `_` (`parse_jsonl`), a camelCase or
+/// PascalCase word with two humps (`checkConcurrentSessions`, `TodoItem`), or a file name with
+/// an extension (`CLAUDE.md`): the words an agent searches for, not prose.
+pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
+    let mut counts: std::collections::HashMap<&str, (usize, usize)> =
+        std::collections::HashMap::new();
+    let mut order = 0;
+    for message in records.iter().filter_map(Record::message) {
+        if message.sidechain {
+            continue;
+        }
+        for part in &message.parts {
+            let text = match part {
+                Part::Text(text) | Part::Thinking(text) | Part::ToolResult { text, .. } => text,
+                Part::ToolCall { arguments, .. } => arguments,
+                _ => continue,
+            };
+            // A word right after a backslash is the rest of an escape in JSON arguments
+            // (`\nPlease`): it is no name.
+            let words = text
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+                .map(|w| w.trim_matches('.'));
+            for word in words.filter(|w| is_code_name(w) && !escaped(text, w)) {
+                order += 1;
+                counts.entry(word).or_insert((0, order)).0 += 1;
+            }
+        }
+    }
+    let mut ranked: Vec<(&str, (usize, usize))> =
+        counts.into_iter().filter(|(_, (n, _))| *n >= 2).collect();
+    ranked.sort_by_key(|&(_, (n, first))| (std::cmp::Reverse(n), first));
+    ranked
+        .into_iter()
+        .take(limit)
+        .map(|(name, _)| name.to_owned())
+        .collect()
+}
+
+/// How many of the latest edits the touched names come from.
+pub(super) const EDITS_TOUCHED: usize = 6;
+
+/// The code names in the text an edit writes and the text it replaces, new text first: every
+/// string in the arguments of an edit or write tool (JSON), or the `+` and `-` lines of a patch,
+/// except the fields that only say where (paths, patterns, descriptions).
+pub(super) fn edit_names(arguments: &str, patch: bool) -> Vec<String> {
+    let mut texts: Vec<String> = Vec::new();
+    if patch {
+        let (added, removed): (Vec<&str>, Vec<&str>) = arguments
+            .lines()
+            .filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("***"))
+            .partition(|l| l.starts_with('+'));
+        texts.push(added.join("\n"));
+        texts.push(removed.join("\n"));
+    } else if let Ok(value) = serde_json::from_str::<serde_json::Value>(arguments) {
+        let (mut new, mut old) = (Vec::new(), Vec::new());
+        edit_strings(&value, false, &mut new, &mut old);
+        texts.push(new.join("\n"));
+        texts.push(old.join("\n"));
+    }
+    let mut names: Vec<String> = Vec::new();
+    for (n, text) in texts.iter().enumerate() {
+        // The error messages the new code gives: what its user will see, and grep for.
+        if n == 0 {
+            for message in error_messages(text) {
+                if !names.contains(&message) {
+                    names.push(message);
+                }
+            }
+        }
+        let words = text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+            .map(|w| w.trim_matches('.'));
+        // Code quoted in code keeps its escapes (`"…\\n\\nPlease"`): no name there.
+        for word in words.filter(|w| !escaped(text, w)) {
+            // `strategy.OpenRepository` is no file name; its parts may be names.
+            let parts: Vec<&str> = if is_code_name(word) {
+                vec![word]
+            } else {
+                word.split('.').filter(|p| is_code_name(p)).collect()
+            };
+            for part in parts {
+                if !names.iter().any(|n| n == part) {
+                    names.push(part.to_owned());
+                }
+            }
+        }
+    }
+    names
+}
+
+/// Calls whose first string argument is an error message, as code writes them in Go, Rust,
+/// Python, JavaScript and Java.
+const ERROR_CALLS: [&str; 9] = [
+    "Errorf(",
+    "errors.New(",
+    "Error(",
+    "Exception(",
+    "panic!(",
+    "bail!(",
+    "anyhow!(",
+    "eprintln!(",
+    "Err(",
+];
+
+/// The messages of the error calls in a piece of code (see [`ERROR_CALLS`]), quoted, without
+/// their format verbs (`"failed to open repository: %w"` is `"failed to open repository"`).
+pub(super) fn error_messages(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for call in ERROR_CALLS {
+        let mut rest = code;
+        while let Some(at) = rest.find(call) {
+            rest = &rest[at + call.len()..];
+            let Some(quote) = rest
+                .chars()
+                .next()
+                .filter(|c| matches!(c, '"' | '\'' | '`'))
+            else {
+                continue;
+            };
+            let body = &rest[1..];
+            let end = body.find(quote).unwrap_or(body.len());
+            let message = body[..end]
+                .split(['%', '{', '\\'])
+                .next()
+                .unwrap_or("")
+                .trim_end_matches([':', ' ', ',', '.']);
+            let words = message.split_whitespace().count();
+            if words >= 2 && message.len() <= 80 && !message.contains(char::is_control) {
+                let quoted = format!("\"{message}\"");
+                if !found.contains(&quoted) {
+                    found.push(quoted);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Collects the strings of edit arguments: under a key naming replaced text into `old`, the
+/// rest into `new`, skipping keys that locate rather than change.
+fn edit_strings(
+    value: &serde_json::Value,
+    replaced: bool,
+    new: &mut Vec<String>,
+    old: &mut Vec<String>,
+) {
+    use serde_json::Value;
+    match value {
+        Value::String(s) if replaced => old.push(s.clone()),
+        Value::String(s) => new.push(s.clone()),
+        Value::Array(items) => items
+            .iter()
+            .for_each(|v| edit_strings(v, replaced, new, old)),
+        Value::Object(map) => {
+            for (key, v) in map {
+                let lower = key.to_ascii_lowercase();
+                let locates = lower.contains("path")
+                    || lower.contains("file")
+                    || matches!(lower.as_str(), "pattern" | "description" | "command");
+                if !locates {
+                    edit_strings(v, replaced || lower.starts_with("old"), new, old);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// True when `word` (a slice of `text`) directly follows a backslash.
+fn escaped(text: &str, word: &str) -> bool {
+    let start = word.as_ptr() as usize - text.as_ptr() as usize;
+    text[..start].ends_with('\\')
+}
+
+/// True for a word that names something in code (see [`frequent_names`]).
+pub(super) fn is_code_name(word: &str) -> bool {
+    let Some(first) = word.chars().next() else {
+        return false;
+    };
+    if !(4..=60).contains(&word.len()) || !(first.is_ascii_alphabetic() || first == '_') {
+        return false;
+    }
+    if let Some((stem, extension)) = word.rsplit_once('.') {
+        return !stem.is_empty()
+            && (1..=5).contains(&extension.len())
+            && extension.chars().all(|c| c.is_ascii_alphabetic())
+            && !stem.ends_with('.');
+    }
+    let lower = word.chars().filter(char::is_ascii_lowercase).count();
+    let inner_upper = word
+        .chars()
+        .skip(1)
+        .filter(char::is_ascii_uppercase)
+        .count();
+    let snake = word.trim_matches('_').contains('_') && lower > 0;
+    let camel = first.is_ascii_lowercase() && inner_upper >= 1;
+    let pascal = first.is_ascii_uppercase() && inner_upper >= 1 && lower >= 2;
+    snake || camel || pascal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::testkit::*;
+
+    #[test]
+    fn code_names_are_identifiers_types_and_file_names_not_prose() {
+        for name in [
+            "parse_jsonl",
+            "checkConcurrentSessions",
+            "TodoItem",
+            "CLAUDE.md",
+            "_safe_set_output",
+        ] {
+            assert!(is_code_name(name), "{name}");
+        }
+        for word in [
+            "the",
+            "Hello",
+            "README",
+            "v1.2.3",
+            "1234",
+            "a_b",
+            "TypeScript.",
+        ] {
+            assert!(!is_code_name(word), "{word}");
+        }
+    }
+
+    #[test]
+    fn frequent_names_rank_by_mentions_and_skip_escapes() {
+        let text = |s: &str| {
+            Record::new(
+                0,
+                b"",
+                crate::transcript::Entry::Message(Message::new(
+                    crate::transcript::Role::Assistant,
+                    vec![Part::Text(s.to_owned().into())],
+                )),
+            )
+        };
+        let records = [
+            text("fix parse_jsonl in reader.rs, then parse_jsonl again"),
+            text("reader.rs calls parse_jsonl; TodoItem once"),
+            text("{\"a\":\"x\\nPleaseNote\\nPleaseNote\"}"),
+        ];
+        assert_eq!(
+            frequent_names(&records, 10),
+            vec!["parse_jsonl", "reader.rs"]
+        );
+    }
+
+    #[test]
+    fn edit_names_put_the_written_text_first() {
+        let edit = r#"{"file_path":"src/very_long_path.rs","old_string":"fn old_helper() {}","new_string":"fn checkConcurrentSessions() { old_helper() }"}"#;
+        assert_eq!(
+            edit_names(edit, false),
+            ["checkConcurrentSessions", "old_helper"]
+        );
+        let patch = "*** Begin Patch\n*** Update File: src/a_b.rs\n@@\n-let x = parse_line();\n+let x = parse_record();\n*** End Patch";
+        assert_eq!(edit_names(patch, true), ["parse_record", "parse_line"]);
+        let go = "return false, fmt.Errorf(\"failed to open repository: %w\", err)\nx := errors.New(\"bad\")";
+        assert_eq!(error_messages(go), ["\"failed to open repository\""]);
+    }
+}

@@ -1,0 +1,184 @@
+//! The session's working directory, paths written relative to it, and which shell words are
+//! file paths.
+
+use std::collections::HashMap;
+
+use crate::transcript::{Part, Record};
+
+/// The session's working directory: the first `"cwd"` a line records (Claude Code, Codex, pi),
+/// else the absolute directory that commands `cd` into most often (at least twice).
+pub(super) fn find_root(records: &[Record]) -> Option<String> {
+    for record in records {
+        for needle in [&b"\"cwd\":\""[..], &b"\"cwd\": \""[..]] {
+            if let Some(at) = memchr::memmem::find(record.raw, needle) {
+                let start = at + needle.len() - 1;
+                if let Some(root) = json_string_at(&record.raw[start..]) {
+                    let root = root.trim_end_matches('/');
+                    if root.starts_with('/') && root.len() > 1 && !root.contains(char::is_control) {
+                        return Some(root.to_owned());
+                    }
+                }
+            }
+        }
+    }
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for record in records {
+        let Some(message) = record.message() else {
+            continue;
+        };
+        for part in &message.parts {
+            if let Part::ToolCall { arguments, .. } = part {
+                if let Some(at) = memchr::memmem::find(arguments.as_bytes(), b"cd /") {
+                    let rest = &arguments[at + 3..];
+                    let end = rest
+                        .find([' ', '&', ';', '"', '\\', '\n', '|', ')'])
+                        .unwrap_or(rest.len());
+                    *counts.entry(&rest[..end]).or_default() += 1;
+                }
+            }
+        }
+    }
+    counts
+        .into_iter()
+        .filter(|(dir, n)| *n >= 2 && dir.len() > 1)
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
+        .map(|(dir, _)| dir.trim_end_matches('/').to_owned())
+}
+
+/// The JSON string starting at `bytes[0]` (a quote), decoded.
+fn json_string_at(bytes: &[u8]) -> Option<String> {
+    let mut i = 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return serde_json::from_slice(&bytes[..=i]).ok(),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// `path` relative to `root` when it lies inside it, without a leading `./`.
+pub(super) fn relative(path: &str, root: Option<&str>) -> String {
+    let path = path.trim();
+    let path = match root {
+        Some(root) if path == root => ".",
+        Some(root) => path
+            .strip_prefix(root)
+            .and_then(|rest| rest.strip_prefix('/'))
+            .unwrap_or(path),
+        None => path,
+    };
+    path.strip_prefix("./").unwrap_or(path).to_owned()
+}
+
+/// The command without a leading `cd <root> &&` (or `;`), and with a `cd` into a directory
+/// below the root written relative to it: the root is stated once instead.
+pub(super) fn strip_cd(command: &str, root: Option<&str>) -> String {
+    let unchanged = || command.to_owned();
+    let (Some(root), Some(rest)) = (root, command.strip_prefix("cd ")) else {
+        return unchanged();
+    };
+    let rest = rest.trim_start();
+    let end = rest
+        .find(|c: char| c.is_whitespace() || c == ';' || c == '&')
+        .unwrap_or(rest.len());
+    let after = rest[end..].trim_start();
+    let Some(after) = after.strip_prefix("&&").or_else(|| after.strip_prefix(';')) else {
+        return unchanged();
+    };
+    let after = after.trim_start();
+    let dir = rest[..end].trim_matches(['"', '\'']).trim_end_matches('/');
+    if dir == root {
+        return after.to_owned();
+    }
+    match dir.strip_prefix(root).and_then(|d| d.strip_prefix('/')) {
+        Some(below) => format!("cd {below} && {after}"),
+        None => unchanged(),
+    }
+}
+
+/// The path a shell word names, without a `:line` or pytest `::test` suffix, when it is one.
+pub(super) fn clean_path(word: &str) -> Option<String> {
+    let word = word.split("::").next().unwrap_or(word);
+    let word = match word.find(':') {
+        Some(at)
+            if word[at + 1..]
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == ':') =>
+        {
+            &word[..at]
+        }
+        _ => word,
+    };
+    (is_pathlike(word) && !word.starts_with("/dev/") && !word.starts_with("/proc/"))
+        .then(|| word.to_owned())
+}
+
+/// True when a word looks like a file: no shell syntax, a URL or a glob, and a last component
+/// with a short alphanumeric extension (and a name with a letter), or a well-known file name.
+pub fn is_pathlike(word: &str) -> bool {
+    const NAMES: [&str; 10] = [
+        "Makefile",
+        "Dockerfile",
+        "Justfile",
+        "Rakefile",
+        "Gemfile",
+        "Procfile",
+        "LICENSE",
+        "README",
+        "Containerfile",
+        "Vagrantfile",
+    ];
+    if word.is_empty()
+        || word.len() > 300
+        || word.starts_with(['-', '@'])
+        || word.contains("://")
+        || word.contains(|c: char| {
+            c.is_whitespace()
+                || matches!(
+                    c,
+                    '$' | '*'
+                        | '?'
+                        | '{'
+                        | '}'
+                        | '['
+                        | ']'
+                        | '<'
+                        | '>'
+                        | '|'
+                        | ';'
+                        | '&'
+                        | '('
+                        | ')'
+                        | '`'
+                        | '\''
+                        | '"'
+                        | '='
+                        | ','
+                        | '\\'
+                        | '%'
+                )
+        })
+    {
+        return false;
+    }
+    let base = word.rsplit('/').next().unwrap_or(word);
+    if NAMES.contains(&base) {
+        return true;
+    }
+    let Some(dot) = base.rfind('.') else {
+        return false;
+    };
+    let (stem, ext) = (&base[..dot], &base[dot + 1..]);
+    let ext_ok = (1..=10).contains(&ext.len())
+        && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        && ext.chars().any(|c| c.is_ascii_alphabetic());
+    let stem_ok = if stem.is_empty() {
+        // A dotfile: `.gitignore`, `.env`.
+        ext.len() >= 2
+    } else {
+        stem.chars().any(char::is_alphabetic) && !stem.ends_with('.')
+    };
+    ext_ok && stem_ok
+}
