@@ -26,7 +26,7 @@ pub const VERSION: &str = match (cfg!(feature = "bpe"), cfg!(feature = "zstd")) 
 /// or Markdown to standard output.
 ///
 /// Exit status: 0 success, 1 failure (I/O, malformed input), 2 usage error, 3 compaction is due
-/// (`estimate --check`), 4 nothing to compact (`prompt`, `inject`).
+/// (`estimate --check`), 4 nothing to compact (`prompt`, `inject`) or prune (`prune`).
 #[derive(Debug, Parser)]
 #[command(name = "condense", version = VERSION, term_width = 100)]
 pub struct Cli {
@@ -35,7 +35,7 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The six filters, the session finder, and the installation helpers.
+/// The filters, the session finder, and the installation helpers.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Count the tokens of transcripts, and tell whether compaction is due.
@@ -67,6 +67,20 @@ pub enum Command {
     /// is kept, including ones appended since. When the plan compacts nothing the transcript is
     /// written unchanged and the exit status is 4.
     Inject(InjectArgs),
+    /// Replace old tool outputs in the live context with short placeholders, with no model.
+    ///
+    /// Deterministic: each pruned tool result becomes one line saying what was there (the
+    /// tool, its size in tokens, its exit status when it states one, its first and last
+    /// lines), and the session is written back in its own format, every other line byte for
+    /// byte, so the agent resumes with the smaller context. Call and result ids still pair.
+    /// The knobs follow Anthropic's context editing (clear_tool_uses_20250919,
+    /// clear_thinking_20251015). After the last line comes what tells readers that earlier
+    /// usage figures no longer hold: a fresh kimi-cli `_usage` or Codex `token_count`, a Claude
+    /// Code `microcompact_boundary`, a pi `custom` entry, a Gemini `$set`, each holding the new
+    /// size. `estimate --context` and `--check` then measure the pruned context, so a step such
+    /// as `estimate --check --max-context N FILE || prune --in-place FILE` prunes once. When
+    /// nothing is pruned the transcript is written unchanged and the exit status is 4.
+    Prune(PruneArgs),
     /// Summarise a transcript in under 500 tokens with no model at all.
     ///
     /// Deterministic extraction: the goal in the user's words, the current task, unresolved
@@ -445,6 +459,103 @@ pub struct InPlaceArgs {
         value_name = "SUFFIX",
         default_value = ".bak",
         requires = "enabled",
+        value_parser = backup_suffix
+    )]
+    pub backup_suffix: String,
+}
+
+/// The arguments of `condense prune`.
+#[derive(Debug, Args)]
+pub struct PruneArgs {
+    /// Where the transcript comes from.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// How tokens are counted.
+    #[command(flatten)]
+    pub tokens: TokenizerArgs,
+
+    /// The last N user turns keep every tool output verbatim (OpenCode keeps 2, Gemini CLI the
+    /// latest). Default 0.
+    #[arg(long, value_name = "N")]
+    pub keep_turns: Option<usize>,
+
+    /// The N most recent tool uses are kept (Anthropic's `keep`). Default 3.
+    #[arg(long, value_name = "N")]
+    pub keep: Option<usize>,
+
+    /// Tools whose uses are never pruned (Anthropic's `exclude_tools`); replaces the default
+    /// list, `--protect ''` protects none. The defaults: the to-do and plan tools (Claude Code
+    /// TodoWrite and TodoRead, Codex update_plan, Gemini CLI write_todos, kimi-cli SetTodoList,
+    /// OpenCode todowrite and todoread, todo_write), whose output is the agent's own state of
+    /// the task, small and needed until the end; skills (Skill, skill; OpenCode protects these
+    /// too), instructions the agent is to follow; and sub-agent reports (Task, Agent), the only
+    /// record of work done elsewhere, which, unlike a file read or a command, cannot be fetched
+    /// again.
+    #[arg(long, value_name = "TOOL,...", value_delimiter = ',')]
+    pub protect: Option<Vec<String>>,
+
+    /// Outputs (and with --clear-inputs, arguments) smaller than N tokens are kept: a
+    /// placeholder costs 20 to 80. Default 100.
+    #[arg(long, value_name = "N")]
+    pub min_tokens: Option<u64>,
+
+    /// Prune oldest first only until the live context is at most N tokens (measured as
+    /// `estimate --context` reports it after the prune).
+    #[arg(long, value_name = "N")]
+    pub target: Option<u64>,
+
+    /// Prune only when the live context is larger than N tokens (Anthropic's `trigger`, whose
+    /// default there is 100000; here the default is to prune whenever asked).
+    #[arg(long, value_name = "N")]
+    pub trigger: Option<u64>,
+
+    /// Prune nothing unless at least N tokens are freed (Anthropic's `clear_at_least`: a small
+    /// saving may not be worth invalidating the provider's prompt cache). Default 0.
+    #[arg(long, value_name = "N")]
+    pub clear_at_least: Option<u64>,
+
+    /// Also prune the arguments of old tool uses (Anthropic's `clear_tool_inputs`), by the same
+    /// rules as their results: every long string becomes a placeholder, e.g. the content of a
+    /// whole-file write; keys and short values such as the file path stay. chars4 does not count
+    /// arguments, so what this frees shows only with another --tokenizer.
+    #[arg(long)]
+    pub clear_inputs: bool,
+
+    /// Remove thinking blocks except in the last N thinking turns (Anthropic's
+    /// `clear_thinking_20251015`). Blocks are removed whole, never edited, since a signed block
+    /// must stay intact where it is kept; the newest thinking turn always stays, as Anthropic
+    /// requires for a turn continuing a tool loop. Without this flag thinking is untouched.
+    #[arg(long, value_name = "N")]
+    pub keep_thinking: Option<usize>,
+
+    /// Read the knobs' defaults from this config file's `[prune]` block (keys named like the
+    /// flags: keep, keep_turns, protect, min_tokens, target, trigger, clear_at_least,
+    /// clear_inputs, keep_thinking) instead of ./.condense.toml or the user's
+    /// condense/config.toml. Flags win over the file.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Print what would be pruned, as one JSON object (tokens before and after, counts, and each
+    /// value with its line, kind, tool and tokens), instead of the session.
+    #[arg(long, conflicts_with = "in_place")]
+    pub report: bool,
+
+    /// Prune FILE itself, safely while its agent is still writing it, through the same safe
+    /// replace as `inject --in-place --rewrite` (a pruned file is rewritten, never appended to):
+    /// FILE is replaced atomically and the original kept as FILE.bak, or FILE.bak.1, FILE.bak.2,
+    /// … when that name is taken (a backup is never overwritten); lines the agent appends
+    /// meanwhile are kept; a replace is refused while another process has FILE open for
+    /// writing. Nothing to prune leaves FILE untouched.
+    #[arg(long)]
+    pub in_place: bool,
+
+    /// The suffix of the backups --in-place keeps (not empty, no `/`).
+    #[arg(
+        long,
+        value_name = "SUFFIX",
+        default_value = ".bak",
+        requires = "in_place",
         value_parser = backup_suffix
     )]
     pub backup_suffix: String,

@@ -18,6 +18,7 @@ pub mod output;
 pub mod persist;
 pub mod plan;
 pub mod prompts;
+pub mod prune;
 pub mod request;
 pub mod sessions;
 pub mod settings;
@@ -86,6 +87,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
             cmd::shared::refuse_compressed_in_place(&args.input, &args.in_place)?;
             cmd::inject::run(&args, out)
         }
+        Command::Prune(args) => cmd::prune::run(&args, out),
         Command::Caveman(args) => cmd::caveman::run(&args, out),
         Command::Bare(args) => cmd::bare::run(&args, out),
         Command::History(args) => cmd::history::run(&args, out),

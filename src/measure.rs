@@ -178,6 +178,17 @@ impl Measure {
         self.add_with(record, record.usage.as_ref().filter(|_| usage_counts));
     }
 
+    /// Folds in the next record of a live context that a fresh figure of `tokens` (a prune
+    /// marker's, see [`crate::transcript::live::Live::fresh`]) covers: its own usage is void,
+    /// and its message is inside the figure.
+    pub fn add_covered(&mut self, record: &RecordMeasure, tokens: u64) {
+        let fresh = Usage {
+            context_tokens: tokens,
+            response_key: None,
+        };
+        self.add_with(record, Some(&fresh));
+    }
+
     fn add_with(&mut self, record: &RecordMeasure, usage: Option<&Usage>) {
         let Some(message) = &record.message else {
             self.bookkeeping += 1;

@@ -59,9 +59,12 @@ impl Write for Stdout {
 
 /// Whether the process was started with stdout closed (`>&-`). The Rust runtime reopens a
 /// closed standard descriptor on `/dev/null`, read-write, before `main`, so writes would vanish
-/// without an error; that is what is looked for. A shell's `>/dev/null` opens it write-only, and
-/// a daemon that points every standard descriptor at `/dev/null` read-write (stdin too) is left
-/// alone, as it means to discard the output.
+/// without an error; that is what is looked for. It cannot be told apart from a parent that
+/// hands over a read-write `/dev/null` on purpose (Python's `subprocess.DEVNULL`, Node's
+/// `'ignore'`, a daemon), which must keep working, so it counts only when a shell started
+/// condense directly (bash and zsh export `$_` as the command's path; a shell's own
+/// `>/dev/null` is write-only) and stdin is not such a `/dev/null` too. A `>&-` from another
+/// parent still goes unseen.
 fn stdout_was_closed() -> bool {
     use rustix::fs::{fcntl_getfl, fstat, major, minor, FileType, OFlags};
     let runtime_null = |fd: std::os::fd::BorrowedFd<'_>| {
@@ -73,7 +76,16 @@ fn stdout_was_closed() -> bool {
         null && fcntl_getfl(fd).is_ok_and(|flags| flags & OFlags::ACCMODE == OFlags::RDWR)
     };
     use std::os::fd::AsFd;
-    runtime_null(io::stdout().as_fd()) && !runtime_null(io::stdin().as_fd())
+    runtime_null(io::stdout().as_fd()) && !runtime_null(io::stdin().as_fd()) && started_by_a_shell()
+}
+
+/// Whether `$_`, which bash and zsh set to the path of the command they run, names this
+/// executable (a parent of another kind leaves its own path there, or nothing).
+fn started_by_a_shell() -> bool {
+    let (Some(command), Ok(exe)) = (std::env::var_os("_"), std::env::current_exe()) else {
+        return false;
+    };
+    std::fs::canonicalize(command).is_ok_and(|path| path == exe)
 }
 
 /// Writes `value` as one compact JSON line.

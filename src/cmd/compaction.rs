@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use crate::measure::{Measure, RecordMeasure};
+use crate::measure::{Context, Measure, RecordMeasure};
 use crate::plan::{fingerprint, Kept, KeptUser, Plan};
 use crate::summary::WRAPPER;
 use crate::tokens::Tokenizer;
@@ -77,12 +77,23 @@ pub fn compaction<'c, 'a>(
 /// The size of the live context as the agent sees it: the last usage figure that still
 /// describes it plus the estimate of what came after.
 pub fn context_size(transcript: &Transcript, tokenizer: Tokenizer) -> u64 {
+    live_context(transcript, tokenizer).tokens
+}
+
+/// The live context as the agent sees it, with the figure it starts from (see
+/// [`context_size`]).
+pub fn live_context(transcript: &Transcript, tokenizer: Tokenizer) -> Context {
     let mut measure = Measure::new(tokenizer);
+    let live = &transcript.live;
+    let fresh = live.fresh(|i| &transcript.records[i].link);
     for (position, record) in transcript.context.iter().enumerate() {
-        let counts = transcript
-            .live
-            .usage_counts(transcript.record_index(position));
-        measure.add_live(&RecordMeasure::of(tokenizer, record), counts);
+        let index = transcript.record_index(position);
+        let record = RecordMeasure::of(tokenizer, record);
+        match fresh {
+            // A prune marker's figure stands for every record up to it.
+            Some((marker, tokens)) if index <= marker => measure.add_covered(&record, tokens),
+            _ => measure.add_live(&record, live.usage_counts(index)),
+        }
     }
-    measure.context().tokens
+    measure.context()
 }

@@ -23,7 +23,7 @@ use crate::measure::{compaction_due, Measure, RecordMeasure};
 use crate::output::{self, Warnings};
 use crate::settings::{Flags, MaxContext, Settings};
 use crate::tokens::Tokenizer;
-use crate::transcript::live::{live, Live};
+use crate::transcript::live::{live, newest_void, Live};
 use crate::transcript::read::{detect_format, no_message_error, read_records, BadLine};
 use crate::transcript::{FormatId, PartKind, Role};
 use crate::{Outcome, UsageError};
@@ -251,8 +251,10 @@ impl FileReport {
             _ => Live {
                 marker: records.iter().rposition(|r| r.compaction),
                 ..Live::whole(records.len())
-            },
+            }
+            .voiding_before(newest_void(records.iter().map(|r| &r.link))),
         };
+        let fresh = live.fresh(|i| &records[i].link);
         for &index in &live.order {
             let record = &records[index];
             if let (true, Some(message)) = (options.per_message, &record.message) {
@@ -264,7 +266,12 @@ impl FileReport {
                     units: message.units,
                 });
             }
-            self.measure.add_live(record, live.usage_counts(index));
+            match fresh {
+                Some((marker, tokens)) if index <= marker => {
+                    self.measure.add_covered(record, tokens)
+                }
+                _ => self.measure.add_live(record, live.usage_counts(index)),
+            }
         }
     }
 

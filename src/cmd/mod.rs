@@ -10,6 +10,7 @@ pub mod history;
 pub mod inject;
 pub mod man;
 pub mod prompt;
+pub mod prune;
 pub mod sessions;
 pub mod settings;
 pub mod shared;

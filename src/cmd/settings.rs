@@ -27,6 +27,19 @@ pub fn load(args: &SettingsArgs, flags: Flags) -> Result<Settings> {
     resolve(&flags, &config, dir.as_deref()).map_err(anyhow::Error::msg)
 }
 
+/// The config file in force, read (an empty one when there is none), for the commands that
+/// take their knobs from it directly (`prune`).
+pub fn config(args: &SettingsArgs) -> Result<Config> {
+    match config_file(args)? {
+        Some(path) => {
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("{}: cannot read the config file", path.display()))?;
+            config::parse(&path, &text).map_err(anyhow::Error::msg)
+        }
+        None => Ok(Config::default()),
+    }
+}
+
 /// The config file in force, if there is one.
 fn config_file(args: &SettingsArgs) -> Result<Option<PathBuf>> {
     if let Some(path) = &args.config {

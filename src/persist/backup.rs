@@ -59,7 +59,7 @@ pub fn keep(target: &Target, suffix: &str) -> Result<PathBuf> {
     let mut n = highest.map_or(0, |h| h + 1);
     loop {
         let candidate = numbered(target, suffix, n);
-        match link_fd(&target.file, &candidate) {
+        match link_fd(&target.file, Some(&target.real), &candidate) {
             Ok(()) => return Ok(candidate),
             // Taken since the listing (another run, or the user): the next number.
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => n += 1,

@@ -134,13 +134,7 @@ pub fn take_ownership(file: &File, target: &Target) -> Result<()> {
 impl Temp {
     /// A new, empty temporary file in the session's directory, owned and permitted as it is.
     pub fn create(target: &Target) -> Result<Temp> {
-        let unnamed = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .mode(0o600)
-            .custom_flags(OFlags::TMPFILE.bits() as i32)
-            .open(&target.dir);
-        let temp = match unnamed {
+        let temp = match unnamed(&target.dir) {
             Ok(file) => Temp { file, named: None },
             Err(error) if is_permission(&error) => {
                 return Err(error).with_context(|| {
@@ -157,6 +151,22 @@ impl Temp {
         })?;
         Ok(temp)
     }
+}
+
+/// A file in `dir` with no name (Linux's `O_TMPFILE`).
+#[cfg(target_os = "linux")]
+fn unnamed(dir: &std::path::Path) -> std::io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(OFlags::TMPFILE.bits() as i32)
+        .open(dir)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn unnamed(_dir: &std::path::Path) -> std::io::Result<File> {
+    Err(std::io::ErrorKind::Unsupported.into())
 }
 
 impl Temp {
@@ -289,7 +299,7 @@ pub fn commit(
             Some(path) => path,
             None => loop {
                 let path = temp_path(target);
-                match link_fd(&temp.file, &path) {
+                match link_fd(&temp.file, None, &path) {
                     Ok(()) => break path,
                     Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                     Err(e) => {

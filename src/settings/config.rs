@@ -20,6 +20,17 @@
 //!
 //! [models]                    # windows for --max-context auto, by exact model name
 //! "my-local-model" = 32768
+//!
+//! [prune]                     # condense prune's knobs (flags win)
+//! keep = 3                    # the most recent tool uses kept
+//! keep_turns = 0              # the last user turns kept verbatim
+//! protect = ["TodoWrite", "update_plan"]   # replaces the default list
+//! min_tokens = 100
+//! target = 100000
+//! trigger = 100000
+//! clear_at_least = 0
+//! clear_inputs = false
+//! keep_thinking = 1
 //! ```
 //!
 //! The keys are the parity spec's `compaction` block (`enabled`, `max_preserved_messages`,
@@ -40,6 +51,33 @@ pub struct Config {
     /// Model windows by exact name, for `--max-context auto`.
     #[serde(default)]
     pub models: std::collections::BTreeMap<String, u64>,
+    /// The `[prune]` block.
+    #[serde(default)]
+    pub prune: Prune,
+}
+
+/// The `[prune]` block: `condense prune`'s knobs, named like its flags.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Prune {
+    /// `--keep`.
+    pub keep: Option<usize>,
+    /// `--keep-turns`.
+    pub keep_turns: Option<usize>,
+    /// `--protect`.
+    pub protect: Option<Vec<String>>,
+    /// `--min-tokens`.
+    pub min_tokens: Option<u64>,
+    /// `--target`.
+    pub target: Option<u64>,
+    /// `--trigger`.
+    pub trigger: Option<u64>,
+    /// `--clear-at-least`.
+    pub clear_at_least: Option<u64>,
+    /// `--clear-inputs`.
+    pub clear_inputs: Option<bool>,
+    /// `--keep-thinking`.
+    pub keep_thinking: Option<usize>,
 }
 
 /// The `[compaction]` block.
@@ -180,6 +218,28 @@ mod tests {
                 .max_context,
             Some(MaxContext::Tokens(9))
         );
+    }
+
+    #[test]
+    fn reads_the_prune_block() {
+        let config = parsed(
+            "[prune]\nkeep = 0\nkeep_turns = 2\nprotect = [\"Bash\"]\nmin_tokens = 5\ntarget = 9\n\
+             trigger = 8\nclear_at_least = 7\nclear_inputs = true\nkeep_thinking = 1\n",
+        )
+        .unwrap();
+        let p = &config.prune;
+        assert_eq!(
+            (p.keep, p.keep_turns, p.min_tokens),
+            (Some(0), Some(2), Some(5))
+        );
+        assert_eq!(p.protect.as_deref(), Some(&["Bash".to_owned()][..]));
+        assert_eq!(
+            (p.target, p.trigger, p.clear_at_least),
+            (Some(9), Some(8), Some(7))
+        );
+        assert_eq!((p.clear_inputs, p.keep_thinking), (Some(true), Some(1)));
+        let unknown = parsed("[prune]\n\nkeep_tools = 3\n").unwrap_err();
+        assert!(unknown.starts_with(".condense.toml:3: "), "{unknown}");
     }
 
     #[test]

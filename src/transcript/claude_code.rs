@@ -24,7 +24,10 @@
 //! - **Compaction.** A `system` line with subtype `compact_boundary` marks Claude Code's own
 //!   compaction: [`Record::compaction`] is set, since nothing before it is in the context any
 //!   more. `microcompact_boundary` is not a compaction here: it clears old tool results from
-//!   the API request only, and the file keeps their content.
+//!   the API request only, and the file keeps their content. It does make the usage figures
+//!   recorded before it void ([`Event::VoidUsage`]): the request after it is smaller than they
+//!   say. `condense prune` appends one for the same reason, with the pruned context's size as
+//!   `microcompactMetadata.postTokens`, which then stands for the records before it.
 //! - **Compact summaries.** The `isCompactSummary` user line right after a boundary is an
 //!   ordinary user message: it is what the model is sent in place of the earlier conversation.
 //!   Assistant lines flagged `isApiErrorMessage` are likewise ordinary assistant messages.
@@ -319,6 +322,9 @@ impl Format for ClaudeCode {
             response: record.link.response,
             ..link(&event, record.compaction)
         };
+        if matches!(&record.entry, Entry::Bookkeeping(name) if name == MICROCOMPACT) {
+            record.link.event = Event::VoidUsage(post_tokens(text));
+        }
         Ok(record)
     }
 }
@@ -478,6 +484,25 @@ fn response_usage(message: &ApiMessage<'_>, request_id: Option<Cow<'_, str>>) ->
 const SUMMARY_LEAD: &str = "This session is being continued from a previous conversation that ran \
      out of context. The summary below covers the earlier part of the conversation, which is no \
      longer in context.";
+
+/// The bookkeeping name of a `microcompact_boundary` system line.
+pub const MICROCOMPACT: &str = "system/microcompact_boundary";
+
+/// `microcompactMetadata.postTokens`: the context size after the clearing, which `condense
+/// prune` records (Claude Code's own boundaries carry `preTokens` and `tokensSaved` of the
+/// cleared results only, which are no context size).
+fn post_tokens(line: &str) -> Option<u64> {
+    #[derive(Deserialize)]
+    struct Metadata {
+        #[serde(rename = "postTokens", default)]
+        post_tokens: LenientU64,
+    }
+    let span = top_level_value(line.as_bytes(), "microcompactMetadata")?;
+    serde_json::from_str::<Metadata>(&line[span])
+        .ok()?
+        .post_tokens
+        .0
+}
 
 /// Whether a line is on a sidechain (`"isSidechain": true`).
 fn is_sidechain_line(line: &[u8]) -> bool {

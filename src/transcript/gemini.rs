@@ -240,6 +240,12 @@ struct Line<'a> {
     id: Option<&'a RawValue>,
 }
 
+/// The `$set` key `condense prune` writes: Gemini CLI merges a `$set` into the session's
+/// metadata and never sends it to the model; condense reads it as [`Event::VoidUsage`] holding
+/// its `tokensAfter`: the `tokens` recorded before it measured a context the prune made
+/// smaller.
+pub const PRUNE_SET_KEY: &str = "condensePrune";
+
 /// A record's effect on the message list Gemini CLI rebuilds when it loads a session
 /// (`loadConversationRecord`): a record with a string `id` is a message, which replaces an
 /// earlier one with the same id in place; `$rewindTo` drops the message it names and all after
@@ -265,13 +271,28 @@ fn record_link(record: &Line<'_>) -> Link {
     struct Set {
         #[serde(default)]
         messages: Option<Vec<IgnoredAny>>,
+        #[serde(rename = "condensePrune", default)]
+        prune: Option<Prune>,
     }
-    let resets = record
+    #[derive(Deserialize)]
+    struct Prune {
+        #[serde(rename = "tokensAfter", default)]
+        tokens_after: LenientU64,
+    }
+    let set = record
         .set
-        .and_then(|raw| serde_json::from_str::<Set>(raw.get()).ok())
-        .is_some_and(|set| set.messages.is_some());
+        .and_then(|raw| serde_json::from_str::<Set>(raw.get()).ok());
+    let event = match set {
+        Some(Set {
+            messages: Some(_), ..
+        }) => Event::Reset,
+        Some(Set {
+            prune: Some(prune), ..
+        }) => Event::VoidUsage(prune.tokens_after.0),
+        _ => Event::None,
+    };
     Link {
-        event: if resets { Event::Reset } else { Event::None },
+        event,
         ..Link::default()
     }
 }

@@ -9,7 +9,7 @@
 use anyhow::Result;
 use rayon::prelude::*;
 
-use super::live::{live, records_of, Live, Node};
+use super::live::{live, newest_void, records_of, Live, Node};
 use super::read::{detect_format, no_message_error, read_records, BadLine};
 use super::{FormatId, Record};
 use crate::input::{lines, Line};
@@ -115,7 +115,8 @@ impl<'a> Transcript<'a> {
                 // The whole file, but a usage figure before the newest marker is still void.
                 marker: transcript.records.iter().rposition(|r| r.compaction),
                 ..Live::whole(transcript.records.len())
-            },
+            }
+            .voiding_before(newest_void(transcript.records.iter().map(|r| &r.link))),
         };
         transcript.context = records_of(&transcript.records, &transcript.live);
         Ok(transcript)

@@ -18,6 +18,7 @@ pub mod load;
 pub mod model;
 pub mod openai;
 pub mod pi;
+pub mod prune;
 pub mod read;
 pub mod write;
 

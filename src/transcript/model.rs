@@ -298,6 +298,11 @@ pub enum Event {
     Reset,
     /// Codex `thread_rolled_back`: the last this many user turns are dropped.
     RollBack(u32),
+    /// The context changed under the usage figures recorded so far (Claude Code
+    /// `microcompact_boundary`, and the marker `condense prune` appends): a figure on any
+    /// record before this one no longer describes it. The marker `condense prune` writes holds
+    /// the context size after the prune, which then stands for every record before it.
+    VoidUsage(Option<u64>),
 }
 
 /// The records a compaction marker keeps from before it.

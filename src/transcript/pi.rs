@@ -158,11 +158,37 @@ impl Format for Pi {
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
         let entry: Line<'a> = serde_json::from_str(text)?;
-        let link = entry_link(&entry);
+        let mut link = entry_link(&entry);
+        if entry.kind.as_deref() == Some("custom")
+            && super::write::top_level_str(text.as_bytes(), "customType").as_deref()
+                == Some(PRUNE_CUSTOM_TYPE)
+        {
+            link.event = Event::VoidUsage(prune_tokens_after(text));
+        }
         let mut record = read_entry(line, text, entry)?;
         record.link = link;
         Ok(record)
     }
+}
+
+/// The `customType` of the `custom` entry `condense prune` appends: pi keeps a `custom` entry
+/// (extension state) out of the model's context, and condense reads it as
+/// [`Event::VoidUsage`] holding its `data.tokensAfter`: the usage recorded before it measured
+/// a context the prune made smaller.
+pub const PRUNE_CUSTOM_TYPE: &str = "condense-prune";
+
+/// `data.tokensAfter` of a `condense-prune` entry: the context size after the prune.
+fn prune_tokens_after(text: &str) -> Option<u64> {
+    #[derive(Deserialize)]
+    struct Data {
+        #[serde(rename = "tokensAfter", default)]
+        tokens_after: LenientU64,
+    }
+    let span = super::write::top_level_value(text.as_bytes(), "data")?;
+    serde_json::from_str::<Data>(&text[span])
+        .ok()?
+        .tokens_after
+        .0
 }
 
 /// An entry's place in the session tree (v2, v3: `id`, `parentId`) and, for a `compaction`,

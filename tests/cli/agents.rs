@@ -9,6 +9,7 @@ mod gemini;
 mod harness;
 mod kimi;
 mod pi;
+mod prune;
 
 /// The summary every test injects: a marker no session contains.
 const SUMMARY: &str = "CONDENSE-SUMMARY-7f3a: the work so far, as condense's summary.";

@@ -307,12 +307,16 @@ fn the_temporary_file_is_never_more_readable_than_the_session_while_it_is_writte
                 continue;
             }
             seen += 1;
-            assert_eq!(meta.mode() & 0o777, 0o600, "{}", link.display());
-            assert_eq!(
-                (meta.uid(), meta.gid()),
-                (want.uid(), want.gid()),
-                "{}",
-                link.display()
+            // Never wider than the session; and the original's owner before its first byte
+            // (in the instant between the open and the chown it is empty, unnamed and 0600).
+            assert_eq!(meta.mode() & 0o777 & !0o600, 0, "{}", link.display());
+            assert!(
+                meta.len() == 0 || (meta.uid(), meta.gid()) == (want.uid(), want.gid()),
+                "{}: {} bytes owned by {}:{}",
+                link.display(),
+                meta.len(),
+                meta.uid(),
+                meta.gid()
             );
         }
         std::thread::sleep(std::time::Duration::from_micros(200));
@@ -471,6 +475,29 @@ fn a_line_half_written_at_read_time_is_waited_for_and_never_split() {
 }
 
 #[test]
+fn a_line_that_stays_half_written_while_its_writer_holds_the_file_is_a_clear_failure() {
+    let d = Dir::new(PI);
+    let mut half = d.read("s.jsonl");
+    half.extend_from_slice(br#"{"type":"message","timestamp":"2025-11-21T03:00"#);
+    fs::write(d.path("s.jsonl"), &half).unwrap();
+    let mut child = holder(&d.path("s.jsonl"));
+    let output = d.inject(&[]);
+    let _ = child.kill();
+    let _ = child.wait();
+    fails_with(
+        &output,
+        1,
+        &format!(
+            "s.jsonl: process {} (sleep) has been writing its last line for 2 s; nothing was \
+             written",
+            child.id()
+        ),
+    );
+    assert_eq!(d.read("s.jsonl"), half);
+    assert_eq!(d.names(), ["s.jsonl", "summary.md"]);
+}
+
+#[test]
 fn a_last_line_without_a_newline_that_no_one_is_writing_is_compacted() {
     let d = Dir::new(PI);
     let mut original = d.read("s.jsonl");
@@ -623,9 +650,10 @@ fn a_closed_or_full_stdout_is_an_error_that_names_stdout() {
     let session = fixture(OPENAI);
     let binary = assert_cmd::cargo::cargo_bin("condense");
     for command in ["estimate", "split", "prompt", "caveman", "bare"] {
-        let closed = StdCommand::new("sh")
+        // As typed in bash (not `exec`, which leaves `$_` unset).
+        let closed = StdCommand::new("bash")
             .arg("-c")
-            .arg(r#"exec "$0" "$1" "$2" >&-"#)
+            .arg(r#""$0" "$1" "$2" >&-; exit $?"#)
             .arg(&binary)
             .arg(command)
             .arg(&session)
@@ -664,11 +692,25 @@ fn a_closed_or_full_stdout_is_an_error_that_names_stdout() {
         .output()
         .unwrap();
     assert!(discarded.status.success() && discarded.stderr.is_empty());
+    // So is a read-write /dev/null, as Python's subprocess.DEVNULL and Node's 'ignore' give.
+    let devnull = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+        .unwrap();
+    let discarded = plain()
+        .arg("estimate")
+        .arg(&session)
+        .stdout(devnull)
+        .output()
+        .unwrap();
+    assert!(discarded.status.success(), "{}", stderr(&discarded));
+    assert!(discarded.stderr.is_empty(), "{}", stderr(&discarded));
     // A command that writes nothing to stdout does not care that it is closed.
     let d = Dir::new(OPENAI);
-    let closed = StdCommand::new("sh")
+    let closed = StdCommand::new("bash")
         .arg("-c")
-        .arg(r#"cd "$1" && exec "$0" inject --in-place --summary summary.md s.jsonl >&-"#)
+        .arg(r#"cd "$1" && "$0" inject --in-place --summary summary.md s.jsonl >&-; exit $?"#)
         .arg(&binary)
         .arg(d.dir.path())
         .env_clear()

@@ -16,6 +16,7 @@ mod live;
 mod manners;
 mod pipeline;
 mod properties;
+mod prune;
 mod quality;
 mod race;
 mod recipes;

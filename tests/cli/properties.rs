@@ -4,6 +4,8 @@
 //! - the regions of any plan, in every mode, concatenate back to the input byte for byte;
 //! - inject copies every record it was not asked to change byte for byte (openai, anthropic);
 //! - inject's output read back by condense holds exactly the preserved records after the summary;
+//! - prune rewrites only the lines holding a value it replaced (terminators kept), keeps every
+//!   call paired with its result, and finds nothing more to do when run again;
 //! - the estimate of a concatenation is the sum of the estimates of its parts: exactly for the
 //!   estimators that count whole tokens per message (kimi-code, o200k), in units for those that
 //!   round once over the sum (chars4, chars3.5, fast), whose token figures then differ by at most
@@ -555,5 +557,159 @@ proptest! {
                 _ => prop_assert!(mab.tokens().abs_diff(sum) <= 1, "{:?}", tokenizer),
             }
         }
+    }
+}
+
+/// A transcript with tool results long enough to prune: the generated items, each result's
+/// text repeated on `repeat` lines.
+fn prunable_transcript() -> impl Strategy<Value = (Vec<u8>, bool)> {
+    (
+        prop::collection::vec(chat(), 0..24),
+        prop::collection::vec(anthropic_line(), 1..16),
+        text(),
+        layout(false),
+        1..40usize,
+        any::<bool>(),
+    )
+        .prop_map(|(mut items, blocks, first, layout, repeat, anthropic)| {
+            let long = |text: &str| vec![format!("{text}|"); repeat].join("\n");
+            let lines: Vec<String> = if anthropic {
+                blocks
+                    .into_iter()
+                    .map(|(role, plain, blocks)| {
+                        let blocks = blocks
+                            .into_iter()
+                            .map(|block| match block {
+                                Block::ToolResult(id, t) => Block::ToolResult(id, long(&t)),
+                                other => other,
+                            })
+                            .collect();
+                        anthropic_text(&layout, &(role, plain, blocks))
+                    })
+                    .collect()
+            } else {
+                items.insert(
+                    0,
+                    Chat::Message {
+                        role: "user",
+                        text: first,
+                        parts: false,
+                    },
+                );
+                items
+                    .iter()
+                    .map(|item| match item {
+                        Chat::Result { id, text } => chat_line(
+                            &layout,
+                            &Chat::Result {
+                                id: id.clone(),
+                                text: long(text),
+                            },
+                        ),
+                        other => chat_line(&layout, other),
+                    })
+                    .collect()
+            };
+            (assemble(&layout, &lines), anthropic)
+        })
+}
+
+/// `condense prune ARGS` on `bytes` through the library: what it writes, and whether it pruned.
+fn prune_bytes(bytes: &[u8], args: &[String], from: &str) -> (Vec<u8>, bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("session.jsonl");
+    std::fs::write(&path, bytes).unwrap();
+    let cli = <condense::cli::Cli as clap::Parser>::try_parse_from(
+        ["condense", "prune", "--from", from]
+            .into_iter()
+            .map(str::to_owned)
+            .chain(args.iter().cloned())
+            .chain([path.display().to_string()]),
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    let outcome = condense::run(cli, &mut out).expect("prune accepts a generated transcript");
+    (out, outcome == condense::Outcome::Success)
+}
+
+/// The input's lines with their terminators (the first with its byte-order mark).
+fn full_lines(bytes: &[u8]) -> Vec<&[u8]> {
+    bytes.split_inclusive(|&b| b == b'\n').collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// prune changes only lines holding a value it replaced (keeping their terminators), adds
+    /// at most the kimi-cli usage record after the last line, keeps every call paired with its
+    /// result, and finds nothing more to do when run again.
+    #[test]
+    fn prune_rewrites_only_the_lines_it_prunes_and_is_idempotent(
+        (bytes, anthropic) in prunable_transcript(),
+        keep in 0..3usize,
+        min_tokens in 0..30u64,
+        keep_turns in 0..2usize,
+        clear_inputs in any::<bool>(),
+        keep_thinking in prop::option::of(0..2usize),
+    ) {
+        let from = if anthropic { "anthropic" } else { "openai" };
+        let mut args = vec![
+            "--keep".to_owned(), keep.to_string(),
+            "--min-tokens".to_owned(), min_tokens.to_string(),
+            "--keep-turns".to_owned(), keep_turns.to_string(),
+        ];
+        if clear_inputs {
+            args.push("--clear-inputs".to_owned());
+        }
+        if let Some(n) = keep_thinking {
+            args.extend(["--keep-thinking".to_owned(), n.to_string()]);
+        }
+        let (out, pruned) = prune_bytes(&bytes, &args, from);
+        if !pruned {
+            prop_assert_eq!(&out, &bytes);
+            return Ok(());
+        }
+        let old = full_lines(&bytes);
+        let new = full_lines(&out);
+        let kimi = is_kimi(&parse(&bytes, None));
+        prop_assert_eq!(new.len(), old.len() + usize::from(kimi));
+        let mut changed = 0;
+        for (i, (a, b)) in old.iter().zip(&new).enumerate() {
+            // An unterminated last line is written with a newline.
+            if a == b || (!a.ends_with(b"\n") && b.strip_suffix(b"\n") == Some(a)) {
+                continue;
+            }
+            changed += 1;
+            // An unterminated last line gets a newline, nothing else may differ at the ends.
+            let ending = |line: &[u8]| line.iter().rev().take_while(|b| matches!(b, b'\n' | b'\r')).count();
+            if i + 1 < old.len() || ending(a) > 0 {
+                prop_assert_eq!(&a[a.len() - ending(a)..], &b[b.len() - ending(b)..]);
+            }
+            let b_text = String::from_utf8_lossy(b);
+            let a_text = String::from_utf8_lossy(a);
+            prop_assert!(
+                b_text.contains("[condense pruned") || b.len() < a.len(),
+                "line {} changed without a placeholder or a removal", i + 1
+            );
+            prop_assert!(a_text.trim_start_matches('\u{feff}').starts_with('{'), "an object line");
+        }
+        prop_assert!(changed > 0 || kimi);
+        if kimi {
+            let last = String::from_utf8_lossy(new[new.len() - 1]).into_owned();
+            prop_assert!(last.starts_with(r#"{"role": "_usage""#), "{}", last);
+        }
+        let format = if anthropic { FormatId::Anthropic } else { FormatId::Openai };
+        let ids = |bytes: &[u8]| -> Vec<String> {
+            parse(bytes, Some(format))
+                .context
+                .iter()
+                .filter_map(|r| r.message())
+                .flat_map(|m| m.call_ids().chain(m.answered_ids()).map(str::to_owned).collect::<Vec<_>>())
+                .collect()
+        };
+        prop_assert_eq!(ids(&bytes), ids(&out));
+        let (again, pruned_again) = prune_bytes(&out, &args, from);
+        prop_assert!(!pruned_again, "a second prune found more");
+        prop_assert_eq!(again, out);
     }
 }

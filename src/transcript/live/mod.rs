@@ -16,7 +16,7 @@ mod codex;
 mod gemini;
 mod pi;
 
-use super::{FormatId, Link, Record, Role};
+use super::{Event, FormatId, Link, Record, Role};
 
 /// What the live-context rules need to know of one record.
 #[derive(Debug, Clone, Copy)]
@@ -72,9 +72,10 @@ impl<'l> Node<'l> {
 pub struct Live {
     /// Indexes of the records in the context, in the order the agent sends them.
     pub order: Vec<usize>,
-    /// The index of the compaction marker the context starts from, if any. A usage figure on a
-    /// record before it was measured on a context that no longer exists, even when the record
-    /// itself was kept (a kept tail before the marker in the file).
+    /// The index of the compaction marker the context starts from, or of a newer
+    /// [`Event::VoidUsage`] marker, if any. A usage figure on a record before it was measured
+    /// on a context that no longer exists, even when the record itself was kept (a kept tail
+    /// before the marker in the file, a pruned record).
     pub marker: Option<usize>,
 }
 
@@ -88,6 +89,24 @@ impl Live {
         }
     }
 
+    /// This context, with the usage figures recorded before record `void` (a
+    /// [`Event::VoidUsage`] marker) void as well as those before its compaction marker.
+    pub fn voiding_before(mut self, void: Option<usize>) -> Self {
+        self.marker = self.marker.max(void);
+        self
+    }
+
+    /// The context size a [`Event::VoidUsage`] marker records, when the newest marker the
+    /// context starts from is one that holds a figure: its index and the figure, which stands
+    /// for every record up to it (`link` gives a record's link by index).
+    pub fn fresh<'l>(&self, link: impl Fn(usize) -> &'l Link) -> Option<(usize, u64)> {
+        let marker = self.marker?;
+        match link(marker).event {
+            Event::VoidUsage(Some(tokens)) => Some((marker, tokens)),
+            _ => None,
+        }
+    }
+
     /// Whether a usage figure recorded on record `index` still describes the context.
     pub fn usage_counts(&self, index: usize) -> bool {
         self.marker.is_none_or(|marker| index > marker)
@@ -95,14 +114,25 @@ impl Live {
 }
 
 /// The live context of `nodes` (one per record, in file order) by `format`'s rule.
+///
+/// Whatever the rule, a usage figure recorded before the newest [`Event::VoidUsage`] marker of
+/// the file is void: the marker says the context was made smaller after it was measured.
 pub fn live(format: FormatId, nodes: &[Node]) -> Live {
-    match format {
+    let live = match format {
         FormatId::Openai | FormatId::Anthropic => Live::whole(nodes.len()),
         FormatId::Codex => codex::live(nodes),
         FormatId::ClaudeCode => claude_code::live(nodes),
         FormatId::Pi => pi::live(nodes),
         FormatId::Gemini => gemini::live(nodes),
-    }
+    };
+    live.voiding_before(newest_void(nodes.iter().map(|node| node.link)))
+}
+
+/// The index of the newest [`Event::VoidUsage`] marker among these links, in file order.
+pub fn newest_void<'l>(
+    mut links: impl DoubleEndedIterator<Item = &'l Link> + ExactSizeIterator,
+) -> Option<usize> {
+    links.rposition(|link| matches!(link.event, Event::VoidUsage(_)))
 }
 
 /// The records of `records` in `live` order (clones: the commands plan and render over this

@@ -32,7 +32,7 @@ const SESSIONS: [&str; 7] = [
     "agents/claude-parallel.jsonl",
 ];
 
-fn ready() -> bool {
+pub(super) fn ready() -> bool {
     installed(
         "Claude Code (@anthropic-ai/claude-code)",
         &agent_bin("claude"),
@@ -40,7 +40,7 @@ fn ready() -> bool {
 }
 
 /// The messages of the model request Claude Code sends on resuming `session`.
-fn resume(session: &Path) -> Value {
+pub(super) fn resume(session: &Path) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     // Where a session started in `project` would be: ~/.claude/projects/ and the path with every

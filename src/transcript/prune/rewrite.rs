@@ -1,0 +1,662 @@
+//! Writing a pruned session back: every line of the file in order, the chosen values of a
+//! line edited in those values only (see [`super::Site`]), every other line byte for byte, and
+//! after the last line the record that tells the format's readers the usage figures recorded
+//! so far describe a larger context than the one now in the file, holding the new size:
+//!
+//! - kimi-cli: a fresh `_usage` record, as kimi-cli itself writes after every step;
+//! - Codex: a fresh `token_count` event, its `last_token_usage` the new size (the cumulative
+//!   `total_token_usage` and the window copied from the last one, and the next `ordinal` where
+//!   the rollout numbers its lines: Codex refuses one whose last line has none);
+//! - Claude Code: a `microcompact_boundary` system line, as Claude Code writes when it clears
+//!   old tool results itself (`trigger` `manual`, `preTokens`, `tokensSaved`, `postTokens`,
+//!   `compactedToolIds`), hanging under the live context's last line;
+//! - pi: a `custom` entry of type [`crate::transcript::pi::PRUNE_CUSTOM_TYPE`] (extension
+//!   state pi never sends the model), under the last entry in a v2/v3 session;
+//! - Gemini CLI: a `$set` of `condensePrune` (metadata Gemini never sends the model);
+//! - plain OpenAI and Anthropic message lists record no usage, so nothing is added.
+//!
+//! condense reads the last three as [`crate::transcript::Event::VoidUsage`] holding the new
+//! size, which stands for every record before them. A Claude Code line removed whole (a
+//! thinking block is its only content) takes nothing with it: the lines under it are re-linked
+//! to its nearest ancestor that stays.
+//!
+//! The input names records and sites, never a plan: which values to prune is the planner's
+//! business.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use anyhow::{Context as _, Result};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::{Kind, Shape, Site};
+use crate::transcript::load::Transcript;
+use crate::transcript::write::{
+    derived_uuid, element_removal, push_kept, push_line, replace_spans, shrink_long_strings,
+    top_level_str, top_level_value, value_at, Sink, Step,
+};
+use crate::transcript::{pi, Entry, FormatId};
+
+/// One pruned site and the JSON that replaces its value (`None` for a removal).
+pub type Edit<'p> = (&'p Site, Option<&'p [u8]>);
+
+/// What a prune changes.
+pub struct Pruned<'p, 'a> {
+    /// The transcript: every line, history included.
+    pub transcript: &'p Transcript<'a>,
+    /// The sites pruned in each record (by index into [`Transcript::records`]), each with the
+    /// JSON that replaces its value (`None` for a removal).
+    pub edits: BTreeMap<usize, Vec<Edit<'p>>>,
+    /// The live context's size before, as `estimate --context` reports it.
+    pub tokens_before: u64,
+    /// Its size after.
+    pub tokens_after: u64,
+}
+
+/// The short text that replaces a long string in a copy of a result kept for the agent's user
+/// interface (Claude Code `toolUseResult`, pi `details`, Gemini `resultDisplay`), which the
+/// model never sees.
+pub const COMPANION_PLACEHOLDER: &str = "[condense pruned; see the tool result]";
+
+/// Strings in a result's user-interface copy longer than this are replaced.
+const COMPANION_CHARS: usize = 200;
+
+/// `line` with these sites edited: replacements first (they do not move one another's paths),
+/// then removals from the last element of an array to the first, each found anew in the line
+/// as it stands, so that removing one element never leaves another's span stale.
+pub fn edit_line(line: &[u8], edits: &[Edit]) -> Result<Vec<u8>> {
+    let mut spans = Vec::new();
+    let mut companions: Vec<&Vec<Step>> = Vec::new();
+    for (site, json) in edits {
+        if let Some(json) = json {
+            let span = value_at(line, &site.path).context("a pruned value is not where it was")?;
+            spans.push((span, json.to_vec()));
+        }
+        for companion in &site.companions {
+            if !companions.contains(&companion) {
+                companions.push(companion);
+            }
+        }
+    }
+    for companion in companions {
+        let Some(span) = value_at(line, companion) else {
+            continue;
+        };
+        let shrink =
+            |text: &str| (text != COMPANION_PLACEHOLDER).then(|| COMPANION_PLACEHOLDER.to_owned());
+        if let Some(json) = shrink_long_strings(&line[span.clone()], COMPANION_CHARS, &shrink) {
+            spans.push((span, json));
+        }
+    }
+    let mut edited = replace_spans(line, &spans);
+    let mut removals: Vec<&Vec<Step>> = edits
+        .iter()
+        .filter(|(site, _)| site.shape == Shape::Remove)
+        .map(|(site, _)| &site.path)
+        .collect();
+    removals.sort_by(|a, b| path_order(b, a));
+    for path in removals {
+        let span = element_removal(&edited, path).context("a removed block is not where it was")?;
+        edited = replace_spans(&edited, &[(span, Vec::new())]);
+    }
+    Ok(edited)
+}
+
+/// Paths compared step by step, array indexes by number.
+fn path_order(a: &[Step], b: &[Step]) -> std::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        let order = match (x, y) {
+            (Step::Index(x), Step::Index(y)) => x.cmp(y),
+            (Step::Key(x), Step::Key(y)) => x.cmp(y),
+            (Step::Key(_), Step::Index(_)) => std::cmp::Ordering::Less,
+            (Step::Index(_), Step::Key(_)) => std::cmp::Ordering::Greater,
+        };
+        if order.is_ne() {
+            return order;
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+/// Writes every line of the file, the chosen values edited and dropped lines left out, then
+/// the format's record of the new context size (see the module docs).
+pub fn write(pruned: &Pruned, out: &mut Sink) -> Result<()> {
+    let transcript = pruned.transcript;
+    let format = transcript
+        .format
+        .context("an empty transcript has nothing to prune")?;
+    let by_record = &pruned.edits;
+    let dropped: HashSet<usize> = by_record
+        .iter()
+        .filter(|(_, list)| list.iter().any(|(site, _)| site.shape == Shape::DropLine))
+        .map(|(&record, _)| record)
+        .collect();
+    let relinked = relink(transcript, format, &dropped);
+    let mut record = 0;
+    for (line_index, line) in transcript.lines.iter().enumerate() {
+        let is_record = transcript.record_lines.get(record) == Some(&line_index);
+        if !is_record {
+            push_kept(out, &[line.full]);
+            continue;
+        }
+        let index = record;
+        record += 1;
+        if dropped.contains(&index) {
+            continue;
+        }
+        let edits: &[Edit] = by_record.get(&index).map_or(&[], Vec::as_slice);
+        let parent = relinked.get(&index);
+        if edits.is_empty() && parent.is_none() {
+            push_kept(out, &[line.full]);
+            continue;
+        }
+        let raw = transcript.records[index].raw;
+        let mut edited = edit_line(raw, edits)?;
+        if let Some(parent) = parent {
+            let span = top_level_value(&edited, "parentUuid")
+                .context("a relinked line has no parentUuid")?;
+            edited = replace_spans(&edited, &[(span, parent.clone().into_bytes())]);
+        }
+        // The line's own byte-order mark and terminator (CRLF or none) are kept.
+        let start = line.text.as_ptr() as usize - line.full.as_ptr() as usize;
+        let mut full = line.full[..start].to_vec();
+        full.extend_from_slice(&edited);
+        full.extend_from_slice(&line.full[start + line.text.len()..]);
+        push_kept(out, &[&full]);
+    }
+    if let Some(marker) = marker(pruned, format)? {
+        push_line(out, &marker);
+    }
+    Ok(())
+}
+
+/// For Claude Code, whose lines chain by `parentUuid`: the new `parentUuid` JSON of each line
+/// hanging under a dropped line (its nearest ancestor that stays, or `null`).
+fn relink(
+    transcript: &Transcript,
+    format: FormatId,
+    dropped: &HashSet<usize>,
+) -> HashMap<usize, String> {
+    let mut out = HashMap::new();
+    if format != FormatId::ClaudeCode || dropped.is_empty() {
+        return out;
+    }
+    let records = &transcript.records;
+    let uuid = |i: usize| top_level_str(records[i].raw, "uuid");
+    let parent_json = |i: usize| {
+        top_level_value(records[i].raw, "parentUuid")
+            .map(|s| String::from_utf8_lossy(&records[i].raw[s]).into_owned())
+    };
+    let by_uuid: HashMap<String, usize> = (0..records.len())
+        .filter_map(|i| uuid(i).map(|u| (u, i)))
+        .collect();
+    let dropped_uuids: HashSet<String> = dropped.iter().filter_map(|&i| uuid(i)).collect();
+    for (index, _) in records.iter().enumerate() {
+        if dropped.contains(&index) {
+            continue;
+        }
+        let Some(parent) = top_level_str(records[index].raw, "parentUuid") else {
+            continue;
+        };
+        if !dropped_uuids.contains(&parent) {
+            continue;
+        }
+        // Walk up past every dropped line.
+        let mut current = by_uuid.get(&parent).copied();
+        let mut seen = HashSet::new();
+        let mut json = "null".to_owned();
+        while let Some(at) = current.filter(|&i| seen.insert(i)) {
+            if !dropped.contains(&at) {
+                json = serde_json::to_string(&uuid(at)).unwrap_or_else(|_| "null".to_owned());
+                break;
+            }
+            json = parent_json(at).unwrap_or_else(|| "null".to_owned());
+            current =
+                top_level_str(records[at].raw, "parentUuid").and_then(|p| by_uuid.get(&p).copied());
+        }
+        out.insert(index, json);
+    }
+    out
+}
+
+/// The last `timestamp` value of the file, as JSON.
+fn last_timestamp<'a>(transcript: &Transcript<'a>) -> Option<&'a RawValue> {
+    transcript
+        .records
+        .iter()
+        .rev()
+        .find_map(|r| top_level_value(r.raw, "timestamp").map(|span| &r.raw[span]))
+        .and_then(|json| serde_json::from_slice(json).ok())
+}
+
+/// The record appended after the pruned file, if the format records usage (see the module
+/// docs).
+fn marker(pruned: &Pruned, format: FormatId) -> Result<Option<Vec<u8>>> {
+    let transcript = pruned.transcript;
+    let before = pruned.tokens_before;
+    let after = pruned.tokens_after;
+    let records = &transcript.records;
+    let seed = format!(
+        "prune:{}:{}:{before}:{after}",
+        records.len(),
+        transcript.lines.last().map_or(0, |l| l.full.len())
+    );
+    let timestamp = last_timestamp(transcript);
+    let pruned_ids: Vec<&str> = pruned
+        .edits
+        .values()
+        .flatten()
+        .filter(|(site, _)| site.kind == Kind::Result)
+        .filter_map(|(site, _)| site.call_id.as_deref())
+        .collect();
+    Ok(match format {
+        FormatId::Openai => {
+            let kimi = records
+                .iter()
+                .any(|r| matches!(&r.entry, Entry::Bookkeeping(kind) if kind.starts_with('_')));
+            kimi.then(|| format!(r#"{{"role": "_usage", "token_count": {after}}}"#).into_bytes())
+        }
+        FormatId::Anthropic => None,
+        FormatId::ClaudeCode => Some(claude_code_marker(
+            transcript,
+            &seed,
+            timestamp,
+            before,
+            after,
+            &pruned_ids,
+        )?),
+        FormatId::Codex => codex_marker(transcript, timestamp, after)?,
+        FormatId::Pi => Some(pi_marker(transcript, &seed, timestamp, before, after)?),
+        FormatId::Gemini => Some(serde_json::to_vec(&serde_json::json!({
+            "$set": { "condensePrune": { "tokensBefore": before, "tokensAfter": after } }
+        }))?),
+    })
+}
+
+/// A `microcompact_boundary` line hanging under the live context's last line, with that
+/// line's envelope.
+fn claude_code_marker(
+    transcript: &Transcript,
+    seed: &str,
+    timestamp: Option<&RawValue>,
+    before: u64,
+    after: u64,
+    pruned_ids: &[&str],
+) -> Result<Vec<u8>> {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Line<'r> {
+        parent_uuid: Option<&'r RawValue>,
+        is_sidechain: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        user_type: Option<&'r RawValue>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cwd: Option<&'r RawValue>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        session_id: Option<&'r RawValue>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        version: Option<&'r RawValue>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        git_branch: Option<&'r RawValue>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        slug: Option<&'r RawValue>,
+        #[serde(rename = "type")]
+        kind: &'static str,
+        subtype: &'static str,
+        content: &'static str,
+        is_meta: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        timestamp: Option<&'r RawValue>,
+        uuid: String,
+        level: &'static str,
+        microcompact_metadata: Metadata<'r>,
+    }
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Metadata<'r> {
+        trigger: &'static str,
+        pre_tokens: u64,
+        tokens_saved: u64,
+        post_tokens: u64,
+        compacted_tool_ids: &'r [&'r str],
+        cleared_attachment_uui_ds: [u8; 0],
+    }
+    let source = transcript
+        .live
+        .order
+        .iter()
+        .rev()
+        .map(|&i| transcript.records[i].raw)
+        .find(|raw| top_level_value(raw, "uuid").is_some());
+    let copy = |key: &str| -> Option<&RawValue> {
+        let raw = source?;
+        serde_json::from_slice(&raw[top_level_value(raw, key)?]).ok()
+    };
+    let line = Line {
+        parent_uuid: copy("uuid"),
+        is_sidechain: false,
+        user_type: copy("userType"),
+        cwd: copy("cwd"),
+        session_id: copy("sessionId"),
+        version: copy("version"),
+        git_branch: copy("gitBranch"),
+        slug: copy("slug"),
+        kind: "system",
+        subtype: "microcompact_boundary",
+        content: "Context microcompacted",
+        is_meta: false,
+        timestamp,
+        uuid: derived_uuid(seed, "microcompact"),
+        level: "info",
+        microcompact_metadata: Metadata {
+            trigger: "manual",
+            pre_tokens: before,
+            tokens_saved: before.saturating_sub(after),
+            post_tokens: after,
+            compacted_tool_ids: pruned_ids,
+            cleared_attachment_uui_ds: [],
+        },
+    };
+    let mut json = serde_json::to_vec(&line)?;
+    // serde's camelCase spells the last key `clearedAttachmentUuiDs`; Claude Code's is this.
+    let wrong = b"clearedAttachmentUuiDs";
+    if let Some(at) = memchr::memmem::find(&json, wrong) {
+        json.splice(
+            at..at + wrong.len(),
+            b"clearedAttachmentUUIDs".iter().copied(),
+        );
+    }
+    Ok(json)
+}
+
+/// A fresh `token_count` event, when the rollout has any (the legacy bare layout has none).
+fn codex_marker(
+    transcript: &Transcript,
+    timestamp: Option<&RawValue>,
+    after: u64,
+) -> Result<Option<Vec<u8>>> {
+    #[derive(serde::Deserialize)]
+    struct Event<'r> {
+        #[serde(borrow)]
+        payload: Payload<'r>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Payload<'r> {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+        #[serde(borrow, default)]
+        info: Option<&'r RawValue>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Info<'r> {
+        #[serde(borrow, default)]
+        total_token_usage: Option<&'r RawValue>,
+        #[serde(borrow, default)]
+        model_context_window: Option<&'r RawValue>,
+    }
+    let last = transcript.records.iter().rev().find_map(|record| {
+        let event: Event = serde_json::from_slice(record.raw).ok()?;
+        let info = event
+            .payload
+            .info
+            .filter(|_| event.payload.kind.as_deref() == Some("token_count"))?;
+        serde_json::from_str::<Info>(info.get()).ok()
+    });
+    let Some(last) = last else {
+        return Ok(None);
+    };
+    let usage = serde_json::json!({
+        "input_tokens": after,
+        "cached_input_tokens": 0,
+        "output_tokens": 0,
+        "reasoning_output_tokens": 0,
+        "total_tokens": after,
+    });
+    // Newer rollouts number their lines, and Codex refuses to resume one whose last line has
+    // no `ordinal`: the marker takes the next number.
+    let ordinal = transcript
+        .records
+        .iter()
+        .filter_map(|r| {
+            let span = top_level_value(r.raw, "ordinal")?;
+            std::str::from_utf8(&r.raw[span]).ok()?.parse::<u64>().ok()
+        })
+        .max()
+        .map(|last| last + 1);
+    #[derive(Serialize)]
+    struct Line<'r> {
+        timestamp: Option<&'r RawValue>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ordinal: Option<u64>,
+        #[serde(rename = "type")]
+        kind: &'static str,
+        payload: Value,
+    }
+    let line = Line {
+        timestamp,
+        ordinal,
+        kind: "event_msg",
+        payload: serde_json::json!({
+            "type": "token_count",
+            "info": {
+                "total_token_usage": last.total_token_usage,
+                "last_token_usage": usage,
+                "model_context_window": last.model_context_window,
+            },
+            "rate_limits": null,
+        }),
+    };
+    Ok(Some(serde_json::to_vec(&line)?))
+}
+
+/// A `custom` entry; in a v2/v3 session it gets an id and hangs under the last entry, as pi's
+/// own `appendCustomEntry` does.
+fn pi_marker(
+    transcript: &Transcript,
+    seed: &str,
+    timestamp: Option<&RawValue>,
+    before: u64,
+    after: u64,
+) -> Result<Vec<u8>> {
+    let leaf = transcript
+        .records
+        .iter()
+        .rev()
+        .find_map(|r| top_level_str(r.raw, "id").filter(|_| r.link.id.is_some()));
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Entry<'r> {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        custom_type: &'static str,
+        data: Data,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        parent_id: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        timestamp: Option<&'r RawValue>,
+    }
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Data {
+        tokens_before: u64,
+        tokens_after: u64,
+    }
+    let id = leaf
+        .is_some()
+        .then(|| derived_uuid(seed, "pi")[..8].to_owned());
+    Ok(serde_json::to_vec(&Entry {
+        kind: "custom",
+        custom_type: pi::PRUNE_CUSTOM_TYPE,
+        data: Data {
+            tokens_before: before,
+            tokens_after: after,
+        },
+        id,
+        parent_id: leaf,
+        timestamp,
+    })?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::load::LoadOptions;
+    use crate::transcript::prune::sites;
+
+    fn write_all(bytes: &[u8], pick: impl Fn(&Site) -> bool, json: &str) -> String {
+        let transcript = Transcript::parse("t", bytes, LoadOptions::default()).unwrap();
+        let format = transcript.format.unwrap();
+        let found: Vec<(usize, Vec<Site>)> = transcript
+            .records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i, sites(format, r.raw)))
+            .collect();
+        let mut edits: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
+        for (record, list) in &found {
+            for site in list.iter().filter(|s| pick(s)) {
+                let value = matches!(site.shape, Shape::Remove | Shape::DropLine);
+                edits
+                    .entry(*record)
+                    .or_default()
+                    .push((site, (!value).then_some(json.as_bytes())));
+            }
+        }
+        let pruned = Pruned {
+            transcript: &transcript,
+            edits,
+            tokens_before: 100,
+            tokens_after: 40,
+        };
+        let mut out = Vec::new();
+        let mut sink = Sink::new(&mut out);
+        write(&pruned, &mut sink).unwrap();
+        sink.finish().unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn removals_in_one_array_and_a_replacement_in_one_line() {
+        let line = r#"{"role":"assistant","content":[{"type":"think","think":"a"},{"type":"text","text":"t"},{"type":"think","think":"b"}],"tool_calls":[{"id":"c","function":{"name":"W","arguments":"{}"}}]}"#;
+        let found = sites(FormatId::Openai, line.as_bytes());
+        let edits: Vec<Edit> = found
+            .iter()
+            .map(|site| {
+                (
+                    site,
+                    (site.kind == Kind::Arguments).then_some(&br#""{\"p\":1}""#[..]),
+                )
+            })
+            .collect();
+        let edited = String::from_utf8(edit_line(line.as_bytes(), &edits).unwrap()).unwrap();
+        assert_eq!(
+            edited,
+            r#"{"role":"assistant","content":[{"type":"text","text":"t"}],"tool_calls":[{"id":"c","function":{"name":"W","arguments":"{\"p\":1}"}}]}"#
+        );
+    }
+
+    #[test]
+    fn a_companion_copy_loses_its_long_strings_only() {
+        let long = "x".repeat(300);
+        let line = format!(
+            r#"{{"type":"user","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t","content":"{long}"}}]}},"toolUseResult":{{"file":{{"filePath":"/a.rs","content":"{long}","numLines":9}}}}}}"#
+        );
+        let found = sites(FormatId::ClaudeCode, line.as_bytes());
+        let edited = edit_line(line.as_bytes(), &[(&found[0], Some(&br#""P""#[..]))]).unwrap();
+        let value: Value = serde_json::from_slice(&edited).unwrap();
+        assert_eq!(value["message"]["content"][0]["content"], "P");
+        assert_eq!(
+            value["toolUseResult"]["file"],
+            serde_json::json!({"filePath": "/a.rs", "content": COMPANION_PLACEHOLDER, "numLines": 9})
+        );
+    }
+
+    #[test]
+    fn a_dropped_claude_code_line_hands_its_children_to_its_parent() {
+        let lines = [
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"go"}}"#,
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"sig"}]}}"#,
+            r#"{"type":"assistant","uuid":"a2","parentUuid":"a1","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"done"}]}}"#,
+        ];
+        let bytes = lines.join("\n") + "\n";
+        let out = write_all(bytes.as_bytes(), |s| s.kind == Kind::Thinking, "");
+        let out: Vec<&str> = out.lines().collect();
+        assert_eq!(out.len(), 3, "{out:?}");
+        assert_eq!(out[0], lines[0]);
+        assert_eq!(
+            out[1],
+            lines[2].replace(r#""parentUuid":"a1""#, r#""parentUuid":"u1""#)
+        );
+        let marker: Value = serde_json::from_str(out[2]).unwrap();
+        assert_eq!(marker["subtype"], "microcompact_boundary");
+        assert_eq!(marker["parentUuid"], "a2");
+        assert_eq!(marker["microcompactMetadata"]["postTokens"], 40);
+        assert!(out[2].contains(r#""clearedAttachmentUUIDs":[]"#));
+    }
+
+    #[test]
+    fn the_codex_marker_is_a_token_count_with_the_next_ordinal() {
+        let lines = [
+            r#"{"timestamp":"t1","ordinal":1,"type":"session_meta","payload":{"id":"x","cwd":"/"}}"#,
+            r#"{"timestamp":"t2","ordinal":2,"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":"long"}}"#,
+            r#"{"timestamp":"t3","ordinal":3,"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"total_tokens":900},"last_token_usage":{"total_tokens":100},"model_context_window":1000}}}"#,
+        ];
+        let bytes = lines.join("\n");
+        let out = write_all(bytes.as_bytes(), |s| s.kind == Kind::Result, r#""P""#);
+        let out: Vec<&str> = out.lines().collect();
+        assert_eq!(out[0], lines[0]);
+        assert_eq!(
+            out[2], lines[2],
+            "an unterminated last line gets its newline"
+        );
+        let marker: Value = serde_json::from_str(out[3]).unwrap();
+        assert_eq!(marker["ordinal"], 4);
+        assert_eq!(marker["timestamp"], "t3");
+        assert_eq!(
+            marker["payload"]["info"]["last_token_usage"]["total_tokens"],
+            40
+        );
+        assert_eq!(
+            marker["payload"]["info"]["total_token_usage"]["total_tokens"],
+            900
+        );
+        assert!(out[3].starts_with(r#"{"timestamp":"t3","ordinal":4,"type":"event_msg""#));
+    }
+
+    #[test]
+    fn markers_of_pi_and_kimi_and_none_for_plain_lists() {
+        let last = |bytes: &str| {
+            let out = write_all(
+                bytes.as_bytes(),
+                |s| s.kind == Kind::Result,
+                r#"[{"type":"text","text":"P"}]"#,
+            );
+            out.lines().last().unwrap().to_owned()
+        };
+        let pi3 = last(concat!(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}"#,
+            "\n",
+            r#"{"type":"message","id":"e1","parentId":null,"timestamp":"t","message":{"role":"toolResult","toolCallId":"c","toolName":"read","content":[{"type":"text","text":"x"}]}}"#,
+            "\n",
+        ));
+        let pi3: Value = serde_json::from_str(&pi3).unwrap();
+        assert_eq!(pi3["customType"], pi::PRUNE_CUSTOM_TYPE);
+        assert_eq!(pi3["parentId"], "e1");
+        assert_eq!(pi3["data"]["tokensAfter"], 40);
+        let kimi = last(concat!(
+            r#"{"role":"_checkpoint","id":0}"#,
+            "\n",
+            r#"{"role":"tool","content":[{"type":"text","text":"x"}],"tool_call_id":"c"}"#,
+            "\n",
+        ));
+        assert_eq!(kimi, r#"{"role": "_usage", "token_count": 40}"#);
+        let plain = last(r#"{"role":"tool","content":"x","tool_call_id":"c"}"#);
+        assert_eq!(
+            plain,
+            r#"{"role":"tool","content":[{"type":"text","text":"P"}],"tool_call_id":"c"}"#
+        );
+    }
+}
