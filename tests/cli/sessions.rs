@@ -376,6 +376,16 @@ fn hook_reads_the_transcript_path_of_a_hook_input() {
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("no transcript_path"));
+    // --agent alone picks nothing, and a FILE with --latest is two answers: usage errors.
+    for args in [
+        vec!["estimate", "--agent", "codex"],
+        vec!["bare", "--latest", "x.jsonl"],
+        vec!["estimate", "--latest", "--session", "x"],
+        vec!["estimate", "--latest", "--files-from", "-"],
+    ] {
+        let output = condense().args(&args).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+    }
     // A hook input and a FILE are a usage error.
     let output = condense()
         .args(["bare", "--hook"])
