@@ -13,11 +13,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
+use super::compaction::context_size;
 use super::shared::{load_options, read_source, single_source, transcript_warnings};
 use crate::cli::{HistoryArgs, ReportFormat};
 use crate::history::epochs;
 use crate::input::Source;
-use crate::measure::{Measure, RecordMeasure};
 use crate::output::{sanitize, write_json_line, Table, Warnings};
 use crate::summary::WRAPPER;
 use crate::tokens::Tokenizer;
@@ -165,8 +165,8 @@ fn list_epochs<'t, 'a>(
             source: backup,
             marker: None,
             records: (0..backup.records.len()).collect(),
-            tokens_before: live_size(backup, tokenizer),
-            tokens_after: live_size(next, tokenizer),
+            tokens_before: context_size(backup, tokenizer),
+            tokens_after: context_size(next, tokenizer),
             summary: next
                 .context
                 .iter()
@@ -189,17 +189,6 @@ fn list_epochs<'t, 'a>(
         }
     }
     listed
-}
-
-fn live_size(transcript: &Transcript, tokenizer: Tokenizer) -> u64 {
-    let mut measure = Measure::new(tokenizer);
-    for (position, record) in transcript.context.iter().enumerate() {
-        let counts = transcript
-            .live
-            .usage_counts(transcript.record_index(position));
-        measure.add_live(&RecordMeasure::of(tokenizer, record), counts);
-    }
-    measure.context().tokens
 }
 
 /// The first non-blank line of a summary, after the wrapper kimi-cli (and condense) put it in.
