@@ -312,6 +312,48 @@ pub struct InjectArgs {
     /// Writing FILE itself.
     #[command(flatten)]
     pub in_place: InPlaceArgs,
+
+    /// Handing the session to another agent.
+    #[command(flatten)]
+    pub handoff: HandoffArgs,
+}
+
+/// Handing a session to another agent, shared by `inject` and `compact`.
+#[derive(Debug, Args)]
+pub struct HandoffArgs {
+    /// Start a new session of this agent instead: claude-code, codex, pi, gemini, openai
+    /// (kimi-cli's context.jsonl) or anthropic.
+    ///
+    /// It opens with the summary, then carries the plan's kept tail: user and assistant text
+    /// as messages, every tool call and result written out as text in the assistant's turn
+    /// (the target has other tools), thinking and the source's own injected context left out,
+    /// user and assistant alternating. Ids are derived from the input, timestamps count on from
+    /// the source's last one (the clock, when it records none). FILE is not changed.
+    #[arg(long, value_name = "FORMAT", conflicts_with = "enabled")]
+    pub to: Option<FormatId>,
+
+    /// With --to: the working directory the new session belongs to, instead of the one the
+    /// source records (Claude Code, Codex and pi sessions need one; kimi-cli, Gemini CLI and
+    /// plain lists record none).
+    #[arg(long, value_name = "DIR", requires = "to")]
+    pub cwd: Option<String>,
+
+    /// With --to: the model the new session's assistant turns name, instead of the one the
+    /// source records (pi needs one; PROVIDER/MODEL names pi's provider too).
+    #[arg(long, value_name = "NAME", requires = "to")]
+    pub model: Option<String>,
+
+    /// With --to: write the session where the agent keeps its sessions under DIR (its home:
+    /// ~/.claude, ~/.codex, ~/.pi/agent, ~/.gemini, ~/.kimi) instead of to standard output,
+    /// and print the command that resumes it.
+    ///
+    /// Claude Code: DIR/projects/<cwd slug>/ID.jsonl; Codex:
+    /// DIR/sessions/YYYY/MM/DD/rollout-<time>-ID.jsonl; pi: DIR/sessions/--<cwd slug>--/<time>_ID.jsonl;
+    /// Gemini CLI: DIR/tmp/<project hash>/chats/session-<time>-<id>.jsonl; kimi-cli:
+    /// DIR/sessions/<md5 of cwd>/ID/context.jsonl, the directory added to DIR/kimi.json. An
+    /// existing file is never overwritten.
+    #[arg(long, value_name = "DIR", requires = "to")]
+    pub to_session_dir: Option<PathBuf>,
 }
 
 /// Writing the session file itself, shared by the commands that compact it.
@@ -650,4 +692,8 @@ pub struct CompactArgs {
     /// Writing FILE itself.
     #[command(flatten)]
     pub in_place: InPlaceArgs,
+
+    /// Handing the session to another agent.
+    #[command(flatten)]
+    pub handoff: HandoffArgs,
 }
