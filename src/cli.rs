@@ -333,8 +333,8 @@ pub struct HandoffArgs {
     pub to: Option<FormatId>,
 
     /// With --to: the working directory the new session belongs to, instead of the one the
-    /// source records (Claude Code, Codex and pi sessions need one; kimi-cli, Gemini CLI and
-    /// plain lists record none).
+    /// source records (Claude Code, Codex, pi and Gemini CLI sessions need one; kimi-cli and
+    /// plain lists record none, Gemini CLI only a hash of it).
     #[arg(long, value_name = "DIR", requires = "to")]
     pub cwd: Option<String>,
 

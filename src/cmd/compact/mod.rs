@@ -17,6 +17,7 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use super::compaction::{compaction, context_size};
+use super::handoff;
 use super::settings;
 use super::shared::{
     check_plan, live_extract, load_options, plan_for, plan_report, read_source, single_source,
@@ -24,7 +25,7 @@ use super::shared::{
 };
 use crate::cli::{CompactArgs, CompactFormat};
 use crate::extract::{bare, caveman};
-use crate::handoff::{self, Handoff};
+use crate::handoff::Handoff;
 use crate::input::Source;
 use crate::output::{write_json_line, Warnings};
 use crate::persist;
@@ -78,6 +79,10 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
         }
         (_, false) => None,
     };
+    if args.handoff.to.is_some() && args.format == CompactFormat::Markdown {
+        let why = "--to writes a session of another agent; --format markdown writes a document";
+        return Err(UsageError(why.to_owned()).into());
+    }
     if in_place.is_some() && args.format == CompactFormat::Markdown {
         let why = "--in-place writes the session itself; --format markdown writes a document";
         return Err(UsageError(why.to_owned()).into());
@@ -106,6 +111,13 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
     // Nothing to do: stdout gets the session as it is (a filter passes its input through).
     let unchanged =
         |why: String, out: &mut dyn Write, warnings: &mut Warnings| -> Result<Outcome> {
+            if args.handoff.to.is_some() {
+                bail!(
+                    "{}: compact --to: no summary to hand over: {why}; `inject --to` hands \
+                     over with a summary of your own (caveman's, for one)",
+                    transcript.name
+                );
+            }
             warnings.push(format!("{}: compact: unchanged: {why}", transcript.name));
             if in_place.is_none() && args.format == CompactFormat::Jsonl {
                 out.write_all(&bytes)?;
@@ -148,9 +160,15 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
     match &in_place {
         Some(path) => write_in_place(args, path, &transcript, &choice, tokenizer, &mut warnings)?,
         None => match args.format {
+            CompactFormat::Jsonl if args.handoff.to.is_some() => {
+                let target = args.handoff.to.context("--to")?;
+                let written =
+                    handoff::render(&transcript, &choice.plan, &choice.summary, target, &args.handoff)?;
+                handoff::emit(&written, target, &args.handoff, out, &mut warnings)?;
+            }
             CompactFormat::Jsonl => out.write_all(&choice.bytes)?,
             CompactFormat::Markdown => out.write_all(
-                handoff::render(&Handoff {
+                crate::handoff::render(&Handoff {
                     records: &transcript.context,
                     tail: choice.plan.tail.clone(),
                     compacted_tokens: tokenizer.messages_tokens(
@@ -210,7 +228,7 @@ fn climb(
                     );
                 }
             }
-            let choice = build(Rung::Llm, summary, plan.clone(), transcript, tokenizer)?;
+            let choice = build(args, Rung::Llm, summary, plan.clone(), transcript, tokenizer)?;
             if fits(choice.after) {
                 return Ok(Some(choice));
             }
@@ -234,6 +252,7 @@ fn climb(
                 continue;
             }
             let choice = build(
+                args,
                 rung,
                 summary.clone(),
                 candidate.clone(),
@@ -293,15 +312,26 @@ fn request_text(
 
 /// The session `plan` and `summary` make, and the size of its live context.
 fn build(
+    args: &CompactArgs,
     rung: Rung,
     summary: String,
     plan: Plan,
     transcript: &Transcript,
     tokenizer: Tokenizer,
 ) -> Result<Choice> {
-    let bytes = render(transcript, &plan, &summary, tokenizer)?;
+    // With --to, the session measured is the new one, in the target's format.
+    let (bytes, from) = match args.handoff.to {
+        Some(target) => (
+            handoff::render(transcript, &plan, &summary, target, &args.handoff)?.bytes,
+            Some(target),
+        ),
+        None => (
+            render(transcript, &plan, &summary, tokenizer)?,
+            transcript.format,
+        ),
+    };
     let options = LoadOptions {
-        from: transcript.format,
+        from,
         ..LoadOptions::default()
     };
     let written = Transcript::parse(&transcript.name, &bytes, options)?;

@@ -6,15 +6,17 @@
 use anyhow::Result;
 use serde_json::json;
 
-use super::{Session, Speaker};
+use super::{require, Field, Session, Speaker};
+use crate::transcript::FormatId;
 use crate::transcript::write::{push_line, Sink};
 
 /// Writes `session` as Gemini CLI records.
 pub fn write(session: &Session, out: &mut Sink) -> Result<()> {
+    let cwd = require(FormatId::Gemini, Field::Cwd, session.cwd)?;
     let last = session.turns.len();
     let metadata = json!({
         "sessionId": session.id,
-        "projectHash": session.cwd.map(|cwd| sha256_hex(cwd.as_bytes())).unwrap_or_default(),
+        "projectHash": sha256_hex(cwd.as_bytes()),
         "startTime": session.timestamp(0),
         "lastUpdated": session.timestamp(last),
         "kind": "main",
@@ -114,7 +116,6 @@ pub fn sha256_hex(data: &[u8]) -> String {
 mod tests {
     use super::super::testing::{reads_back, written};
     use super::*;
-    use crate::transcript::FormatId;
 
     #[test]
     fn metadata_then_user_and_gemini_records() {

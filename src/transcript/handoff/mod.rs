@@ -92,12 +92,13 @@ impl Field {
 }
 
 /// The fields `target`'s lines cannot do without: Claude Code and Codex record the working
-/// directory on the session, pi in its header and the model on every assistant message.
+/// directory on the session, Gemini CLI its hash (a session without one does not load), pi the
+/// directory in its header and the model on every assistant message.
 pub fn needs(target: FormatId) -> &'static [Field] {
     match target {
-        FormatId::ClaudeCode | FormatId::Codex => &[Field::Cwd],
+        FormatId::ClaudeCode | FormatId::Codex | FormatId::Gemini => &[Field::Cwd],
         FormatId::Pi => &[Field::Cwd, Field::Model],
-        FormatId::Gemini | FormatId::Openai | FormatId::Anthropic => &[],
+        FormatId::Openai | FormatId::Anthropic => &[],
     }
 }
 

@@ -31,7 +31,7 @@ const SESSIONS: [&str; 6] = [
     "agents/claude-compacted.jsonl",
 ];
 
-fn ready() -> bool {
+pub(super) fn ready() -> bool {
     installed(
         "Claude Code (@anthropic-ai/claude-code)",
         &agent_bin("claude"),
@@ -39,7 +39,7 @@ fn ready() -> bool {
 }
 
 /// The messages of the model request Claude Code sends on resuming `session`.
-fn resume(session: &Path) -> Value {
+pub(super) fn resume(session: &Path) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     // Claude Code looks in the project folder of its working directory, named by the path with

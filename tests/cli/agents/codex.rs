@@ -28,12 +28,12 @@ OPENAI_API_KEY=sk-test exec "$1" exec --skip-git-repo-check resume "$2" "$3" </d
 
 const SESSIONS: [&str; 2] = ["agents/codex-turns.jsonl", "agents/codex-compacted.jsonl"];
 
-fn ready() -> bool {
+pub(super) fn ready() -> bool {
     installed("Codex CLI (@openai/codex)", &agent_bin("codex"))
 }
 
 /// The input items of the model request Codex sends on resuming `session`.
-fn resume(session: &Path) -> Value {
+pub(super) fn resume(session: &Path) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     let codex_home = home.join(".codex");
