@@ -344,13 +344,14 @@ pub struct HandoffArgs {
     pub model: Option<String>,
 
     /// With --to: write the session where the agent keeps its sessions under DIR (its home:
-    /// ~/.claude, ~/.codex, ~/.pi/agent, ~/.gemini, ~/.kimi) instead of to standard output,
-    /// and print the command that resumes it.
+    /// ~/.claude, ~/.codex, ~/.pi/agent, ~/.kimi) instead of to standard output, and print the
+    /// command that resumes it.
     ///
     /// Claude Code: DIR/projects/<cwd slug>/ID.jsonl; Codex:
-    /// DIR/sessions/YYYY/MM/DD/rollout-<time>-ID.jsonl; pi: DIR/sessions/--<cwd slug>--/<time>_ID.jsonl;
-    /// Gemini CLI: DIR/tmp/<project hash>/chats/session-<time>-<id>.jsonl; kimi-cli:
-    /// DIR/sessions/<md5 of cwd>/ID/context.jsonl, the directory added to DIR/kimi.json. An
+    /// DIR/sessions/YYYY/MM/DD/rollout-<time>-ID.jsonl; pi:
+    /// DIR/sessions/--<cwd slug>--/<time>_ID.jsonl; kimi-cli: DIR/sessions/<md5 of
+    /// cwd>/ID/context.jsonl, the directory added to DIR/kimi.json; Gemini CLI (whose folders
+    /// come from a registry of its own): DIR/session-<time>-<id>.jsonl, resumed by path. An
     /// existing file is never overwritten.
     #[arg(long, value_name = "DIR", requires = "to")]
     pub to_session_dir: Option<PathBuf>,

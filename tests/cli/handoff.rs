@@ -19,7 +19,14 @@ const CORPUS: [&str; 9] = [
     "corpus/pi/pi-mono-large-session.jsonl",
 ];
 
-const TARGETS: [&str; 6] = ["claude-code", "codex", "pi", "gemini", "openai", "anthropic"];
+const TARGETS: [&str; 6] = [
+    "claude-code",
+    "codex",
+    "pi",
+    "gemini",
+    "openai",
+    "anthropic",
+];
 
 fn summary_file(dir: &Path, text: &str) -> std::path::PathBuf {
     let path = dir.join("summary.md");
@@ -55,7 +62,11 @@ fn read_back(bytes: &[u8], dir: &Path, from: &str) -> Vec<serde_json::Value> {
         .arg(&path)
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let report = &json_lines(&output.stdout)[0];
     assert_eq!(report["format"], from, "detected as {from}");
     for kind in ["tool_call", "tool_result"] {
@@ -103,7 +114,11 @@ fn tool_calls_of_the_tail_arrive_as_text() {
     let dir = tempfile::tempdir().unwrap();
     let summary = summary_file(dir.path(), "S");
     let session = fixture("corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl");
-    let bytes = handoff(&session, &summary, &["--to", "claude-code", "--cwd", "/p", "--preserve", "6"]);
+    let bytes = handoff(
+        &session,
+        &summary,
+        &["--to", "claude-code", "--cwd", "/p", "--preserve", "6"],
+    );
     let text = String::from_utf8(bytes).unwrap();
     assert!(text.contains("[ran the tool `Bash` with"));
     assert!(text.contains("[`Bash` returned:]"));
@@ -119,7 +134,10 @@ fn caveman_stands_in_for_the_model() {
     let summary = summary_file(dir.path(), std::str::from_utf8(&caveman.stdout).unwrap());
     let bytes = handoff(&session, &summary, &["--to", "codex"]);
     let text = String::from_utf8(bytes).unwrap();
-    assert!(text.contains("# caveman |"), "caveman's summary is not in the session");
+    assert!(
+        text.contains("# caveman |"),
+        "caveman's summary is not in the session"
+    );
     // The cwd came from pi's header.
     assert!(text.contains("\"cwd\":\"/Users/"), "{}", &text[..300]);
 }
@@ -182,7 +200,11 @@ fn to_session_dir_places_the_file_and_prints_the_resume_command() {
     let mut first = condense();
     args(&mut first);
     let output = first.output().unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let resume = String::from_utf8(output.stdout).unwrap();
     let id = resume.trim().rsplit(' ').next().unwrap().to_owned();
     assert!(resume.starts_with("cd /tmp/condense-fixtures.oJZg7w/proj && claude --resume "));
@@ -204,7 +226,11 @@ fn compact_to_walks_the_ladder_into_the_target() {
         .arg(&session)
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let lines = json_lines(&output.stdout);
     assert!(lines[0]["projectHash"].is_string());
     let stderr = String::from_utf8_lossy(&output.stderr);

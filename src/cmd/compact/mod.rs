@@ -162,8 +162,13 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
         None => match args.format {
             CompactFormat::Jsonl if args.handoff.to.is_some() => {
                 let target = args.handoff.to.context("--to")?;
-                let written =
-                    handoff::render(&transcript, &choice.plan, &choice.summary, target, &args.handoff)?;
+                let written = handoff::render(
+                    &transcript,
+                    &choice.plan,
+                    &choice.summary,
+                    target,
+                    &args.handoff,
+                )?;
                 handoff::emit(&written, target, &args.handoff, out, &mut warnings)?;
             }
             CompactFormat::Jsonl => out.write_all(&choice.bytes)?,
@@ -183,6 +188,23 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
                 })
                 .as_bytes(),
             )?,
+            // The JSON line is the data; a placed handoff says where it went on stderr.
+            CompactFormat::Json if args.handoff.to_session_dir.is_some() => {
+                let target = args.handoff.to.context("--to-session-dir needs --to")?;
+                let written = handoff::render(
+                    &transcript,
+                    &choice.plan,
+                    &choice.summary,
+                    target,
+                    &args.handoff,
+                )?;
+                let mut resume = Vec::new();
+                handoff::emit(&written, target, &args.handoff, &mut resume, &mut warnings)?;
+                warnings.push(format!(
+                    "resume with: {}",
+                    String::from_utf8_lossy(&resume).trim()
+                ));
+            }
             CompactFormat::Json => {}
         },
     }
@@ -228,7 +250,14 @@ fn climb(
                     );
                 }
             }
-            let choice = build(args, Rung::Llm, summary, plan.clone(), transcript, tokenizer)?;
+            let choice = build(
+                args,
+                Rung::Llm,
+                summary,
+                plan.clone(),
+                transcript,
+                tokenizer,
+            )?;
             if fits(choice.after) {
                 return Ok(Some(choice));
             }

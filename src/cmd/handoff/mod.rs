@@ -51,10 +51,7 @@ pub fn render(
         .filter(|text| !text.trim().is_empty())
         .collect();
     kept.extend(crate::cmd::compaction::kept_user_texts(transcript, plan));
-    let conversation = handoff::conversation(
-        handoff::summary_text(source, summary, &kept),
-        tail,
-    );
+    let conversation = handoff::conversation(handoff::summary_text(source, summary, &kept), tail);
     let seed = format!(
         "{}:{}:{}",
         fingerprint(context),
@@ -66,7 +63,10 @@ pub fn render(
         transcript.records.iter().rev().find_map(|r| get(r.raw))
     };
     let format = source.format();
-    let cwd = args.cwd.clone().or_else(|| recorded(&|raw| format.cwd(raw)));
+    let cwd = args
+        .cwd
+        .clone()
+        .or_else(|| recorded(&|raw| format.cwd(raw)));
     let model = args
         .model
         .clone()

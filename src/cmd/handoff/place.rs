@@ -65,13 +65,15 @@ pub fn place(target: FormatId, home: &Path, written: &Written) -> Result<Placed>
             (path, resume)
         }
         FormatId::Gemini => {
-            let hash = crate::transcript::handoff::sha256_hex(cwd()?.as_bytes());
+            // Gemini CLI keeps sessions under a project slug that its registry
+            // (`projects.json`, with ownership markers) hands out; rather than write another
+            // program's registry, the file goes into DIR and is resumed by path.
             let name = format!(
                 "session-{}-{}.jsonl",
                 stamp[..16].replace(':', "-"),
                 &id[..8]
             );
-            let path = home.join("tmp").join(hash).join("chats").join(name);
+            let path = home.join(name);
             let resume = format!("gemini --session-file {}", quoted(&path));
             (path, resume)
         }
@@ -136,9 +138,9 @@ fn register_kimi_work_dir(home: &Path, cwd: &str, id: &str) -> Result<()> {
     let Some(list) = dirs.as_array_mut() else {
         bail!("{}: work_dirs is not a list", path.display());
     };
-    let known = list.iter().any(|wd| {
-        wd["path"] == cwd && wd.get("kaos").is_none_or(|kaos| kaos == "local")
-    });
+    let known = list
+        .iter()
+        .any(|wd| wd["path"] == cwd && wd.get("kaos").is_none_or(|kaos| kaos == "local"));
     if known {
         return Ok(());
     }
@@ -231,7 +233,9 @@ mod tests {
         assert_eq!(md5_hex(b""), "d41d8cd98f00b204e9800998ecf8427e");
         assert_eq!(md5_hex(b"abc"), "900150983cd24fb0d6963f7d28e17f72");
         assert_eq!(
-            md5_hex(b"12345678901234567890123456789012345678901234567890123456789012345678901234567890"),
+            md5_hex(
+                b"12345678901234567890123456789012345678901234567890123456789012345678901234567890"
+            ),
             "57edf4a22be3c955ac49da2e2107b67a"
         );
     }
@@ -259,7 +263,10 @@ mod tests {
             ),
             (
                 FormatId::Openai,
-                format!("sessions/{}/{id}/context.jsonl", md5_hex(b"/home/me/my.project")),
+                format!(
+                    "sessions/{}/{id}/context.jsonl",
+                    md5_hex(b"/home/me/my.project")
+                ),
                 format!("cd /home/me/my.project && kimi --session {id}"),
             ),
         ];
@@ -276,6 +283,10 @@ mod tests {
             serde_json::from_slice(&fs::read(home.path().join("kimi.json")).unwrap()).unwrap();
         assert_eq!(kimi["work_dirs"][0]["path"], "/home/me/my.project");
         let gemini = place(FormatId::Gemini, home.path(), &session).unwrap();
+        assert_eq!(
+            gemini.path,
+            home.path().join("session-2026-12-01T09-05-11111111.jsonl")
+        );
         assert!(gemini.resume.starts_with("gemini --session-file "));
         assert!(place(FormatId::Codex, home.path(), &written(None)).is_err());
         assert!(place(FormatId::Anthropic, home.path(), &session).is_err());

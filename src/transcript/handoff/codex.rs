@@ -101,7 +101,10 @@ mod tests {
         let lines = written(FormatId::Codex);
         assert_eq!(lines.len(), 4);
         assert_eq!(lines[0]["type"], "session_meta");
-        assert_eq!(lines[0]["payload"]["id"], "11111111-2222-4333-8444-555555555555");
+        assert_eq!(
+            lines[0]["payload"]["id"],
+            "11111111-2222-4333-8444-555555555555"
+        );
         assert_eq!(lines[0]["payload"]["cwd"], "/home/user/project");
         assert_eq!(lines[2]["payload"]["role"], "assistant");
         assert_eq!(lines[2]["payload"]["content"][0]["type"], "output_text");

@@ -7,8 +7,8 @@ use anyhow::Result;
 use serde_json::json;
 
 use super::{require, Field, Session, Speaker};
-use crate::transcript::FormatId;
 use crate::transcript::write::{push_line, Sink};
+use crate::transcript::FormatId;
 
 /// Writes `session` as Gemini CLI records.
 pub fn write(session: &Session, out: &mut Sink) -> Result<()> {
@@ -121,7 +121,10 @@ mod tests {
     fn metadata_then_user_and_gemini_records() {
         let lines = written(FormatId::Gemini);
         assert_eq!(lines.len(), 4);
-        assert_eq!(lines[0]["sessionId"], "11111111-2222-4333-8444-555555555555");
+        assert_eq!(
+            lines[0]["sessionId"],
+            "11111111-2222-4333-8444-555555555555"
+        );
         assert_eq!(
             lines[0]["projectHash"],
             sha256_hex(b"/home/user/project").as_str()

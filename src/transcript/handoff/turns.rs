@@ -88,8 +88,8 @@ impl Turns {
             }
             Part::Text(text) => {
                 let trimmed = text.trim();
-                let injected = own == Speaker::User
-                    && HARNESS_PREFIXES.iter().any(|p| trimmed.starts_with(p));
+                let injected =
+                    own == Speaker::User && HARNESS_PREFIXES.iter().any(|p| trimmed.starts_with(p));
                 if !trimmed.is_empty() && !injected {
                     self.push(own, trimmed.to_owned());
                 }
@@ -211,12 +211,10 @@ mod tests {
         ];
         let turns = turns(&messages);
         let speakers: Vec<Speaker> = turns.iter().map(|t| t.speaker).collect();
-        assert_eq!(
-            speakers,
-            [Speaker::User, Speaker::Assistant, Speaker::User]
-        );
+        assert_eq!(speakers, [Speaker::User, Speaker::Assistant, Speaker::User]);
         let assistant = &turns[1].text;
-        assert!(assistant.starts_with("Running it.\n\n[ran the tool `Bash` with {\"command\":\"cargo test\"}]"));
+        assert!(assistant
+            .starts_with("Running it.\n\n[ran the tool `Bash` with {\"command\":\"cargo test\"}]"));
         assert!(assistant.contains("[`Bash` returned:]\n1 passed"));
         assert!(assistant.contains("[`Bash` returned:]\ndone"));
         assert!(assistant.ends_with("All green."));

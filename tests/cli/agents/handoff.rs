@@ -126,21 +126,29 @@ fn taken(target: Agent, session: &Path, name: &str) -> String {
             let input = codex::resume(session);
             for item in input.as_array().unwrap() {
                 let kind = item["type"].as_str().unwrap_or_default();
-                assert!(
-                    !kind.contains("call"),
-                    "{name}: Codex sent a {kind} item"
-                );
+                assert!(!kind.contains("call"), "{name}: Codex sent a {kind} item");
             }
             strings(&input)
         }
         Agent::Gemini => {
             let history = gemini::history(session);
-            assert_eq!(history[0].0, "user", "{name}: Gemini's history opens with the model");
+            assert_eq!(
+                history[0].0, "user",
+                "{name}: Gemini's history opens with the model"
+            );
             for pair in history.windows(2) {
-                assert_ne!(pair[0].0, pair[1].0, "{name}: two {} turns in a row", pair[0].0);
+                assert_ne!(
+                    pair[0].0, pair[1].0,
+                    "{name}: two {} turns in a row",
+                    pair[0].0
+                );
             }
             let contents = gemini::resume(session);
-            for part in contents.iter().filter_map(|c| c["parts"].as_array()).flatten() {
+            for part in contents
+                .iter()
+                .filter_map(|c| c["parts"].as_array())
+                .flatten()
+            {
                 assert!(
                     part.get("functionCall").is_none() && part.get("functionResponse").is_none(),
                     "{name}: Gemini sent a function part"
@@ -235,4 +243,131 @@ fn pi_loads_a_session_from_every_other_agent() {
 #[test]
 fn kimi_loads_a_session_from_every_other_agent() {
     hand_over_to(Agent::Kimi);
+}
+
+/// `inject --to TARGET --to-session-dir HOME` for the Codex fixture, run with `cwd` as the new
+/// session's working directory: the resume command it prints and the id in it.
+fn placed(target: &str, home: &Path, cwd: &Path) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.md");
+    std::fs::write(&summary, SUMMARY).unwrap();
+    let output = crate::util::condense()
+        .args(["inject", "--to", target, "--cwd"])
+        .arg(cwd)
+        .arg("--to-session-dir")
+        .arg(home)
+        .arg("--summary")
+        .arg(&summary)
+        .arg(fixture("agents/codex-turns.jsonl"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let resume = String::from_utf8(output.stdout).unwrap().trim().to_owned();
+    let last = resume.rsplit(' ').next().unwrap().to_owned();
+    (resume, last)
+}
+
+/// The session folders `--to-session-dir` writes into are the ones the agents' own code looks
+/// in: Claude Code and Codex resume the id the printed command names from their homes, pi
+/// lists the session for its working directory, kimi-cli's `Session.find` finds it.
+#[test]
+fn each_agent_finds_a_handoff_where_to_session_dir_put_it() {
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    let project = root.path().join("the.project");
+    std::fs::create_dir_all(&project).unwrap();
+    if claude::ready() {
+        let (resume, id) = placed("claude-code", &home.join(".claude"), &project);
+        assert!(resume.contains("claude --resume"), "{resume}");
+        let requests = super::harness::isolated(
+            &root.path().join("claude-record"),
+            &project,
+            &[("HOME", home.as_os_str())],
+            claude::RESUME,
+            &[
+                super::harness::agent_bin("claude").as_os_str(),
+                std::ffi::OsStr::new(&id),
+                std::ffi::OsStr::new(claude::PROMPT),
+            ],
+        );
+        let sent = strings(&Value::from(requests));
+        assert!(
+            sent.contains(SUMMARY) && sent.contains("CODEX-Q3"),
+            "Claude Code did not resume the placed session"
+        );
+    }
+    if codex::ready() {
+        let codex_home = home.join(".codex");
+        let (resume, _) = placed("codex", &codex_home, &project);
+        let id = resume.rsplit(' ').next().unwrap().to_owned();
+        std::fs::write(codex_home.join("config.in"), codex::CONFIG).unwrap();
+        let requests = super::harness::isolated(
+            &root.path().join("codex-record"),
+            &project,
+            &[
+                ("HOME", home.as_os_str()),
+                ("CODEX_HOME", codex_home.as_os_str()),
+            ],
+            codex::RESUME,
+            &[
+                super::harness::agent_bin("codex").as_os_str(),
+                std::ffi::OsStr::new(&id),
+                std::ffi::OsStr::new(codex::PROMPT),
+            ],
+        );
+        let sent = strings(&Value::from(requests));
+        assert!(
+            sent.contains(SUMMARY) && sent.contains("CODEX-Q3"),
+            "Codex did not resume the placed session"
+        );
+    }
+    if pi::ready() {
+        let agent_dir = home.join(".pi/agent");
+        let (resume, file) = placed("pi", &agent_dir, &project);
+        assert!(resume.contains("pi --session"), "{resume}");
+        let script = format!(
+            "import {{ sessions }} from {:?}; \
+             const found = await sessions.SessionManager.list({:?}); \
+             console.log(JSON.stringify(found.map((s) => s.path)));",
+            super::harness::script("pi-modules.mjs")
+                .display()
+                .to_string(),
+            project.display().to_string(),
+        );
+        let listed = super::harness::run_json(
+            std::process::Command::new("node")
+                .args(["--input-type=module", "-e", &script])
+                .env("PI_CODING_AGENT_DIR", &agent_dir),
+        );
+        assert_eq!(
+            listed,
+            serde_json::json!([file]),
+            "pi does not list the placed session for its directory"
+        );
+    }
+    if kimi::ready() {
+        let share = home.join(".kimi");
+        let (_, id) = placed("openai", &share, &project);
+        let script = "import asyncio, json, sys\n\
+                      from pathlib import Path\n\
+                      from kaos.path import KaosPath\n\
+                      from kimi_cli.session import Session\n\
+                      s = asyncio.run(Session.find(KaosPath.unsafe_from_local_path(Path(sys.argv[1])), sys.argv[2]))\n\
+                      print(json.dumps(None if s is None else str(s.context_file)))";
+        let found = super::harness::run_json(
+            std::process::Command::new(super::harness::kimi_python())
+                .args(["-c", script])
+                .arg(&project)
+                .arg(&id)
+                .env("KIMI_SHARE_DIR", &share),
+        );
+        assert!(
+            found.as_str().is_some_and(|f| f.ends_with("context.jsonl")),
+            "kimi-cli does not find the placed session: {found}"
+        );
+    }
 }
