@@ -347,11 +347,12 @@ pub struct HandoffArgs {
     /// ~/.claude, ~/.codex, ~/.pi/agent, ~/.kimi) instead of to standard output, and print the
     /// command that resumes it.
     ///
-    /// Claude Code: DIR/projects/<cwd slug>/ID.jsonl; Codex:
-    /// DIR/sessions/YYYY/MM/DD/rollout-<time>-ID.jsonl; pi:
-    /// DIR/sessions/--<cwd slug>--/<time>_ID.jsonl; kimi-cli: DIR/sessions/<md5 of
-    /// cwd>/ID/context.jsonl, the directory added to DIR/kimi.json; Gemini CLI (whose folders
-    /// come from a registry of its own): DIR/session-<time>-<id>.jsonl, resumed by path. An
+    /// Claude Code: DIR/projects/SLUG/ID.jsonl (SLUG: the working directory, every character
+    /// but letters and digits made -); Codex: DIR/sessions/YYYY/MM/DD/rollout-TIME-ID.jsonl;
+    /// pi: DIR/sessions/--PATH--/TIME_ID.jsonl (PATH: the working directory, / made -);
+    /// kimi-cli: DIR/sessions/MD5/ID/context.jsonl (MD5: of the working directory, which is
+    /// added to DIR/kimi.json); Gemini CLI (whose folders come from a registry of its own):
+    /// DIR/session-TIME-ID.jsonl, resumed by path. An
     /// existing file is never overwritten.
     #[arg(long, value_name = "DIR", requires = "to")]
     pub to_session_dir: Option<PathBuf>,

@@ -2,7 +2,7 @@
 //! and a summary into the target writer's input ([`crate::transcript::handoff::Session`]): the
 //! tail's turns, the working directory and model from flags or the source, the time the new
 //! session starts; and with `--to-session-dir` it puts the file where the target agent looks
-//! for its sessions (see [`place`]) and prints the command that resumes it.
+//! for its sessions (see `place`) and prints the command that resumes it.
 
 mod place;
 
