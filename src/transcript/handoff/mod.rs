@@ -34,8 +34,8 @@ use super::FormatId;
 /// does not take it for a request.
 pub const LEAD: &str = "This session continues work handed over from another agent";
 
-/// The assistant turn that follows the summary when the tail opens with a user turn, so that
-/// user and assistant still alternate.
+/// The assistant turn that follows the summary when the tail opens with a user turn (or is
+/// empty), so that user and assistant still alternate.
 pub const ACKNOWLEDGEMENT: &str = "Understood. I have the summary and will continue from here.";
 
 /// What a handoff writer needs: the new session's facts and its conversation.
@@ -118,7 +118,7 @@ pub fn agent_name(format: FormatId) -> &'static str {
 /// messages the plan keeps beside it.
 pub fn summary_text(source: FormatId, summary: &str, kept_user_texts: &[String]) -> String {
     let mut text = format!(
-        "{LEAD} ({}). The summary below covers the conversation so far; the messages after it \
+        "{LEAD}: {}. The summary below covers the conversation so far; the messages after it \
          are the most recent ones, with the tools that ran and what they returned written out \
          as text.\n\n{}",
         agent_name(source),
@@ -142,7 +142,9 @@ pub fn conversation(summary: String, tail: Vec<Turn>) -> Vec<Turn> {
         speaker: Speaker::User,
         text: summary,
     }];
-    if tail.first().is_some_and(|t| t.speaker == Speaker::User) {
+    // A tail that opens with the user, or no tail at all: the summary is no request, so the
+    // assistant takes it in before the next user turn (the target's own prompt, if nothing).
+    if tail.first().is_none_or(|t| t.speaker == Speaker::User) {
         out.push(Turn {
             speaker: Speaker::Assistant,
             text: ACKNOWLEDGEMENT.to_owned(),
@@ -290,12 +292,15 @@ mod tests {
         };
         let direct = conversation("S".to_owned(), vec![answer.clone()]);
         assert_eq!(direct, vec![user("S"), answer]);
+        let alone = conversation("S".to_owned(), Vec::new());
+        assert_eq!(alone.len(), 2);
+        assert_eq!(alone[1].text, ACKNOWLEDGEMENT);
     }
 
     #[test]
     fn the_summary_text_names_the_source_and_keeps_user_messages() {
         let text = summary_text(FormatId::Codex, " S ", &["first ask".to_owned()]);
-        assert!(text.starts_with(LEAD) && text.contains("(Codex CLI)"));
+        assert!(text.starts_with(LEAD) && text.contains(": Codex CLI. The summary"));
         assert!(text.contains("\n\nS\n\n## The user's messages"));
         assert!(text.ends_with("first ask\n"));
     }
