@@ -371,3 +371,35 @@ fn each_agent_finds_a_handoff_where_to_session_dir_put_it() {
         );
     }
 }
+
+/// No model at all: caveman's summary of a Claude Code session is the summary of its handoff,
+/// and Codex resumes it.
+#[test]
+fn a_handoff_with_caveman_as_its_summary_needs_no_model() {
+    if !codex::ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let session = fixture("agents/claude-rewind.jsonl");
+    let caveman =
+        super::harness::condense_ok(&[std::ffi::OsStr::new("caveman"), session.as_os_str()]);
+    let caveman = String::from_utf8(caveman).unwrap();
+    let first = caveman.lines().next().unwrap().to_owned();
+    assert!(first.starts_with("# caveman |"), "{first}");
+    let out = inject(
+        &session,
+        &caveman,
+        &["--to", "codex"],
+        dir.path(),
+        "rollout.jsonl",
+    );
+    let sent = taken(Agent::Codex, &out, "caveman Claude -> Codex");
+    assert!(
+        sent.contains(&first),
+        "caveman's summary is not in Codex's request"
+    );
+    assert!(
+        sent.contains("MOCK-REPLY to: NEWEST-CC-Q2"),
+        "the tail is lost"
+    );
+}
