@@ -27,17 +27,8 @@ pub fn compaction<'c, 'a>(
             .collect()
     };
     let context = &transcript.context;
-    let text = |kept: &KeptUser| match &kept.kept {
-        Kept::Whole => context[kept.record]
-            .message()
-            .map(text_of)
-            .unwrap_or_default(),
-        Kept::Text(text) => text.clone(),
-    };
     let elision_marker = plan.elision_marker();
-    let mut kept_user_texts: Vec<String> = plan.kept_head.iter().map(text).collect();
-    kept_user_texts.extend(elision_marker.clone());
-    kept_user_texts.extend(plan.kept_tail.iter().map(text));
+    let kept_user_texts = kept_user_texts(transcript, plan);
 
     // What the agent is sent afterwards: the kept records, the kept user messages and the
     // summary behind its wrapper (kimi-cli's estimate of its new context).
@@ -72,6 +63,23 @@ pub fn compaction<'c, 'a>(
             summary.len()
         ),
     }
+}
+
+/// The user messages `plan` keeps beside the summary (user mode), oldest first, with the
+/// elision marker where messages were left out.
+pub fn kept_user_texts(transcript: &Transcript, plan: &Plan) -> Vec<String> {
+    let context = &transcript.context;
+    let text = |kept: &KeptUser| match &kept.kept {
+        Kept::Whole => context[kept.record]
+            .message()
+            .map(text_of)
+            .unwrap_or_default(),
+        Kept::Text(text) => text.clone(),
+    };
+    let mut texts: Vec<String> = plan.kept_head.iter().map(text).collect();
+    texts.extend(plan.elision_marker());
+    texts.extend(plan.kept_tail.iter().map(text));
+    texts
 }
 
 /// The size of the live context as the agent sees it: the last usage figure that still

@@ -8,12 +8,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use super::compaction::compaction;
+use super::handoff;
 use super::shared::{
     check_plan, load_options, plan_for, read_source, refuse_cut_off, single_source,
     transcript_warnings, PlanReport,
 };
 use crate::cli::{InjectArgs, InjectFormat};
-use crate::handoff::{self, Handoff};
+use crate::handoff::Handoff;
 use crate::input::Source;
 use crate::output::Warnings;
 use crate::persist::{self, guard};
@@ -30,6 +31,9 @@ pub fn run(args: &InjectArgs, out: &mut dyn Write) -> Result<Outcome> {
     let source = single_source(&args.input)?;
     let in_place = in_place_target(args, &source)?;
     let summary = read_summary(&args.summary, &source)?;
+    if let Some(target) = args.handoff.to {
+        return hand_over(args, target, &summary, &source, out);
+    }
     if let Some(path) = in_place {
         return inject_in_place(args, &path, &summary);
     }
@@ -37,6 +41,40 @@ pub fn run(args: &InjectArgs, out: &mut dyn Write) -> Result<Outcome> {
     let (outcome, warnings) = compact(args, &summary, &source.name(), &bytes, out, true)?;
     warnings.print();
     Ok(outcome)
+}
+
+/// `--to FORMAT`: a new session of another agent, from the plan's tail and the summary; the
+/// source is only read.
+fn hand_over(
+    args: &InjectArgs,
+    target: crate::transcript::FormatId,
+    summary: &str,
+    source: &Source,
+    out: &mut dyn Write,
+) -> Result<Outcome> {
+    if args.format != InjectFormat::Jsonl {
+        let why = "--to writes a session of another agent; --format markdown writes a document";
+        return Err(crate::UsageError(why.to_owned()).into());
+    }
+    let bytes = read_source(source)?;
+    let transcript = Transcript::parse(&source.name(), &bytes, load_options(&args.input))?;
+    let mut warnings = Warnings::default();
+    transcript_warnings(&transcript, &mut warnings);
+    if let Some(index) = transcript.incomplete {
+        // Only read, never rewritten: the cut-off line is left out of the handoff, not lost.
+        warnings.push(format!(
+            "{}:{}: the last line is cut off and left out of the handoff",
+            transcript.name, transcript.lines[index].number
+        ));
+    }
+    let (plan, _) = match &args.plan_file {
+        Some(path) => checked_plan(path, &transcript)?,
+        None => plan_for(&args.plan, &transcript)?,
+    };
+    let written = handoff::render(&transcript, &plan, summary, target, &args.handoff)?;
+    handoff::emit(&written, target, &args.handoff, out, &mut warnings)?;
+    warnings.print();
+    Ok(Outcome::Success)
 }
 
 /// `--in-place`: the build of [`persist::in_place`] is the compaction of what the file holds
@@ -198,7 +236,7 @@ fn handoff_document(
             .iter()
             .filter_map(Record::message),
     );
-    handoff::render(&Handoff {
+    crate::handoff::render(&Handoff {
         records,
         tail: plan.tail.clone(),
         compacted_tokens,

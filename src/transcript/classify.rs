@@ -10,7 +10,7 @@
 use super::{Message, Part, Role};
 
 /// The first words of summaries that agents inject after their own compaction.
-pub const SUMMARY_PREFIXES: [&str; 4] = [
+pub const SUMMARY_PREFIXES: [&str; 5] = [
     // kimi-cli (and condense's own injected summaries)
     "<system>Previous context has been compacted.",
     // Claude Code
@@ -19,6 +19,8 @@ pub const SUMMARY_PREFIXES: [&str; 4] = [
     "Another language model started to solve this problem",
     // kimi-code
     "The conversation so far has been compacted",
+    // condense's handoff to another agent
+    super::handoff::LEAD,
 ];
 
 /// Prefixes of user-role text that a harness injected rather than a person typed.

@@ -315,6 +315,11 @@ impl Format for ClaudeCode {
         super::str_at(raw, &["message", "model"]).filter(|model| model != "<synthetic>")
     }
 
+    /// A line's `cwd` (every conversational line carries one).
+    fn cwd(&self, raw: &[u8]) -> Option<String> {
+        top_level_str(raw, "cwd")
+    }
+
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
         let event = Fields::of(text)?;
         let mut record = read_entry(line, text, &event)?;

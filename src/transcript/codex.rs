@@ -177,6 +177,15 @@ impl Format for Codex {
         }
         super::str_at(raw, &["payload", "model"])
     }
+
+    /// A `session_meta` or `turn_context` line's `payload.cwd`, or the legacy header's `cwd`.
+    fn cwd(&self, raw: &[u8]) -> Option<String> {
+        match super::str_at(raw, &["type"]).as_deref() {
+            Some("session_meta" | "turn_context") => super::str_at(raw, &["payload", "cwd"]),
+            None if top_level_value(raw, "instructions").is_some() => top_level_str(raw, "cwd"),
+            _ => None,
+        }
+    }
 }
 
 /// Reads a line, assuming every response item has the field shapes of the types known here.

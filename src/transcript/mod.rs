@@ -13,6 +13,7 @@ pub mod classify;
 pub mod claude_code;
 pub mod codex;
 pub mod gemini;
+pub mod handoff;
 pub mod live;
 pub mod load;
 pub mod model;
@@ -106,6 +107,12 @@ pub trait Format: Sync {
     /// The model a line says the session runs on, for formats that record it (`--max-context
     /// auto` looks up its window).
     fn model(&self, _raw: &[u8]) -> Option<String> {
+        None
+    }
+
+    /// The working directory a line says the session runs in, for formats that record it (a
+    /// handoff to another agent carries it over).
+    fn cwd(&self, _raw: &[u8]) -> Option<String> {
         None
     }
 

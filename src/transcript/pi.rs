@@ -156,6 +156,14 @@ impl Format for Pi {
         }
     }
 
+    /// The header's `cwd`.
+    fn cwd(&self, raw: &[u8]) -> Option<String> {
+        if super::str_at(raw, &["type"]).as_deref() != Some("session") {
+            return None;
+        }
+        super::str_at(raw, &["cwd"])
+    }
+
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
         let entry: Line<'a> = serde_json::from_str(text)?;
         let mut link = entry_link(&entry);

@@ -6,6 +6,7 @@
 mod claude;
 mod codex;
 mod gemini;
+mod handoff;
 mod harness;
 mod kimi;
 mod pi;

@@ -17,6 +17,7 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use super::compaction::{compaction, context_size};
+use super::handoff;
 use super::prune;
 use super::settings;
 use super::shared::{
@@ -25,7 +26,7 @@ use super::shared::{
 };
 use crate::cli::{CompactArgs, CompactFormat};
 use crate::extract::{bare, caveman};
-use crate::handoff::{self, Handoff};
+use crate::handoff::Handoff;
 use crate::input::Source;
 use crate::output::{write_json_line, Warnings};
 use crate::persist;
@@ -38,6 +39,7 @@ use crate::summary;
 use crate::tokens::Tokenizer;
 use crate::transcript::load::{LoadOptions, Transcript};
 use crate::transcript::write::Sink;
+use crate::transcript::FormatId;
 use crate::{Outcome, UsageError};
 
 /// A rung of the ladder.
@@ -81,6 +83,10 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
         }
         (_, false) => None,
     };
+    if args.handoff.to.is_some() && args.format == CompactFormat::Markdown {
+        let why = "--to writes a session of another agent; --format markdown writes a document";
+        return Err(UsageError(why.to_owned()).into());
+    }
     if in_place.is_some() && args.format == CompactFormat::Markdown {
         let why = "--in-place writes the session itself; --format markdown writes a document";
         return Err(UsageError(why.to_owned()).into());
@@ -102,6 +108,13 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
     // Nothing to do: stdout gets the session as it is (a filter passes its input through).
     let unchanged =
         |why: String, out: &mut dyn Write, warnings: &mut Warnings| -> Result<Outcome> {
+            if args.handoff.to.is_some() {
+                bail!(
+                    "{}: compact --to: no summary to hand over: {why}; `inject --to` hands \
+                     over with a summary of your own (caveman's, for one)",
+                    transcript.name
+                );
+            }
             warnings.push(format!("{}: compact: unchanged: {why}", transcript.name));
             if in_place.is_none() && args.format == CompactFormat::Jsonl {
                 out.write_all(&bytes)?;
@@ -128,11 +141,13 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
     }
 
     // The pruned rung: the conversation kept whole, only old tool outputs go. (A handoff
-    // document needs a summary, so --format markdown starts at the next rung.)
-    if let (Some(budget), false) = (budget, args.format == CompactFormat::Markdown) {
+    // document needs a summary, and a new session for another agent opens with one, so
+    // --format markdown and --to start at the next rung.)
+    let summary_needed = args.format == CompactFormat::Markdown || args.handoff.to.is_some();
+    if let (Some(budget), false) = (budget, summary_needed) {
         let config = args.plan.settings.config.clone();
         if let Some(bytes) = prune::pruned_toward(&transcript, tokenizer, budget, config.clone())? {
-            let after = size_of(&transcript, &bytes, tokenizer)?;
+            let after = size_of(&transcript.name, transcript.format, &bytes, tokenizer)?;
             if after <= budget {
                 warnings.push(format!(
                     "{}: compact: pruned ({before} -> {after} tokens of live context)",
@@ -186,9 +201,20 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
     match &in_place {
         Some(path) => write_in_place(args, path, &transcript, &choice, tokenizer, &mut warnings)?,
         None => match args.format {
+            CompactFormat::Jsonl if args.handoff.to.is_some() => {
+                let target = args.handoff.to.context("--to")?;
+                let written = handoff::render(
+                    &transcript,
+                    &choice.plan,
+                    &choice.summary,
+                    target,
+                    &args.handoff,
+                )?;
+                handoff::emit(&written, target, &args.handoff, out, &mut warnings)?;
+            }
             CompactFormat::Jsonl => out.write_all(&choice.bytes)?,
             CompactFormat::Markdown => out.write_all(
-                handoff::render(&Handoff {
+                crate::handoff::render(&Handoff {
                     records: &transcript.context,
                     tail: choice.plan.tail.clone(),
                     compacted_tokens: tokenizer.messages_tokens(
@@ -203,6 +229,23 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
                 })
                 .as_bytes(),
             )?,
+            // The JSON line is the data; a placed handoff says where it went on stderr.
+            CompactFormat::Json if args.handoff.to_session_dir.is_some() => {
+                let target = args.handoff.to.context("--to-session-dir needs --to")?;
+                let written = handoff::render(
+                    &transcript,
+                    &choice.plan,
+                    &choice.summary,
+                    target,
+                    &args.handoff,
+                )?;
+                let mut resume = Vec::new();
+                handoff::emit(&written, target, &args.handoff, &mut resume, &mut warnings)?;
+                warnings.push(format!(
+                    "resume with: {}",
+                    String::from_utf8_lossy(&resume).trim()
+                ));
+            }
             CompactFormat::Json => {}
         },
     }
@@ -248,7 +291,14 @@ fn climb(
                     );
                 }
             }
-            let choice = build(Rung::Llm, summary, plan.clone(), transcript, tokenizer)?;
+            let choice = build(
+                args,
+                Rung::Llm,
+                summary,
+                plan.clone(),
+                transcript,
+                tokenizer,
+            )?;
             if fits(choice.after) {
                 return Ok(Some(choice));
             }
@@ -272,6 +322,7 @@ fn climb(
                 continue;
             }
             let choice = build(
+                args,
                 rung,
                 summary.clone(),
                 candidate.clone(),
@@ -331,14 +382,25 @@ fn request_text(
 
 /// The session `plan` and `summary` make, and the size of its live context.
 fn build(
+    args: &CompactArgs,
     rung: Rung,
     summary: String,
     plan: Plan,
     transcript: &Transcript,
     tokenizer: Tokenizer,
 ) -> Result<Choice> {
-    let bytes = render(transcript, &plan, &summary, tokenizer)?;
-    let after = size_of(transcript, &bytes, tokenizer)?;
+    // With --to, the session measured is the new one, in the target's format.
+    let (bytes, from) = match args.handoff.to {
+        Some(target) => (
+            handoff::render(transcript, &plan, &summary, target, &args.handoff)?.bytes,
+            Some(target),
+        ),
+        None => (
+            render(transcript, &plan, &summary, tokenizer)?,
+            transcript.format,
+        ),
+    };
+    let after = size_of(&transcript.name, from, &bytes, tokenizer)?;
     Ok(Choice {
         rung,
         summary,
@@ -348,13 +410,13 @@ fn build(
     })
 }
 
-/// The live context's size of `bytes`, a session in the format of `transcript`.
-fn size_of(transcript: &Transcript, bytes: &[u8], tokenizer: Tokenizer) -> Result<u64> {
+/// The live context's size of `bytes`, a session in format `from` (named `name`).
+fn size_of(name: &str, from: Option<FormatId>, bytes: &[u8], tokenizer: Tokenizer) -> Result<u64> {
     let options = LoadOptions {
-        from: transcript.format,
+        from,
         ..LoadOptions::default()
     };
-    let written = Transcript::parse(&transcript.name, bytes, options)?;
+    let written = Transcript::parse(name, bytes, options)?;
     Ok(context_size(&written, tokenizer))
 }
 

@@ -14,11 +14,11 @@ use super::harness::{
 use super::SUMMARY;
 use crate::util::fixture;
 
-const PROMPT: &str = "CONDENSE-RESUME-PROMPT: carry on from here.";
+pub(super) const PROMPT: &str = "CONDENSE-RESUME-PROMPT: carry on from here.";
 
 /// `claude -p --resume ID PROMPT` with the model API at the mock and every call home switched
 /// off (the namespace would stop them anyway).
-const RESUME: &str = r#"ANTHROPIC_BASE_URL=http://127.0.0.1:$MOCK_PORT ANTHROPIC_API_KEY=sk-ant-test \
+pub(super) const RESUME: &str = r#"ANTHROPIC_BASE_URL=http://127.0.0.1:$MOCK_PORT ANTHROPIC_API_KEY=sk-ant-test \
 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1 \
 DISABLE_ERROR_REPORTING=1 exec "$1" -p --resume "$2" "$3" </dev/null"#;
 

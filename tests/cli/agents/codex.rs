@@ -14,16 +14,16 @@ use super::harness::{agent_bin, first_field, inject, installed, isolated, string
 use super::SUMMARY;
 use crate::util::fixture;
 
-const PROMPT: &str = "CONDENSE-RESUME-PROMPT: carry on from here.";
+pub(super) const PROMPT: &str = "CONDENSE-RESUME-PROMPT: carry on from here.";
 
 /// Codex's config, the mock's port filled in inside the namespace.
-const CONFIG: &str = r#"openai_base_url = "http://127.0.0.1:@PORT@/v1"
+pub(super) const CONFIG: &str = r#"openai_base_url = "http://127.0.0.1:@PORT@/v1"
 check_for_update_on_startup = false
 [analytics]
 enabled = false
 "#;
 
-const RESUME: &str = r#"sed "s/@PORT@/$MOCK_PORT/" "$CODEX_HOME/config.in" >"$CODEX_HOME/config.toml" &&
+pub(super) const RESUME: &str = r#"sed "s/@PORT@/$MOCK_PORT/" "$CODEX_HOME/config.in" >"$CODEX_HOME/config.toml" &&
 OPENAI_API_KEY=sk-test exec "$1" exec --skip-git-repo-check resume "$2" "$3" </dev/null"#;
 
 const SESSIONS: [&str; 2] = ["agents/codex-turns.jsonl", "agents/codex-compacted.jsonl"];

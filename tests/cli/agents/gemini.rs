@@ -31,14 +31,14 @@ const PROMPT: &str = "CONDENSE-RESUME-PROMPT: carry on from here.";
 const RESUME: &str = r#"GEMINI_CLI_TRUST_WORKSPACE=true GEMINI_API_KEY=test \
 GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:$MOCK_PORT exec "$1" -p "$3" --session-file "$2" </dev/null"#;
 
-fn ready() -> bool {
+pub(super) fn ready() -> bool {
     installed(
         "Gemini CLI (@google/gemini-cli)",
         &agents_dir().join("node_modules/@google/gemini-cli/bundle"),
     )
 }
 
-fn history(session: &Path) -> Vec<(String, String)> {
+pub(super) fn history(session: &Path) -> Vec<(String, String)> {
     let loaded: Value = node_loader("gemini-history.mjs", session);
     loaded["history"]
         .as_array()
@@ -144,7 +144,7 @@ fn a_rewound_session_keeps_the_newest_turn_and_drops_the_abandoned_one() {
 }
 
 /// The `contents` of the model request Gemini CLI sends on resuming `session`.
-fn resume(session: &Path) -> Vec<Value> {
+pub(super) fn resume(session: &Path) -> Vec<Value> {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     std::fs::create_dir_all(home.join(".gemini")).unwrap();

@@ -20,11 +20,11 @@ const SESSIONS: [&str; 2] = [
 const PREFIX: &str =
     "<system>Previous context has been compacted. Here is the compaction output:</system>";
 
-fn ready() -> bool {
+pub(super) fn ready() -> bool {
     installed("kimi-cli 1.49.0 (target/kimi-venv)", &kimi_python())
 }
 
-fn kimi(script_name: &str, args: &[&str], session: &Path) -> Value {
+pub(super) fn kimi(script_name: &str, args: &[&str], session: &Path) -> Value {
     run_json(
         offline(kimi_python())
             .arg(script(script_name))

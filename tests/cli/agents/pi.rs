@@ -10,7 +10,7 @@ use super::harness::{agents_dir, inject, installed, node_loader, prompt_parts};
 use super::SUMMARY;
 use crate::util::fixture;
 
-fn ready() -> bool {
+pub(super) fn ready() -> bool {
     installed(
         "pi (@mariozechner/pi-coding-agent)",
         &agents_dir().join("node_modules/@mariozechner/pi-coding-agent"),
@@ -18,7 +18,7 @@ fn ready() -> bool {
 }
 
 /// What pi would send for `session`, as tests/agents/pi-context.mjs prints it.
-fn context(session: &Path) -> Value {
+pub(super) fn context(session: &Path) -> Value {
     node_loader("pi-context.mjs", session)
 }
 
