@@ -205,21 +205,8 @@ impl Format for ClaudeCode {
             .rev()
             .map(|&index| records[index].raw)
             .find(|raw| !is_sidechain_line(raw) && top_level_value(raw, "uuid").is_some());
-        let copy = |key: &str| -> Result<Option<&RawValue>> {
-            match source.and_then(|raw| Some(&raw[top_level_value(raw, key)?])) {
-                Some(json) => Ok(Some(serde_json::from_slice(json)?)),
-                None => Ok(None),
-            }
-        };
-        let envelope = Envelope {
-            user_type: copy("userType")?,
-            entrypoint: copy("entrypoint")?,
-            cwd: copy("cwd")?,
-            session_id: copy("sessionId")?,
-            version: copy("version")?,
-            git_branch: copy("gitBranch")?,
-            slug: copy("slug")?,
-        };
+        let copy = |key: &str| copied(source, key);
+        let envelope = Envelope::of(source)?;
         // The new lines come after every line of the file, so they take the time of the last.
         let timestamp = records
             .iter()
@@ -514,11 +501,19 @@ fn is_sidechain_line(line: &[u8]) -> bool {
     top_level_value(line, "isSidechain").is_some_and(|span| &line[span] == b"true")
 }
 
-/// The envelope values a written line copies, verbatim, from the line the boundary follows,
-/// in Claude Code's order; absent ones are left out.
+/// The raw JSON value of top-level `key` of a line, if it has one.
+pub(crate) fn copied<'r>(line: Option<&'r [u8]>, key: &str) -> Result<Option<&'r RawValue>> {
+    match line.and_then(|raw| Some(&raw[top_level_value(raw, key)?])) {
+        Some(json) => Ok(Some(serde_json::from_slice(json)?)),
+        None => Ok(None),
+    }
+}
+
+/// The envelope values a written line copies, verbatim, from the line it follows, in Claude
+/// Code's order; absent ones are left out.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Envelope<'r> {
+pub(crate) struct Envelope<'r> {
     #[serde(skip_serializing_if = "Option::is_none")]
     user_type: Option<&'r RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -533,6 +528,21 @@ struct Envelope<'r> {
     git_branch: Option<&'r RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     slug: Option<&'r RawValue>,
+}
+
+impl<'r> Envelope<'r> {
+    /// The envelope of `source` (none when there is no such line).
+    pub(crate) fn of(source: Option<&'r [u8]>) -> Result<Self> {
+        Ok(Envelope {
+            user_type: copied(source, "userType")?,
+            entrypoint: copied(source, "entrypoint")?,
+            cwd: copied(source, "cwd")?,
+            session_id: copied(source, "sessionId")?,
+            version: copied(source, "version")?,
+            git_branch: copied(source, "gitBranch")?,
+            slug: copied(source, "slug")?,
+        })
+    }
 }
 
 /// A `compact_boundary` system line, keys in the order Claude Code writes them.

@@ -31,6 +31,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::{Kind, Shape, Site};
+use crate::transcript::claude_code::{copied, Envelope};
 use crate::transcript::load::Transcript;
 use crate::transcript::write::{
     derived_uuid, element_removal, push_kept, push_line, replace_spans, shrink_long_strings,
@@ -289,18 +290,8 @@ fn claude_code_marker(
     struct Line<'r> {
         parent_uuid: Option<&'r RawValue>,
         is_sidechain: bool,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        user_type: Option<&'r RawValue>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        cwd: Option<&'r RawValue>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        session_id: Option<&'r RawValue>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        version: Option<&'r RawValue>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        git_branch: Option<&'r RawValue>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        slug: Option<&'r RawValue>,
+        #[serde(flatten)]
+        envelope: Envelope<'r>,
         #[serde(rename = "type")]
         kind: &'static str,
         subtype: &'static str,
@@ -320,7 +311,8 @@ fn claude_code_marker(
         tokens_saved: u64,
         post_tokens: u64,
         compacted_tool_ids: &'r [&'r str],
-        cleared_attachment_uui_ds: [u8; 0],
+        #[serde(rename = "clearedAttachmentUUIDs")]
+        cleared_attachment_uuids: [u8; 0],
     }
     let source = transcript
         .live
@@ -329,19 +321,10 @@ fn claude_code_marker(
         .rev()
         .map(|&i| transcript.records[i].raw)
         .find(|raw| top_level_value(raw, "uuid").is_some());
-    let copy = |key: &str| -> Option<&RawValue> {
-        let raw = source?;
-        serde_json::from_slice(&raw[top_level_value(raw, key)?]).ok()
-    };
     let line = Line {
-        parent_uuid: copy("uuid"),
+        parent_uuid: copied(source, "uuid")?,
         is_sidechain: false,
-        user_type: copy("userType"),
-        cwd: copy("cwd"),
-        session_id: copy("sessionId"),
-        version: copy("version"),
-        git_branch: copy("gitBranch"),
-        slug: copy("slug"),
+        envelope: Envelope::of(source)?,
         kind: "system",
         subtype: "microcompact_boundary",
         content: "Context microcompacted",
@@ -355,19 +338,10 @@ fn claude_code_marker(
             tokens_saved: before.saturating_sub(after),
             post_tokens: after,
             compacted_tool_ids: pruned_ids,
-            cleared_attachment_uui_ds: [],
+            cleared_attachment_uuids: [],
         },
     };
-    let mut json = serde_json::to_vec(&line)?;
-    // serde's camelCase spells the last key `clearedAttachmentUuiDs`; Claude Code's is this.
-    let wrong = b"clearedAttachmentUuiDs";
-    if let Some(at) = memchr::memmem::find(&json, wrong) {
-        json.splice(
-            at..at + wrong.len(),
-            b"clearedAttachmentUUIDs".iter().copied(),
-        );
-    }
-    Ok(json)
+    Ok(serde_json::to_vec(&line)?)
 }
 
 /// A fresh `token_count` event, when the rollout has any (the legacy bare layout has none).
