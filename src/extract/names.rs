@@ -21,8 +21,10 @@ pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
         }
         for part in &message.parts {
             let text = match part {
-                Part::Text(text) | Part::Thinking(text) | Part::ToolResult { text, .. } => text,
-                Part::ToolCall { arguments, .. } => arguments,
+                Part::Text(text) | Part::Thinking(text) | Part::ToolResult { text, .. } => {
+                    text.as_str()
+                }
+                Part::ToolCall { arguments, .. } => arguments.as_ref(),
                 _ => continue,
             };
             // A word right after a backslash is the rest of an escape in JSON arguments

@@ -13,7 +13,6 @@
 //! When even that leaves the request too large, [`fit`] says by how much rather than send an
 //! oversized request.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::{request_parts, SYSTEM_PROMPT};
@@ -246,7 +245,7 @@ fn cut_part(
         return;
     };
     let old_units = tokenizer.text_units(old);
-    *old = Cow::Owned(text);
+    *old = text.into();
     cuts.push(Cut {
         message: m + 1,
         kind: kind.to_owned(),

@@ -88,7 +88,7 @@ impl Tokenizer {
             (
                 Tokenizer::Chars4 | Tokenizer::Chars35,
                 Part::Text(t) | Part::ToolResult { text: t, .. },
-            ) => code_points(t),
+            ) => t.code_points(),
             (Tokenizer::Chars4 | Tokenizer::Chars35, _) => 0,
             (Tokenizer::KimiCode, Part::Media(_)) => KIMI_CODE_MEDIA_TOKENS,
             (_, Part::Media(_) | Part::Other(_)) => 0,

@@ -175,7 +175,7 @@ pub fn push_anthropic_content<'a>(
     parts: &mut Vec<Part<'a>>,
 ) {
     match content {
-        StrOrSeq::Str(text) => parts.push(Part::Text(text)),
+        StrOrSeq::Str(text) => parts.push(Part::Text(text.into())),
         StrOrSeq::Seq(blocks) => {
             for block in blocks {
                 push_anthropic_block(block, parts);
@@ -187,10 +187,10 @@ pub fn push_anthropic_content<'a>(
 fn push_anthropic_block<'a>(block: AnthropicBlock<'a>, parts: &mut Vec<Part<'a>>) {
     let kind = block.kind.unwrap_or(Cow::Borrowed(""));
     match kind.as_ref() {
-        "text" => parts.push(Part::Text(block.text.unwrap_or_default())),
-        "thinking" => parts.push(Part::Thinking(block.thinking.unwrap_or_default())),
+        "text" => parts.push(Part::Text(block.text.unwrap_or_default().into())),
+        "thinking" => parts.push(Part::Thinking(block.thinking.unwrap_or_default().into())),
         // Redacted thinking is an encrypted blob: no readable text reaches a tokenizer.
-        "redacted_thinking" => parts.push(Part::Thinking(Cow::Borrowed(""))),
+        "redacted_thinking" => parts.push(Part::Thinking(Cow::Borrowed("").into())),
         "tool_use" | "server_tool_use" | "mcp_tool_use" => parts.push(Part::ToolCall {
             id: block.id,
             name: block.name.unwrap_or_default(),
@@ -216,7 +216,10 @@ fn push_tool_result<'a>(
     parts: &mut Vec<Part<'a>>,
 ) {
     match content.unwrap_or_default() {
-        StrOrSeq::Str(text) => parts.push(Part::ToolResult { call_id, text }),
+        StrOrSeq::Str(text) => parts.push(Part::ToolResult {
+            call_id,
+            text: text.into(),
+        }),
         StrOrSeq::Seq(blocks) => {
             let mut texts: Vec<Cow<'a, str>> = Vec::new();
             let mut extras = Vec::new();
@@ -228,7 +231,7 @@ fn push_tool_result<'a>(
             }
             parts.push(Part::ToolResult {
                 call_id,
-                text: join_texts(texts),
+                text: join_texts(texts).into(),
             });
             parts.extend(extras);
         }

@@ -652,7 +652,8 @@ fn read_item<'a>(line: usize, raw: &'a [u8], item: Item<'a>) -> Result<Record<'a
                 call_id: item.call_id,
                 text: item
                     .tools
-                    .map_or(Cow::Borrowed(""), |raw| Cow::Borrowed(raw.get())),
+                    .map_or(Cow::Borrowed("").into(), |raw| Cow::Borrowed(raw.get()))
+                    .into(),
             }],
         )),
         _ => Entry::Bookkeeping(Cow::Owned(format!("response_item/{kind}"))),
@@ -677,7 +678,7 @@ fn tool_call<'a>(
 /// readable and are left out.
 fn content_parts<'a>(content: StrOrSeq<'a, ContentItem<'a>>) -> Vec<Part<'a>> {
     match content {
-        StrOrSeq::Str(text) => vec![Part::Text(text)],
+        StrOrSeq::Str(text) => vec![Part::Text(text.into())],
         StrOrSeq::Seq(items) => items.into_iter().filter_map(content_part).collect(),
     }
 }
@@ -685,10 +686,10 @@ fn content_parts<'a>(content: StrOrSeq<'a, ContentItem<'a>>) -> Vec<Part<'a>> {
 fn content_part(item: ContentItem<'_>) -> Option<Part<'_>> {
     let Some(kind) = item.kind else {
         // An untyped item with text is text; an untyped item without it says nothing.
-        return item.text.map(Part::Text);
+        return item.text.map(|text| Part::Text(text.into()));
     };
     Some(match kind.as_ref() {
-        "input_text" | "output_text" | "text" => Part::Text(item.text.unwrap_or_default()),
+        "input_text" | "output_text" | "text" => Part::Text(item.text.unwrap_or_default().into()),
         "input_image" | "image" => Part::Media(MediaKind::Image),
         "input_audio" | "audio" => Part::Media(MediaKind::Audio),
         "input_file" | "file" => Part::Media(MediaKind::Document),
@@ -707,16 +708,16 @@ fn reasoning_parts<'a>(
     let mut parts = Vec::new();
     for texts in [summary, content] {
         match texts {
-            StrOrSeq::Str(text) => parts.push(Part::Thinking(text)),
+            StrOrSeq::Str(text) => parts.push(Part::Thinking(text.into())),
             StrOrSeq::Seq(items) => parts.extend(
                 items
                     .into_iter()
-                    .filter_map(|item| item.text.map(Part::Thinking)),
+                    .filter_map(|item| item.text.map(|text| Part::Thinking(text.into()))),
             ),
         }
     }
     if parts.is_empty() && encrypted {
-        parts.push(Part::Thinking(Cow::Borrowed("")));
+        parts.push(Part::Thinking(Cow::Borrowed("").into()));
     }
     parts
 }
@@ -732,7 +733,7 @@ fn output_parts<'a>(call_id: Option<Cow<'a, str>>, output: ToolOutput<'a>) -> Ve
             let mut texts = Vec::new();
             for item in items {
                 match content_part(item) {
-                    Some(Part::Text(text)) => texts.push(text),
+                    Some(Part::Text(text)) => texts.push(text.into()),
                     Some(other) => extras.push(other),
                     None => {}
                 }
@@ -741,7 +742,10 @@ fn output_parts<'a>(call_id: Option<Cow<'a, str>>, output: ToolOutput<'a>) -> Ve
         }
     };
     let mut parts = Vec::with_capacity(1 + extras.len());
-    parts.push(Part::ToolResult { call_id, text });
+    parts.push(Part::ToolResult {
+        call_id,
+        text: text.into(),
+    });
     parts.extend(extras);
     parts
 }
@@ -809,9 +813,9 @@ fn compacted_parts(compacted: Compacted<'_>) -> Vec<Part<'_>> {
     if let Some(summary) = summary {
         let repeated = history
             .iter()
-            .any(|part| matches!(part, Part::Text(text) if *text == summary));
+            .any(|part| matches!(part, Part::Text(text) if **text == *summary));
         if !repeated {
-            parts.push(Part::Text(summary));
+            parts.push(Part::Text(summary.into()));
         }
     }
     parts.extend(history);
@@ -973,7 +977,7 @@ mod tests {
                 Part::Media(MediaKind::Image)
             ]
         );
-        assert!(matches!(parts(&record)[0], Part::Text(Cow::Borrowed(_))));
+        assert!(matches!(parts(&record)[0], Part::Text(ref text) if text.is_borrowed()));
         let assistant = item(
             r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]}"#,
         );

@@ -487,7 +487,7 @@ impl<'a> GeminiPart<'a> {
         if let Some(response) = self.function_response {
             return Part::ToolResult {
                 call_id: response.id,
-                text: response_text(response.response),
+                text: response_text(response.response).into(),
             };
         }
         if let Some(blob) = self.inline_data.or(self.file_data) {
@@ -495,9 +495,9 @@ impl<'a> GeminiPart<'a> {
         }
         match self.text {
             Some(text) if self.thought.is_some_and(|raw| raw.get() == "true") => {
-                Part::Thinking(text)
+                Part::Thinking(text.into())
             }
-            Some(text) => Part::Text(text),
+            Some(text) => Part::Text(text.into()),
             None => Part::Other(Cow::Borrowed("part")),
         }
     }
@@ -517,7 +517,7 @@ fn model_parts<'a>(
     let mut parts: Vec<Part<'a>> = thoughts
         .into_iter()
         .flatten()
-        .map(|thought| Part::Thinking(thought_text(thought)))
+        .map(|thought| Part::Thinking(thought_text(thought).into()))
         .collect();
     parts.extend(
         content_parts(content)
@@ -541,15 +541,15 @@ fn model_parts<'a>(
             match part.into_part() {
                 Part::ToolResult { call_id, text } => {
                     response_id = response_id.or(call_id);
-                    texts.push(text);
+                    texts.push(text.into());
                 }
-                Part::Text(text) => texts.push(text),
+                Part::Text(text) => texts.push(text.into()),
                 other => extras.push(other),
             }
         }
         parts.push(Part::ToolResult {
             call_id: response_id.or(call.id),
-            text: join_texts(texts),
+            text: join_texts(texts).into(),
         });
         parts.extend(extras);
     }
@@ -648,7 +648,7 @@ mod tests {
                 Part::Text("bare".into()),
             ]
         );
-        assert!(matches!(parts(&record)[0], Part::Text(Cow::Borrowed(_))));
+        assert!(matches!(parts(&record)[0], Part::Text(ref text) if text.is_borrowed()));
         let string = read(r#"{"id":"u2","timestamp":"t","type":"user","content":"hi"}"#);
         assert_eq!(parts(&string), [Part::Text("hi".into())]);
         let one = read(r#"{"id":"u3","type":"user","content":{"text":"one part"}}"#);

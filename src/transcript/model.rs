@@ -14,6 +14,8 @@
 
 use std::borrow::Cow;
 
+pub use super::text::Text;
+
 /// Who a message is from, normalised across formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Role {
@@ -70,9 +72,9 @@ pub enum MediaKind {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Part<'a> {
     /// Visible text.
-    Text(Cow<'a, str>),
+    Text(Text<'a>),
     /// Reasoning text (thinking blocks, reasoning summaries). Empty when the provider encrypted it.
-    Thinking(Cow<'a, str>),
+    Thinking(Text<'a>),
     /// A tool call: its id, the tool's name and its arguments as JSON text.
     ToolCall {
         /// The call's id as the format stores it, which its result refers to: OpenAI / kimi-cli
@@ -98,7 +100,7 @@ pub enum Part<'a> {
         /// no call produced (pi `bashExecution`).
         call_id: Option<Cow<'a, str>>,
         /// The text the tool returned.
-        text: Cow<'a, str>,
+        text: Text<'a>,
     },
     /// An image, audio, video or document part.
     Media(MediaKind),

@@ -150,10 +150,10 @@ impl Format for Openai {
 
         let mut parts = Vec::new();
         if let Some(reasoning) = chat.reasoning_content {
-            parts.push(Part::Thinking(reasoning));
+            parts.push(Part::Thinking(reasoning.into()));
         }
         match chat.content {
-            StrOrSeq::Str(text) => parts.push(Part::Text(text)),
+            StrOrSeq::Str(text) => parts.push(Part::Text(text.into())),
             StrOrSeq::Seq(items) => parts.extend(items.into_iter().map(chat_part)),
         }
         let calls = chat.tool_calls.unwrap_or_default();
@@ -182,9 +182,9 @@ impl Format for Openai {
 fn chat_part(part: ChatPart<'_>) -> Part<'_> {
     let kind = part.kind.unwrap_or(Cow::Borrowed("text"));
     match kind.as_ref() {
-        "text" | "input_text" | "output_text" => Part::Text(part.text.unwrap_or_default()),
-        "think" | "thinking" => Part::Thinking(part.think.or(part.text).unwrap_or_default()),
-        "refusal" => Part::Text(part.refusal.unwrap_or_default()),
+        "text" | "input_text" | "output_text" => Part::Text(part.text.unwrap_or_default().into()),
+        "think" | "thinking" => Part::Thinking(part.think.or(part.text).unwrap_or_default().into()),
+        "refusal" => Part::Text(part.refusal.unwrap_or_default().into()),
         "image_url" | "input_image" | "image" => Part::Media(MediaKind::Image),
         "audio_url" | "input_audio" | "audio" => Part::Media(MediaKind::Audio),
         "video_url" | "video" => Part::Media(MediaKind::Video),

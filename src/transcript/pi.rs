@@ -259,12 +259,12 @@ fn read_entry<'a>(line: usize, text: &'a str, entry: Line<'a>) -> Result<Record<
         }
         "compaction" => {
             let summary = summary_text(entry.summary)?.unwrap_or_default();
-            let mut record = user_record(line, raw, vec![Part::Text(summary)]);
+            let mut record = user_record(line, raw, vec![Part::Text(summary.into())]);
             record.compaction = true;
             Ok(record)
         }
         "branch_summary" => match summary_text(entry.summary)?.filter(|s| !s.is_empty()) {
-            Some(summary) => Ok(user_record(line, raw, vec![Part::Text(summary)])),
+            Some(summary) => Ok(user_record(line, raw, vec![Part::Text(summary.into())])),
             None => bookkeeping(kind),
         },
         "custom_message" => {
@@ -459,17 +459,17 @@ fn read_message<'a>(line: usize, raw: &'a [u8], message: AgentMessage<'a>) -> Re
                 return Ok(Record::new(line, raw, Entry::Bookkeeping(name)));
             }
             let parts = vec![
-                Part::Text(message.command.unwrap_or_default()),
+                Part::Text(message.command.unwrap_or_default().into()),
                 Part::ToolResult {
                     call_id: None,
-                    text: message.output.unwrap_or_default(),
+                    text: message.output.unwrap_or_default().into(),
                 },
             ];
             (Role::User, parts)
         }
         "branchSummary" | "compactionSummary" => (
             Role::User,
-            vec![Part::Text(message.summary.unwrap_or_default())],
+            vec![Part::Text(message.summary.unwrap_or_default().into())],
         ),
         _ => {
             let name = Cow::Owned(format!("message/{role_name}"));
@@ -486,7 +486,7 @@ fn read_message<'a>(line: usize, raw: &'a [u8], message: AgentMessage<'a>) -> Re
 /// The parts of message content, one per block.
 fn content_parts<'a>(content: StrOrSeq<'a, Block<'a>>) -> Vec<Part<'a>> {
     match content {
-        StrOrSeq::Str(text) => vec![Part::Text(text)],
+        StrOrSeq::Str(text) => vec![Part::Text(text.into())],
         StrOrSeq::Seq(blocks) => blocks.into_iter().map(block_part).collect(),
     }
 }
@@ -494,8 +494,8 @@ fn content_parts<'a>(content: StrOrSeq<'a, Block<'a>>) -> Vec<Part<'a>> {
 fn block_part(block: Block<'_>) -> Part<'_> {
     let kind = block.kind.unwrap_or_default();
     match kind.as_ref() {
-        "text" => Part::Text(block.text.unwrap_or_default()),
-        "thinking" => Part::Thinking(block.thinking.unwrap_or_default()),
+        "text" => Part::Text(block.text.unwrap_or_default().into()),
+        "thinking" => Part::Thinking(block.thinking.unwrap_or_default().into()),
         "toolCall" => Part::ToolCall {
             id: block.id,
             name: block.name.unwrap_or_default(),
@@ -516,17 +516,17 @@ fn tool_result_parts<'a>(content: StrOrSeq<'a, Block<'a>>) -> Vec<Part<'a>> {
         text,
     };
     match content {
-        StrOrSeq::Str(text) => vec![result(text)],
+        StrOrSeq::Str(text) => vec![result(text.into())],
         StrOrSeq::Seq(blocks) => {
             let mut texts = Vec::new();
             let mut extras = Vec::new();
             for block in blocks {
                 match block_part(block) {
-                    Part::Text(text) => texts.push(text),
+                    Part::Text(text) => texts.push(text.into()),
                     other => extras.push(other),
                 }
             }
-            let mut parts = vec![result(join_texts(texts))];
+            let mut parts = vec![result(join_texts(texts).into())];
             parts.extend(extras);
             parts
         }
@@ -680,7 +680,7 @@ mod tests {
             parts(&record),
             [Part::Text("hi".into()), Part::Media(MediaKind::Image)]
         );
-        assert!(matches!(parts(&record)[0], Part::Text(Cow::Borrowed(_))));
+        assert!(matches!(parts(&record)[0], Part::Text(ref text) if text.is_borrowed()));
         let plain = read(r#"{"type":"message","message":{"role":"user","content":"plain"}}"#);
         assert_eq!(parts(&plain), [Part::Text("plain".into())]);
     }

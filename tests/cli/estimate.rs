@@ -482,3 +482,85 @@ fn fast_is_within_five_percent_of_o200k_on_every_real_session() {
         );
     }
 }
+
+/// The runs whose counts must never change when reading gets faster: the live context and the
+/// whole file, per message, with the default estimator, the character-class one and kimi-code's.
+const COUNTED: [&[&str]; 4] = [
+    &["--format", "json"],
+    &["--format", "json", "--tokenizer", "fast"],
+    &["--format", "json", "--per-message", "--whole-file"],
+    &[
+        "--format",
+        "json",
+        "--per-message",
+        "--whole-file",
+        "--tokenizer",
+        "kimi-code",
+    ],
+];
+
+/// Every real transcript, and every session the agents wrote for the agent tests.
+fn counted_files() -> Vec<String> {
+    let mut files: Vec<String> = CORPUS.iter().map(|(file, _)| file.to_string()).collect();
+    let mut agents: Vec<String> = std::fs::read_dir(fixture("agents"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".jsonl"))
+        .map(|name| format!("agents/{name}"))
+        .collect();
+    agents.sort();
+    files.extend(agents);
+    files
+}
+
+/// One run's counts as one line: the report itself, or for `--per-message` each message's
+/// `line:tokens`.
+fn counts(args: &[&str], file: &str) -> String {
+    let output = condense()
+        .current_dir(fixture(""))
+        .arg("estimate")
+        .args(args)
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "estimate {args:?} {file}");
+    if !args.contains(&"--per-message") {
+        return String::from_utf8(output.stdout).unwrap();
+    }
+    let rows: Vec<String> = json_lines(&output.stdout)
+        .iter()
+        .map(|row| format!("{}:{}", row["line"], row["tokens"]))
+        .collect();
+    rows.join(" ") + "\n"
+}
+
+#[test]
+fn counts_on_every_real_session_stay_exactly_as_blessed() {
+    let mut actual = String::new();
+    for file in counted_files() {
+        for args in COUNTED {
+            actual.push_str(&format!("$ estimate {} {file}\n", args.join(" ")));
+            actual.push_str(&counts(args, &file));
+        }
+    }
+    let path = fixture("golden/estimate-counts.txt");
+    if std::env::var_os("CONDENSE_BLESS").is_some() {
+        std::fs::write(&path, &actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap();
+    for (n, (want, got)) in expected.lines().zip(actual.lines()).enumerate() {
+        assert!(
+            want == got,
+            "line {} of {} differs:\n--- blessed\n{want}\n--- now\n{got}",
+            n + 1,
+            path.display()
+        );
+    }
+    assert_eq!(
+        expected.lines().count(),
+        actual.lines().count(),
+        "{}",
+        path.display()
+    );
+}

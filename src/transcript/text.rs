@@ -1,0 +1,351 @@
+//! The text of a message part: borrowed from the line, owned, or still JSON-escaped.
+//!
+//! Most commands read a part's text as a `&str` (through `Deref`), but `estimate` with a
+//! character estimator only needs how many code points it holds. Decoding every escaped string
+//! of a large file into an owned one (an allocation, a copy and an unescape per part) was most
+//! of the time `estimate` spent, so a reader that has the string's JSON body at hand keeps it
+//! escaped: [`Text::code_points`] counts straight from the escapes, and the first `Deref`
+//! decodes it once and keeps the result.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::OnceLock;
+
+use memchr::memchr;
+
+/// The text of a part (see the module docs).
+pub struct Text<'a>(Repr<'a>);
+
+enum Repr<'a> {
+    Decoded(Cow<'a, str>),
+    /// The body of a JSON string (between its quotes) whose escapes [`escaped_body`] checked.
+    Escaped {
+        body: &'a str,
+        decoded: OnceLock<String>,
+    },
+}
+
+impl<'a> Text<'a> {
+    /// The text of a JSON string given by its body, the bytes between its quotes, as a scanner
+    /// that stops at the first unescaped quote delimits it; `None` when the body is no valid
+    /// JSON string body (a raw control character, an unknown or short escape).
+    pub fn from_json_body(body: &'a str) -> Option<Text<'a>> {
+        match escaped_body(body)? {
+            false => Some(Text(Repr::Decoded(Cow::Borrowed(body)))),
+            true => Some(Text(Repr::Escaped {
+                body,
+                decoded: OnceLock::new(),
+            })),
+        }
+    }
+
+    /// The text as a string slice, decoding it the first time if it is still escaped.
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            Repr::Decoded(text) => text,
+            Repr::Escaped { body, decoded } => decoded.get_or_init(|| unescape(body)),
+        }
+    }
+
+    /// Unicode code points, as Python's `len` counts them, without decoding an escaped text.
+    pub fn code_points(&self) -> u64 {
+        match &self.0 {
+            Repr::Decoded(text) => text.chars().count() as u64,
+            Repr::Escaped { body, decoded } => match decoded.get() {
+                Some(text) => text.chars().count() as u64,
+                None => escaped_code_points(body),
+            },
+        }
+    }
+
+    /// True when no copy of the text was made: it borrows from the line, decoded or not.
+    pub fn is_borrowed(&self) -> bool {
+        match &self.0 {
+            Repr::Decoded(text) => matches!(text, Cow::Borrowed(_)),
+            Repr::Escaped { decoded, .. } => decoded.get().is_none(),
+        }
+    }
+
+    /// The text as a `Cow`, decoding it if it is still escaped.
+    pub fn into_cow(self) -> Cow<'a, str> {
+        match self.0 {
+            Repr::Decoded(text) => text,
+            Repr::Escaped { body, decoded } => {
+                Cow::Owned(decoded.into_inner().unwrap_or_else(|| unescape(body)))
+            }
+        }
+    }
+
+    /// The text as an owned string.
+    pub fn into_owned(self) -> String {
+        self.into_cow().into_owned()
+    }
+}
+
+impl Deref for Text<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Text<'_> {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Clone for Text<'_> {
+    fn clone(&self) -> Self {
+        match &self.0 {
+            Repr::Decoded(text) => Text(Repr::Decoded(text.clone())),
+            Repr::Escaped { body, decoded } => Text(Repr::Escaped {
+                body,
+                decoded: decoded.clone(),
+            }),
+        }
+    }
+}
+
+impl Default for Text<'_> {
+    fn default() -> Self {
+        Text(Repr::Decoded(Cow::Borrowed("")))
+    }
+}
+
+impl fmt::Debug for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq for Text<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Text<'_> {}
+
+impl PartialEq<str> for Text<'_> {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Text<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl<'a> From<Cow<'a, str>> for Text<'a> {
+    fn from(text: Cow<'a, str>) -> Self {
+        Text(Repr::Decoded(text))
+    }
+}
+
+impl<'a> From<&'a str> for Text<'a> {
+    fn from(text: &'a str) -> Self {
+        Text(Repr::Decoded(Cow::Borrowed(text)))
+    }
+}
+
+impl From<String> for Text<'_> {
+    fn from(text: String) -> Self {
+        Text(Repr::Decoded(Cow::Owned(text)))
+    }
+}
+
+impl<'a> From<Text<'a>> for Cow<'a, str> {
+    fn from(text: Text<'a>) -> Self {
+        text.into_cow()
+    }
+}
+
+/// Whether `body` holds escapes, or `None` when it is no valid JSON string body.
+fn escaped_body(body: &str) -> Option<bool> {
+    let bytes = body.as_bytes();
+    // A raw control character makes the JSON invalid. Testing whole chunks without an early
+    // exit lets the compiler use vector instructions; valid text has none.
+    if bytes
+        .chunks(64)
+        .any(|chunk| chunk.iter().fold(false, |found, &b| found | (b < 0x20)))
+    {
+        return None;
+    }
+    let mut escaped = false;
+    let mut i = 0;
+    while let Some(at) = memchr(b'\\', &bytes[i..]) {
+        escaped = true;
+        let at = i + at;
+        i = match bytes.get(at + 1)? {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => at + 2,
+            b'u' => {
+                hex4(bytes, at + 2)?;
+                at + 6
+            }
+            _ => return None,
+        };
+    }
+    Some(escaped)
+}
+
+/// The value of the four hex digits at `at`.
+fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+    let digits = std::str::from_utf8(bytes.get(at..at + 4)?).ok()?;
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(digits, 16).ok()
+}
+
+fn is_high_surrogate(unit: u32) -> bool {
+    (0xD800..0xDC00).contains(&unit)
+}
+
+fn is_low_surrogate(unit: u32) -> bool {
+    (0xDC00..0xE000).contains(&unit)
+}
+
+/// The code points of a valid escaped body: every character is one, except that an escape
+/// (`\n`, two characters) is one, `\uXXXX` (six) is one, and a surrogate pair written as two
+/// of those (twelve) is one. A lone surrogate is one, as it decodes to U+FFFD.
+fn escaped_code_points(body: &str) -> u64 {
+    let bytes = body.as_bytes();
+    let mut points = body.chars().count() as u64;
+    let mut i = 0;
+    while let Some(at) = memchr(b'\\', &bytes[i..]) {
+        let at = i + at;
+        if bytes[at + 1] != b'u' {
+            points -= 1;
+            i = at + 2;
+            continue;
+        }
+        let unit = hex4(bytes, at + 2).unwrap_or(0);
+        points -= 5;
+        i = at + 6;
+        if is_high_surrogate(unit)
+            && bytes.get(i) == Some(&b'\\')
+            && bytes.get(i + 1) == Some(&b'u')
+        {
+            if hex4(bytes, i + 2).is_some_and(is_low_surrogate) {
+                points -= 6;
+                i += 6;
+            }
+        }
+    }
+    points
+}
+
+/// Decodes a valid escaped body (lone surrogates become U+FFFD).
+fn unescape(body: &str) -> String {
+    let bytes = body.as_bytes();
+    let mut out = String::with_capacity(body.len());
+    let mut i = 0;
+    while let Some(at) = memchr(b'\\', &bytes[i..]) {
+        let at = i + at;
+        out.push_str(&body[i..at]);
+        let (c, next) = match bytes[at + 1] {
+            b'n' => ('\n', at + 2),
+            b't' => ('\t', at + 2),
+            b'r' => ('\r', at + 2),
+            b'b' => ('\u{8}', at + 2),
+            b'f' => ('\u{c}', at + 2),
+            b'u' => {
+                let unit = hex4(bytes, at + 2).unwrap_or(0xFFFD);
+                let low = (bytes.get(at + 6) == Some(&b'\\') && bytes.get(at + 7) == Some(&b'u'))
+                    .then(|| hex4(bytes, at + 8))
+                    .flatten()
+                    .filter(|&low| is_high_surrogate(unit) && is_low_surrogate(low));
+                match low {
+                    Some(low) => {
+                        let point = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                        (char::from_u32(point).unwrap_or('\u{FFFD}'), at + 12)
+                    }
+                    None => (char::from_u32(unit).unwrap_or('\u{FFFD}'), at + 6),
+                }
+            }
+            other => (char::from(other), at + 2),
+        };
+        out.push(c);
+        i = next;
+    }
+    out.push_str(&body[i..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What serde_json makes of the same JSON string.
+    fn serde(body: &str) -> Option<String> {
+        serde_json::from_str::<String>(&format!("\"{body}\"")).ok()
+    }
+
+    #[test]
+    fn escaped_text_decodes_and_counts_as_serde_json_reads_it() {
+        for body in [
+            "plain",
+            "",
+            r#"a\nb\tc\\d\/e\"f"#,
+            r"caf\u00e9 \u4e2d\u6587",
+            r"emoji \ud83d\ude00 pair",
+            "héllo \\n wörld ✓",
+            r"\b\f\r",
+            r"end\\",
+        ] {
+            let text = Text::from_json_body(body).unwrap();
+            let expected = serde(body).unwrap();
+            assert_eq!(
+                text.code_points(),
+                expected.chars().count() as u64,
+                "{body}"
+            );
+            assert_eq!(text.as_str(), expected, "{body}");
+            assert_eq!(
+                text.code_points(),
+                expected.chars().count() as u64,
+                "{body}"
+            );
+            assert_eq!(
+                text.is_borrowed(),
+                !body.contains('\\') || body.is_empty(),
+                "{body}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_lone_surrogate_is_one_replacement_character() {
+        let text = Text::from_json_body(r"a\ud83db").unwrap();
+        assert_eq!(text.code_points(), 3);
+        assert_eq!(text.as_str(), "a\u{FFFD}b");
+        let text = Text::from_json_body(r"\ude00\ud83d\u0041").unwrap();
+        assert_eq!(text.code_points(), 3);
+        assert_eq!(text.as_str(), "\u{FFFD}\u{FFFD}A");
+    }
+
+    #[test]
+    fn invalid_bodies_are_refused() {
+        for body in [
+            r"bad \q escape",
+            r"short \u12",
+            r"not hex \u12g4",
+            "raw\nnewline",
+            r#"trailing \"#,
+        ] {
+            assert!(Text::from_json_body(body).is_none(), "{body}");
+            assert!(serde(body).is_none(), "serde_json accepts {body}");
+        }
+    }
+}
