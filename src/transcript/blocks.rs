@@ -11,6 +11,8 @@ use std::marker::PhantomData;
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
+use super::scan;
+use super::text::Text;
 use super::{MediaKind, Part};
 
 /// A JSON field that holds either a string or a list of `T` (`content` in most formats).
@@ -18,7 +20,7 @@ use super::{MediaKind, Part};
 #[derive(Debug)]
 pub enum StrOrSeq<'a, T> {
     /// The bare-string form.
-    Str(Cow<'a, str>),
+    Str(Text<'a>),
     /// The list form.
     Seq(Vec<T>),
 }
@@ -40,13 +42,13 @@ impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for StrOrSeq<'a, T> {
                 f.write_str("a string or a list")
             }
             fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(StrOrSeq::Str(Cow::Borrowed(v)))
+                Ok(StrOrSeq::Str(v.into()))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(StrOrSeq::Str(Cow::Owned(v.to_owned())))
+                Ok(StrOrSeq::Str(v.to_owned().into()))
             }
             fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(StrOrSeq::Str(Cow::Owned(v)))
+                Ok(StrOrSeq::Str(v.into()))
             }
             fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
                 Ok(StrOrSeq::Seq(Vec::new()))
@@ -69,7 +71,7 @@ impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for StrOrSeq<'a, T> {
 
 /// A string that borrows from the line unless it has escapes.
 #[derive(serde::Deserialize)]
-pub struct Text<'a>(#[serde(borrow)] pub Cow<'a, str>);
+pub struct BorrowedStr<'a>(#[serde(borrow)] pub Cow<'a, str>);
 
 /// An optional string that borrows from the line unless it has escapes, for
 /// `#[serde(borrow, deserialize_with = "borrowed_str")]` on an `Option<Cow<str>>` field: serde
@@ -77,7 +79,23 @@ pub struct Text<'a>(#[serde(borrow)] pub Cow<'a, str>);
 pub fn borrowed_str<'de: 'a, 'a, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<Cow<'a, str>>, D::Error> {
-    Ok(Option::<Text<'a>>::deserialize(deserializer)?.map(|text| text.0))
+    Ok(Option::<BorrowedStr<'a>>::deserialize(deserializer)?.map(|text| text.0))
+}
+
+/// [`borrowed_str`] for a field that holds a part's [`Text`].
+pub fn borrowed_text<'de: 'a, 'a, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Text<'a>>, D::Error> {
+    Ok(borrowed_str(deserializer)?.map(Text::from))
+}
+
+/// A value kept as its raw JSON text, for
+/// `#[serde(borrow, deserialize_with = "raw_json")]` on an `Option<&str>` field (`null` is
+/// `None`, as for a `RawValue`).
+pub fn raw_json<'de: 'a, 'a, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<&'a str>, D::Error> {
+    Ok(Option::<&'a RawValue>::deserialize(deserializer)?.map(RawValue::get))
 }
 
 /// A count read leniently: any non-negative number becomes `Some`, anything else (a string, a
@@ -147,11 +165,11 @@ pub struct AnthropicBlock<'a> {
     #[serde(rename = "type", borrow, deserialize_with = "borrowed_str")]
     pub kind: Option<Cow<'a, str>>,
     /// Text of a `text` block.
-    #[serde(borrow, deserialize_with = "borrowed_str")]
-    pub text: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "borrowed_text")]
+    pub text: Option<Text<'a>>,
     /// Reasoning of a `thinking` block.
-    #[serde(borrow, deserialize_with = "borrowed_str")]
-    pub thinking: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "borrowed_text")]
+    pub thinking: Option<Text<'a>>,
     /// Id of a `tool_use` block (and of the server and MCP tool-use blocks).
     #[serde(borrow, deserialize_with = "borrowed_str")]
     pub id: Option<Cow<'a, str>>,
@@ -159,8 +177,8 @@ pub struct AnthropicBlock<'a> {
     #[serde(borrow, deserialize_with = "borrowed_str")]
     pub name: Option<Cow<'a, str>>,
     /// Arguments of a `tool_use` block, as raw JSON.
-    #[serde(borrow)]
-    pub input: Option<&'a RawValue>,
+    #[serde(borrow, deserialize_with = "raw_json")]
+    pub input: Option<&'a str>,
     /// The `tool_use` id a `tool_result` block (or another `…tool_result` block) answers.
     #[serde(borrow, deserialize_with = "borrowed_str")]
     pub tool_use_id: Option<Cow<'a, str>>,
@@ -169,13 +187,79 @@ pub struct AnthropicBlock<'a> {
     pub content: Option<StrOrSeq<'a, AnthropicBlock<'a>>>,
 }
 
+impl<'a, T> StrOrSeq<'a, T> {
+    /// The content the walk stands at (see [`scan::Walk`]), with `item` reading each element
+    /// of a list; `None` when the walk gives up, and serde must read it.
+    pub fn walk(
+        walk: &mut scan::Walk<'_, 'a>,
+        item: impl Fn(&mut scan::Walk<'_, 'a>) -> Option<T>,
+    ) -> Option<Self> {
+        match walk.peek()? {
+            b'"' => walk.string().map(StrOrSeq::Str),
+            b'[' => {
+                let mut items = Vec::new();
+                walk.array(|walk| {
+                    items.push(item(walk)?);
+                    Some(())
+                })?;
+                Some(StrOrSeq::Seq(items))
+            }
+            _ => walk.null()?.then(|| StrOrSeq::Seq(Vec::new())),
+        }
+    }
+}
+
+impl<'a> AnthropicBlock<'a> {
+    /// The keys a block's walk reads, in the order of the fields.
+    const KEYS: [&'static str; 8] = [
+        "type",
+        "text",
+        "thinking",
+        "id",
+        "name",
+        "input",
+        "tool_use_id",
+        "content",
+    ];
+
+    /// The block the walk stands at, read as serde would read it; `None` when the walk gives
+    /// up (anything but the plain shape), and serde must read it.
+    pub fn walk(walk: &mut scan::Walk<'_, 'a>) -> Option<Self> {
+        let mut block = AnthropicBlock::default();
+        let mut seen = [false; 8];
+        let cow = |text: Option<Text<'a>>| text.map(Text::into_cow);
+        walk.object(|key, walk| {
+            match scan::wanted(key, Self::KEYS, &mut seen).ok()? {
+                None => {
+                    walk.skip()?;
+                }
+                Some(0) => block.kind = cow(walk.optional_string()?),
+                Some(1) => block.text = walk.optional_string()?,
+                Some(2) => block.thinking = walk.optional_string()?,
+                Some(3) => block.id = cow(walk.optional_string()?),
+                Some(4) => block.name = cow(walk.optional_string()?),
+                Some(5) => block.input = walk.raw()?,
+                Some(6) => block.tool_use_id = cow(walk.optional_string()?),
+                Some(_) => {
+                    block.content = match walk.null()? {
+                        true => None,
+                        false => Some(StrOrSeq::walk(walk, AnthropicBlock::walk)?),
+                    }
+                }
+            }
+            Some(())
+        })?;
+        Some(block)
+    }
+}
+
 /// Appends the model parts of Anthropic content (a string or blocks) to `parts`.
 pub fn push_anthropic_content<'a>(
     content: StrOrSeq<'a, AnthropicBlock<'a>>,
     parts: &mut Vec<Part<'a>>,
 ) {
     match content {
-        StrOrSeq::Str(text) => parts.push(Part::Text(text.into())),
+        StrOrSeq::Str(text) => parts.push(Part::Text(text)),
         StrOrSeq::Seq(blocks) => {
             for block in blocks {
                 push_anthropic_block(block, parts);
@@ -187,16 +271,14 @@ pub fn push_anthropic_content<'a>(
 fn push_anthropic_block<'a>(block: AnthropicBlock<'a>, parts: &mut Vec<Part<'a>>) {
     let kind = block.kind.unwrap_or(Cow::Borrowed(""));
     match kind.as_ref() {
-        "text" => parts.push(Part::Text(block.text.unwrap_or_default().into())),
-        "thinking" => parts.push(Part::Thinking(block.thinking.unwrap_or_default().into())),
+        "text" => parts.push(Part::Text(block.text.unwrap_or_default())),
+        "thinking" => parts.push(Part::Thinking(block.thinking.unwrap_or_default())),
         // Redacted thinking is an encrypted blob: no readable text reaches a tokenizer.
         "redacted_thinking" => parts.push(Part::Thinking(Cow::Borrowed("").into())),
         "tool_use" | "server_tool_use" | "mcp_tool_use" => parts.push(Part::ToolCall {
             id: block.id,
             name: block.name.unwrap_or_default(),
-            arguments: block
-                .input
-                .map_or(Cow::Borrowed("{}"), |raw| Cow::Borrowed(raw.get())),
+            arguments: Cow::Borrowed(block.input.unwrap_or("{}")),
         }),
         "image" => parts.push(Part::Media(MediaKind::Image)),
         "document" => parts.push(Part::Media(MediaKind::Document)),
@@ -216,12 +298,9 @@ fn push_tool_result<'a>(
     parts: &mut Vec<Part<'a>>,
 ) {
     match content.unwrap_or_default() {
-        StrOrSeq::Str(text) => parts.push(Part::ToolResult {
-            call_id,
-            text: text.into(),
-        }),
+        StrOrSeq::Str(text) => parts.push(Part::ToolResult { call_id, text }),
         StrOrSeq::Seq(blocks) => {
-            let mut texts: Vec<Cow<'a, str>> = Vec::new();
+            let mut texts: Vec<Text<'a>> = Vec::new();
             let mut extras = Vec::new();
             for block in blocks {
                 match block.kind.as_deref() {
@@ -231,25 +310,25 @@ fn push_tool_result<'a>(
             }
             parts.push(Part::ToolResult {
                 call_id,
-                text: join_texts(texts).into(),
+                text: join_texts(texts),
             });
             parts.extend(extras);
         }
     }
 }
 
-/// Joins text pieces with newlines, borrowing when there is only one.
-pub fn join_texts<'a>(mut texts: Vec<Cow<'a, str>>) -> Cow<'a, str> {
+/// Joins text pieces with newlines, keeping a lone one as it is (borrowed, or still escaped).
+pub fn join_texts<'a, T: Into<Text<'a>>>(texts: Vec<T>) -> Text<'a> {
+    let mut texts: Vec<Text<'a>> = texts.into_iter().map(Into::into).collect();
     match texts.len() {
-        0 => Cow::Borrowed(""),
+        0 => Text::default(),
         1 => texts.pop().unwrap_or_default(),
-        _ => Cow::Owned(
-            texts
-                .iter()
-                .map(AsRef::as_ref)
-                .collect::<Vec<&str>>()
-                .join("\n"),
-        ),
+        _ => texts
+            .iter()
+            .map(Text::as_str)
+            .collect::<Vec<&str>>()
+            .join("\n")
+            .into(),
     }
 }
 
@@ -260,7 +339,7 @@ mod tests {
     #[test]
     fn content_reads_string_list_and_null() {
         let s: StrOrSeq<AnthropicBlock> = serde_json::from_str(r#""hi""#).unwrap();
-        assert!(matches!(s, StrOrSeq::Str(Cow::Borrowed("hi"))));
+        assert!(matches!(s, StrOrSeq::Str(ref text) if text.is_borrowed() && *text == "hi"));
         let l: StrOrSeq<AnthropicBlock> =
             serde_json::from_str(r#"[{"type":"text","text":"a"}]"#).unwrap();
         assert!(matches!(l, StrOrSeq::Seq(ref v) if v.len() == 1));

@@ -58,10 +58,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::blocks::{push_anthropic_content, AnthropicBlock, LenientU64, StrOrSeq};
+use super::blocks::{push_anthropic_content, raw_json, AnthropicBlock, LenientU64, StrOrSeq};
+use super::scan;
 use super::write::{
-    derived_uuid, push_kept, push_line, top_level_fields, top_level_str, top_level_value,
-    Compacted, Sink,
+    derived_uuid, push_kept, push_line, top_level_str, top_level_value, Compacted, Sink,
 };
 use super::{
     node_id, str_field, Entry, Event, Format, Keep, Link, Message, Parent, Record, Role, Usage,
@@ -103,6 +103,9 @@ struct Fields<'a> {
     uuid: Option<&'a str>,
     parent_uuid: Option<&'a str>,
     compact_metadata: Option<&'a str>,
+    /// Where `message` starts in the line, and the line's scanner to walk it with (none when
+    /// serde read the line).
+    message_walk: Option<(usize, scan::Scanner<'a>)>,
 }
 
 impl<'a> Fields<'a> {
@@ -110,7 +113,8 @@ impl<'a> Fields<'a> {
     /// lines carry whole files in `toolUseResult`, which a full parse would scan twice as
     /// slowly. A line the walk cannot follow goes to serde_json, which says what is wrong.
     fn of(text: &'a str) -> Result<Self> {
-        let Some(found) = top_level_fields(text.as_bytes()) else {
+        let scanner = scan::Scanner::new(text.as_bytes());
+        let Some(found) = scanner.top_level_fields() else {
             let line: Line<'a> = serde_json::from_str(text)?;
             let get = |raw: Option<&'a RawValue>| raw.map(RawValue::get);
             return Ok(Fields {
@@ -122,9 +126,11 @@ impl<'a> Fields<'a> {
                 uuid: get(line.uuid),
                 parent_uuid: get(line.parent_uuid),
                 compact_metadata: get(line.compact_metadata),
+                message_walk: None,
             });
         };
         let mut fields = Fields::default();
+        let mut message_start = None;
         // The first of a repeated key wins, as serde's borrowed reading would reject it anyway.
         for (key, span) in found {
             let slot = match key {
@@ -138,8 +144,12 @@ impl<'a> Fields<'a> {
                 b"compactMetadata" => &mut fields.compact_metadata,
                 _ => continue,
             };
+            if key == b"message" && slot.is_none() {
+                message_start = Some(span.start);
+            }
             slot.get_or_insert(&text[span]);
         }
+        fields.message_walk = message_start.map(|start| (start, scanner));
         Ok(fields)
     }
 }
@@ -149,13 +159,53 @@ impl<'a> Fields<'a> {
 struct ApiMessage<'a> {
     #[serde(borrow, default)]
     content: StrOrSeq<'a, AnthropicBlock<'a>>,
-    #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    model: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "raw_json")]
+    id: Option<&'a str>,
+    #[serde(borrow, default, deserialize_with = "raw_json")]
+    model: Option<&'a str>,
     /// Read separately and leniently: usage is advisory and must never fail a line.
-    #[serde(borrow, default)]
-    usage: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "raw_json")]
+    usage: Option<&'a str>,
+}
+
+impl<'a> ApiMessage<'a> {
+    /// The message whose JSON text is `raw`, which starts at byte `start` of `line`, which
+    /// `scanner` scanned. It is walked (see [`super::scan`]), so that its text stays escaped
+    /// until something needs it decoded; serde reads it when the walk gives up, and says what
+    /// is wrong with it if anything is.
+    fn of(raw: &'a str, line: &'a str, walk: Option<&(usize, scan::Scanner<'a>)>) -> Result<Self> {
+        let walked = walk.and_then(|(start, scanner)| {
+            Self::walk(scan::Walk::new(scanner, line, *start), start + raw.len())
+        });
+        match walked {
+            Some(message) => Ok(message),
+            None => Ok(serde_json::from_str(raw)?),
+        }
+    }
+
+    /// The message `walk` stands at, which must end at byte `end`.
+    fn walk(mut walk: scan::Walk<'_, 'a>, end: usize) -> Option<Self> {
+        let mut message = ApiMessage {
+            content: StrOrSeq::default(),
+            id: None,
+            model: None,
+            usage: None,
+        };
+        let mut seen = [false; 4];
+        walk.object(|key, walk| {
+            match scan::wanted(key, ["content", "id", "model", "usage"], &mut seen).ok()? {
+                None => {
+                    walk.skip()?;
+                }
+                Some(0) => message.content = StrOrSeq::walk(walk, AnthropicBlock::walk)?,
+                Some(1) => message.id = walk.raw()?,
+                Some(2) => message.model = walk.raw()?,
+                Some(_) => message.usage = walk.raw()?,
+            }
+            Some(())
+        })?;
+        (walk.position() >= end).then_some(message)
+    }
 }
 
 /// The token counts of an API response's `usage`.
@@ -345,7 +395,7 @@ fn read_entry<'a>(line: usize, text: &'a str, event: &Fields<'a>) -> Result<Reco
     let Some(raw_message) = event.message.filter(|raw| raw.starts_with('{')) else {
         bail!("{} line has no \"message\" object", role.as_str());
     };
-    let message: ApiMessage<'a> = serde_json::from_str(raw_message)?;
+    let message = ApiMessage::of(raw_message, text, event.message_walk.as_ref())?;
     let usage = match role {
         Role::Assistant => response_usage(&message, raw_str(event.request_id)),
         _ => None,
@@ -447,7 +497,7 @@ fn response_usage(message: &ApiMessage<'_>, request_id: Option<Cow<'_, str>>) ->
     if raw_str(message.model).as_deref() == Some("<synthetic>") {
         return None;
     }
-    let usage: ApiUsage = serde_json::from_str(message.usage?.get()).ok()?;
+    let usage: ApiUsage = serde_json::from_str(message.usage?).ok()?;
     let counts = [
         usage.input_tokens,
         usage.cache_creation_input_tokens,
@@ -664,6 +714,81 @@ mod tests {
 
     fn parts<'a>(record: &'a Record<'_>) -> &'a [Part<'a>] {
         &record.message().unwrap().parts
+    }
+
+    /// A message read by walking it alone, or `None` where the walk gives up.
+    fn walked(raw: &str) -> Option<ApiMessage<'_>> {
+        let scanner = scan::Scanner::new(raw.as_bytes());
+        ApiMessage::walk(scan::Walk::new(&scanner, raw, 0), raw.len())
+    }
+
+    /// The parts and usage serde reads from a message, to hold the walk against.
+    fn by_serde(raw: &str) -> (Vec<Part<'_>>, Option<&str>, Option<&str>, Option<&str>) {
+        let message: ApiMessage = serde_json::from_str(raw).unwrap();
+        let mut parts = Vec::new();
+        push_anthropic_content(message.content, &mut parts);
+        (parts, message.id, message.model, message.usage)
+    }
+
+    #[test]
+    fn walking_a_message_reads_what_serde_reads_on_every_real_line() {
+        let dirs = ["fixtures/corpus/claude-code", "fixtures/agents"];
+        let (mut walked, mut messages) = (0, 0);
+        for dir in dirs {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+            for entry in fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                if !name.starts_with("claude") && !dir.ends_with("claude-code") {
+                    continue;
+                }
+                let text = fs::read_to_string(&path).unwrap();
+                for (n, line) in text.lines().enumerate() {
+                    let fields = Fields::of(line).unwrap();
+                    let Some(raw) = fields.message.filter(|raw| raw.starts_with('{')) else {
+                        continue;
+                    };
+                    messages += 1;
+                    let Some((start, scanner)) = &fields.message_walk else {
+                        continue;
+                    };
+                    let walk = scan::Walk::new(scanner, line, *start);
+                    let Some(message) = ApiMessage::walk(walk, start + raw.len()) else {
+                        continue;
+                    };
+                    walked += 1;
+                    let mut parts = Vec::new();
+                    push_anthropic_content(message.content, &mut parts);
+                    let walk = (parts, message.id, message.model, message.usage);
+                    assert_eq!(walk, by_serde(raw), "{name}:{}", n + 1);
+                }
+            }
+        }
+        assert!(
+            messages > 500 && walked == messages,
+            "{walked} of {messages}"
+        );
+    }
+
+    #[test]
+    fn a_message_the_walk_gives_up_on_is_read_by_serde() {
+        for raw in [
+            r#"{"content":[{"type":"text","text":"a","text":"b"}]}"#,
+            r#"{"content":[{"type":"text","te\u0078t":"a"}]}"#,
+            r#"{"content":[{"type":"text","text":7}]}"#,
+            r#"{"content":["bare"]}"#,
+            r#"{"content":"bad \q escape"}"#,
+        ] {
+            assert!(walked(raw).is_none(), "{raw}");
+            let serde = serde_json::from_str::<ApiMessage>(raw).map(|_| ());
+            let ours = ApiMessage::of(raw, raw, None).map(|_| ());
+            assert_eq!(ours.is_ok(), serde.is_ok(), "{raw}");
+        }
+        let raw = r#"{"content":[{"type":"text","te\u0078t":"a"}]}"#;
+        let escaped_key = ApiMessage::of(raw, raw, None);
+        let mut parts = Vec::new();
+        push_anthropic_content(escaped_key.unwrap().content, &mut parts);
+        assert_eq!(parts, [Part::Text("a".into())]);
     }
 
     #[test]

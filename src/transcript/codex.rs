@@ -71,9 +71,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::blocks::{borrowed_str, join_texts, LenientU64, StrOrSeq, Text};
+use super::blocks::{borrowed_str, join_texts, BorrowedStr, LenientU64, StrOrSeq};
 use super::classify::{is_real_user_request, text_of};
 use super::model::Event as LinkEvent;
+use super::text::Text;
 use super::write::Compacted as Compaction;
 use super::write::{push_kept, push_line, top_level_str, top_level_value, Sink};
 use super::{str_field, Entry, Format, Keep, MediaKind, Message, Part, Record, Role, Usage};
@@ -363,12 +364,14 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
         let mut envelope = Envelope::default();
         while let Some(key) = map.next_key::<Key>()? {
             match key {
-                Key::Type => envelope.kind = Some(map.next_value::<Text<'de>>()?.0),
+                Key::Type => envelope.kind = Some(map.next_value::<BorrowedStr<'de>>()?.0),
                 Key::Payload => match &envelope.kind {
                     Some(kind) => envelope.payload = Some(map.next_value_seed(PayloadSeed(kind))?),
                     None => envelope.raw_payload = Some(map.next_value()?),
                 },
-                Key::RecordType => envelope.record_type = Some(map.next_value::<Text<'de>>()?.0),
+                Key::RecordType => {
+                    envelope.record_type = Some(map.next_value::<BorrowedStr<'de>>()?.0)
+                }
                 Key::Id => {
                     envelope.has_id = true;
                     map.next_value::<IgnoredAny>()?;
@@ -476,7 +479,7 @@ struct ContentItem<'a> {
 enum ToolOutput<'a> {
     #[default]
     Absent,
-    Text(Cow<'a, str>),
+    Text(Text<'a>),
     Items(Vec<ContentItem<'a>>),
 }
 
@@ -503,13 +506,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for ToolOutput<'a> {
                 f.write_str("a tool output (string, list or object)")
             }
             fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(ToolOutput::Text(Cow::Borrowed(v)))
+                Ok(ToolOutput::Text(v.into()))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(ToolOutput::Text(Cow::Owned(v.to_owned())))
+                Ok(ToolOutput::Text(v.to_owned().into()))
             }
             fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(ToolOutput::Text(Cow::Owned(v)))
+                Ok(ToolOutput::Text(v.into()))
             }
             fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
                 Ok(ToolOutput::Absent)
@@ -652,7 +655,7 @@ fn read_item<'a>(line: usize, raw: &'a [u8], item: Item<'a>) -> Result<Record<'a
                 call_id: item.call_id,
                 text: item
                     .tools
-                    .map_or(Cow::Borrowed("").into(), |raw| Cow::Borrowed(raw.get()))
+                    .map_or(Cow::Borrowed(""), |raw| Cow::Borrowed(raw.get()))
                     .into(),
             }],
         )),
@@ -678,7 +681,7 @@ fn tool_call<'a>(
 /// readable and are left out.
 fn content_parts<'a>(content: StrOrSeq<'a, ContentItem<'a>>) -> Vec<Part<'a>> {
     match content {
-        StrOrSeq::Str(text) => vec![Part::Text(text.into())],
+        StrOrSeq::Str(text) => vec![Part::Text(text)],
         StrOrSeq::Seq(items) => items.into_iter().filter_map(content_part).collect(),
     }
 }
@@ -708,7 +711,7 @@ fn reasoning_parts<'a>(
     let mut parts = Vec::new();
     for texts in [summary, content] {
         match texts {
-            StrOrSeq::Str(text) => parts.push(Part::Thinking(text.into())),
+            StrOrSeq::Str(text) => parts.push(Part::Thinking(text)),
             StrOrSeq::Seq(items) => parts.extend(
                 items
                     .into_iter()
@@ -727,13 +730,13 @@ fn reasoning_parts<'a>(
 fn output_parts<'a>(call_id: Option<Cow<'a, str>>, output: ToolOutput<'a>) -> Vec<Part<'a>> {
     let mut extras = Vec::new();
     let text = match output {
-        ToolOutput::Absent => Cow::Borrowed(""),
+        ToolOutput::Absent => Text::default(),
         ToolOutput::Text(text) => text,
         ToolOutput::Items(items) => {
-            let mut texts = Vec::new();
+            let mut texts: Vec<Text> = Vec::new();
             for item in items {
                 match content_part(item) {
-                    Some(Part::Text(text)) => texts.push(text.into()),
+                    Some(Part::Text(text)) => texts.push(text),
                     Some(other) => extras.push(other),
                     None => {}
                 }
@@ -742,10 +745,7 @@ fn output_parts<'a>(call_id: Option<Cow<'a, str>>, output: ToolOutput<'a>) -> Ve
         }
     };
     let mut parts = Vec::with_capacity(1 + extras.len());
-    parts.push(Part::ToolResult {
-        call_id,
-        text: text.into(),
-    });
+    parts.push(Part::ToolResult { call_id, text });
     parts.extend(extras);
     parts
 }

@@ -535,7 +535,7 @@ fn model_parts<'a>(
             continue;
         }
         let mut response_id = None;
-        let mut texts = Vec::new();
+        let mut texts: Vec<Cow<str>> = Vec::new();
         let mut extras = Vec::new();
         for part in call.result.0 {
             match part.into_part() {
@@ -549,7 +549,7 @@ fn model_parts<'a>(
         }
         parts.push(Part::ToolResult {
             call_id: response_id.or(call.id),
-            text: join_texts(texts).into(),
+            text: join_texts(texts),
         });
         parts.extend(extras);
     }

@@ -21,6 +21,7 @@ pub mod openai;
 pub mod pi;
 pub mod prune;
 pub mod read;
+pub mod scan;
 pub mod text;
 pub mod write;
 

@@ -153,7 +153,7 @@ impl Format for Openai {
             parts.push(Part::Thinking(reasoning.into()));
         }
         match chat.content {
-            StrOrSeq::Str(text) => parts.push(Part::Text(text.into())),
+            StrOrSeq::Str(text) => parts.push(Part::Text(text)),
             StrOrSeq::Seq(items) => parts.extend(items.into_iter().map(chat_part)),
         }
         let calls = chat.tool_calls.unwrap_or_default();

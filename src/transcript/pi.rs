@@ -68,9 +68,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::blocks::{borrowed_str, Text};
+use super::blocks::{borrowed_str, BorrowedStr};
 use super::blocks::{join_texts, LenientU64, StrOrSeq};
 use super::load::Transcript;
+use super::text::Text;
 use super::write::{
     derived_uuid, push_kept, push_line, top_level_str, top_level_value, Compacted, Sink,
 };
@@ -343,7 +344,7 @@ impl<'de> Visitor<'de> for LineVisitor {
             // may have any shape and is skipped. Before `type` is known it is kept raw.
             let kind = line.kind.as_deref();
             match (key, kind) {
-                (Key::Type, _) => line.kind = Some(map.next_value::<Text<'de>>()?.0),
+                (Key::Type, _) => line.kind = Some(map.next_value::<BorrowedStr<'de>>()?.0),
                 (Key::Message, Some("message")) => line.message = Some(map.next_value()?),
                 (Key::Message, None) => line.raw_message = Some(map.next_value()?),
                 (Key::Summary, Some("compaction" | "branch_summary") | None) => {
@@ -486,7 +487,7 @@ fn read_message<'a>(line: usize, raw: &'a [u8], message: AgentMessage<'a>) -> Re
 /// The parts of message content, one per block.
 fn content_parts<'a>(content: StrOrSeq<'a, Block<'a>>) -> Vec<Part<'a>> {
     match content {
-        StrOrSeq::Str(text) => vec![Part::Text(text.into())],
+        StrOrSeq::Str(text) => vec![Part::Text(text)],
         StrOrSeq::Seq(blocks) => blocks.into_iter().map(block_part).collect(),
     }
 }
@@ -516,17 +517,17 @@ fn tool_result_parts<'a>(content: StrOrSeq<'a, Block<'a>>) -> Vec<Part<'a>> {
         text,
     };
     match content {
-        StrOrSeq::Str(text) => vec![result(text.into())],
+        StrOrSeq::Str(text) => vec![result(text)],
         StrOrSeq::Seq(blocks) => {
-            let mut texts = Vec::new();
+            let mut texts: Vec<Text> = Vec::new();
             let mut extras = Vec::new();
             for block in blocks {
                 match block_part(block) {
-                    Part::Text(text) => texts.push(text.into()),
+                    Part::Text(text) => texts.push(text),
                     other => extras.push(other),
                 }
             }
-            let mut parts = vec![result(join_texts(texts).into())];
+            let mut parts = vec![result(join_texts(texts))];
             parts.extend(extras);
             parts
         }
@@ -558,7 +559,7 @@ fn summary_text(raw: Option<&RawValue>) -> Result<Option<Cow<'_, str>>> {
     let Some(raw) = raw else {
         return Ok(None);
     };
-    let text: Option<Text<'_>> = serde_json::from_str(raw.get())?;
+    let text: Option<BorrowedStr<'_>> = serde_json::from_str(raw.get())?;
     Ok(text.map(|text| text.0))
 }
 

@@ -236,11 +236,10 @@ fn escaped_code_points(body: &str) -> u64 {
         if is_high_surrogate(unit)
             && bytes.get(i) == Some(&b'\\')
             && bytes.get(i + 1) == Some(&b'u')
+            && hex4(bytes, i + 2).is_some_and(is_low_surrogate)
         {
-            if hex4(bytes, i + 2).is_some_and(is_low_surrogate) {
-                points -= 6;
-                i += 6;
-            }
+            points -= 6;
+            i += 6;
         }
     }
     points

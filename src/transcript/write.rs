@@ -15,6 +15,8 @@ use std::ops::Range;
 
 use crate::summary::WRAPPER;
 use crate::transcript::load::Transcript;
+pub use crate::transcript::scan::top_level_fields;
+use crate::transcript::scan::{skip_space, Scanner};
 use crate::transcript::Record;
 
 /// A transcript, what a compaction keeps of its live context, and the summary that replaces
@@ -233,6 +235,7 @@ fn fnv1a(a: &[u8], b: &[u8], offset: u64) -> u64 {
 /// The byte range of the value of top-level key `key` in a JSON object line, if present.
 /// Keys are compared as written (the keys formats use need no escapes).
 pub fn top_level_value(line: &[u8], key: &str) -> Option<Range<usize>> {
+    let scan = Scanner::new(line);
     let mut i = skip_space(line, 0);
     if line.get(i) != Some(&b'{') {
         return None;
@@ -243,14 +246,14 @@ pub fn top_level_value(line: &[u8], key: &str) -> Option<Range<usize>> {
         if line.get(i) != Some(&b'"') {
             return None;
         }
-        let key_end = skip_string(line, i)?;
+        let key_end = scan.skip_string(i)?;
         let this_key = &line[i + 1..key_end - 1];
         i = skip_space(line, key_end);
         if line.get(i) != Some(&b':') {
             return None;
         }
         let value_start = skip_space(line, i + 1);
-        let value_end = skip_value(line, value_start)?;
+        let value_end = scan.skip_value(value_start)?;
         if this_key == key.as_bytes() {
             return Some(value_start..value_end);
         }
@@ -286,16 +289,18 @@ pub enum Step {
 /// objects and arrays on the way by their spans (nothing is parsed beyond the path, so a
 /// megabyte tool output is skipped, not decoded). An empty path is the whole value.
 pub fn value_at(line: &[u8], path: &[Step]) -> Option<Range<usize>> {
+    let scan = Scanner::new(line);
     let start = skip_space(line, 0);
-    let mut span = start..skip_value(line, start)?;
+    let mut span = start..scan.skip_value(start)?;
     for step in path {
-        span = child(line, span, step)?;
+        span = child(&scan, span, step)?;
     }
     Some(span)
 }
 
 /// The span of `step` inside the object or array spanning `within`.
-fn child(line: &[u8], within: Range<usize>, step: &Step) -> Option<Range<usize>> {
+fn child(scan: &Scanner, within: Range<usize>, step: &Step) -> Option<Range<usize>> {
+    let line = scan.bytes();
     let open = *line.get(within.start)?;
     let mut i = skip_space(line, within.start + 1);
     if matches!(line.get(i), Some(b'}' | b']')) {
@@ -308,7 +313,7 @@ fn child(line: &[u8], within: Range<usize>, step: &Step) -> Option<Range<usize>>
                 if line.get(i) != Some(&b'"') {
                     return None;
                 }
-                let key_end = skip_string(line, i)?;
+                let key_end = scan.skip_string(i)?;
                 let key = &line[i + 1..key_end - 1];
                 i = skip_space(line, key_end);
                 if line.get(i) != Some(&b':') {
@@ -320,7 +325,7 @@ fn child(line: &[u8], within: Range<usize>, step: &Step) -> Option<Range<usize>>
             b'[' => None,
             _ => return None,
         };
-        let end = skip_value(line, i)?;
+        let end = scan.skip_value(i)?;
         let found = match (step, key) {
             (Step::Key(wanted), Some(key)) => key == wanted.as_bytes(),
             (Step::Index(wanted), None) => *wanted == index,
@@ -387,6 +392,7 @@ pub fn shrink_long_strings(
     max_chars: usize,
     shrink: &dyn Fn(&str) -> Option<String>,
 ) -> Option<Vec<u8>> {
+    let scan = Scanner::new(json);
     let mut edits = Vec::new();
     let mut i = 0;
     while i < json.len() {
@@ -394,7 +400,7 @@ pub fn shrink_long_strings(
             i += 1;
             continue;
         }
-        let end = skip_string(json, i)?;
+        let end = scan.skip_string(i)?;
         let is_key = json.get(skip_space(json, end)) == Some(&b':');
         // The raw length bounds the decoded one from above: most strings are skipped undecoded.
         if !is_key && end - i - 2 > max_chars {
@@ -414,106 +420,6 @@ pub fn shrink_long_strings(
 pub fn top_level_str(line: &[u8], key: &str) -> Option<String> {
     let span = top_level_value(line, key)?;
     serde_json::from_slice(&line[span]).ok()
-}
-
-fn skip_space(line: &[u8], mut i: usize) -> usize {
-    while line.get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
-    }
-    i
-}
-
-/// The index just past the string starting at `i` (which must be a quote).
-fn skip_string(line: &[u8], i: usize) -> Option<usize> {
-    // Only quotes can end a string, so memchr looks for them alone: transcripts escape a
-    // newline every few dozen bytes, and stopping at every backslash too would cost a call
-    // each. A quote ends the string when an even number of backslashes stands before it.
-    let mut j = i + 1;
-    loop {
-        j += memchr::memchr(b'"', line.get(j..)?)?;
-        let backslashes = line[i + 1..j]
-            .iter()
-            .rev()
-            .take_while(|&&b| b == b'\\')
-            .count();
-        if backslashes % 2 == 0 {
-            return Some(j + 1);
-        }
-        j += 1;
-    }
-}
-
-/// The top-level fields of a JSON object line, as (key as written, value span) pairs, in
-/// order; `None` when the line is not an object this scanner can walk (the caller then lets
-/// serde_json say what is wrong). Values are skipped, not validated.
-pub fn top_level_fields(line: &[u8]) -> Option<Vec<(&[u8], Range<usize>)>> {
-    let mut fields = Vec::new();
-    let mut i = skip_space(line, 0);
-    if line.get(i) != Some(&b'{') {
-        return None;
-    }
-    i = skip_space(line, i + 1);
-    if line.get(i) == Some(&b'}') {
-        return (skip_space(line, i + 1) == line.len()).then_some(fields);
-    }
-    loop {
-        if line.get(i) != Some(&b'"') {
-            return None;
-        }
-        let key_end = skip_string(line, i)?;
-        let key = &line[i + 1..key_end - 1];
-        i = skip_space(line, key_end);
-        if line.get(i) != Some(&b':') {
-            return None;
-        }
-        let value_start = skip_space(line, i + 1);
-        let value_end = skip_value(line, value_start)?;
-        fields.push((key, value_start..value_end));
-        i = skip_space(line, value_end);
-        match line.get(i) {
-            Some(b',') => i = skip_space(line, i + 1),
-            Some(b'}') if skip_space(line, i + 1) == line.len() => return Some(fields),
-            _ => return None,
-        }
-    }
-}
-
-/// The index just past the JSON value starting at `i`.
-fn skip_value(line: &[u8], i: usize) -> Option<usize> {
-    match *line.get(i)? {
-        b'"' => skip_string(line, i),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut j = i;
-            loop {
-                match *line.get(j)? {
-                    b'"' => {
-                        j = skip_string(line, j)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-        }
-        _ => {
-            let mut j = i;
-            while line
-                .get(j)
-                .is_some_and(|b| !matches!(b, b',' | b'}' | b']') && !b.is_ascii_whitespace())
-            {
-                j += 1;
-            }
-            (j > i).then_some(j)
-        }
-    }
 }
 
 #[cfg(test)]
@@ -591,39 +497,6 @@ mod tests {
         assert_eq!(remove(line, 2), serde_json::json!([{"t": 1}, {"t": 2}]));
         assert_eq!(remove(br#"{"a": [ 7 ]}"#, 0), serde_json::json!([]));
         assert_eq!(element_removal(line, &[key("a")]), None);
-    }
-
-    #[test]
-    fn top_level_fields_walks_one_level_and_refuses_what_is_not_an_object() {
-        let line =
-            br#" { "type" : "user", "x": {"type": "inner", "s": "a\"}b"}, "n": [1, {"m": 2}] } "#;
-        let fields = top_level_fields(line).unwrap();
-        let found: Vec<(&[u8], &[u8])> = fields
-            .iter()
-            .map(|(k, span)| (*k, &line[span.clone()]))
-            .collect();
-        assert_eq!(
-            found,
-            vec![
-                (&b"type"[..], &br#""user""#[..]),
-                (&b"x"[..], &br#"{"type": "inner", "s": "a\"}b"}"#[..]),
-                (&b"n"[..], &br#"[1, {"m": 2}]"#[..]),
-            ]
-        );
-        assert_eq!(top_level_fields(b"{}").unwrap().len(), 0);
-        for bad in [
-            &b"[1]"[..],
-            b"{\"a\":1",
-            b"{\"a\":1} x",
-            b"{\"a\" 1}",
-            b"{\"a\":\"b}",
-        ] {
-            assert!(
-                top_level_fields(bad).is_none(),
-                "{}",
-                String::from_utf8_lossy(bad)
-            );
-        }
     }
 
     #[test]
