@@ -229,7 +229,7 @@ impl<'a> AnthropicBlock<'a> {
         let mut seen = [false; 8];
         let cow = |text: Option<Text<'a>>| text.map(Text::into_cow);
         walk.object(|key, walk| {
-            match scan::wanted(key, Self::KEYS, &mut seen).ok()? {
+            match scan::wanted(key, Self::KEYS, &mut seen)? {
                 None => {
                     walk.skip()?;
                 }

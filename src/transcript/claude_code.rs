@@ -193,7 +193,7 @@ impl<'a> ApiMessage<'a> {
         };
         let mut seen = [false; 4];
         walk.object(|key, walk| {
-            match scan::wanted(key, ["content", "id", "model", "usage"], &mut seen).ok()? {
+            match scan::wanted(key, ["content", "id", "model", "usage"], &mut seen)? {
                 None => {
                     walk.skip()?;
                 }

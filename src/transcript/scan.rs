@@ -351,20 +351,17 @@ impl<'s, 'a> Walk<'s, 'a> {
     }
 }
 
-/// Which of `keys` a member's key is, or `None` for another key; `Err` when it is one already
-/// `seen` (serde refuses a repeated field, so the walk gives up and leaves it to serde).
+/// Which of `keys` a member's key is (`Some(None)` for another key); `None` when it is one
+/// already `seen`: serde refuses a repeated field, so the walk gives up and leaves it to serde.
 pub fn wanted<const N: usize>(
     key: &[u8],
     keys: [&str; N],
     seen: &mut [bool; N],
-) -> Result<Option<usize>, ()> {
+) -> Option<Option<usize>> {
     let Some(slot) = keys.iter().position(|k| k.as_bytes() == key) else {
-        return Ok(None);
+        return Some(None);
     };
-    match std::mem::replace(&mut seen[slot], true) {
-        true => Err(()),
-        false => Ok(Some(slot)),
-    }
+    (!std::mem::replace(&mut seen[slot], true)).then_some(Some(slot))
 }
 
 #[cfg(test)]
