@@ -17,7 +17,7 @@ use super::text::without_gutter;
 use crate::transcript::{file_before_edit, Part, Record};
 
 /// How many calls around an edit an extract keeps.
-const CALLS: usize = 8;
+const CALLS: usize = 6;
 
 /// An edit as its call states it, and the record of its result once it comes.
 #[derive(Debug)]
@@ -60,24 +60,23 @@ pub(super) fn replaced(arguments: &str) -> Option<(String, String)> {
     (!old.trim().is_empty()).then_some((old, new))
 }
 
-/// The code around the latest of these edits (oldest first) whose place can be found, given
-/// the reads of files (path, record index of the result) in session order. Names in `known`
-/// (what the edits themselves touched) are not repeated among the calls.
+/// The code around an edit, given the reads of files (path, record index of the result) in
+/// session order. Names in `known` (what the latest edits touched) are not repeated among the
+/// calls. Only the latest edit is looked at: an older one's place is no longer where the work
+/// is, even when the latest one's has nothing to add.
 pub(super) fn around(
     records: &[Record],
-    sites: &[EditSite],
+    site: &EditSite,
     reads: &[(String, usize)],
     known: &[String],
 ) -> Option<Around> {
-    sites.iter().rev().find_map(|site| {
-        let (text, anchor) = file_text(records, site, reads)?;
-        let (function, calls) = surroundings(&text, anchor, known)?;
-        Some(Around {
-            path: site.path.clone(),
-            function,
-            calls,
-            index: site.index,
-        })
+    let (text, anchor) = file_text(records, site, reads)?;
+    let (function, calls) = surroundings(&text, anchor, known)?;
+    Some(Around {
+        path: site.path.clone(),
+        function,
+        calls,
+        index: site.index,
     })
 }
 
@@ -371,7 +370,7 @@ mod tests {
         }
         let (function, calls) = surroundings(&body, "    edited = True", &[]).unwrap();
         assert_eq!(function.as_deref(), Some("run"));
-        let want: Vec<String> = (4..12).map(|n| format!("self.step_{n}")).collect();
+        let want: Vec<String> = (6..12).map(|n| format!("self.step_{n}")).collect();
         assert_eq!(calls, want);
     }
 
@@ -412,6 +411,44 @@ mod tests {
         let line = "\tif err := self.client.get_items(len(x), fmt.Sprintf(\"%d\", n)) || Builder::new_with(1) {";
         let got: Vec<&str> = calls(line).into_iter().map(|(_, c)| c).collect();
         assert_eq!(got, ["client.get_items", "Builder::new_with"]);
+    }
+
+    /// entireio's prefix up to its cut: the second edit of `checkConcurrentSessions` is found
+    /// in Claude Code's copy of the file before it, and the block it sits in goes on to call
+    /// `outputHookResponse`, the summary's next step; without that copy, the read of lines
+    /// 124-148 before the edits still shows the block's first calls, though not the function.
+    #[test]
+    fn the_code_around_entireios_latest_edit() {
+        use crate::transcript::claude_code::ClaudeCode;
+        use crate::transcript::model::testing::{corpus, read_all};
+        let lines = corpus("claude-code/entireio-cli-a6e4c2a0fbd1.jsonl");
+        let (mut records, _) = read_all(&ClaudeCode, &lines[..30]);
+        let ex = crate::extract::extract(&records);
+        let around = ex.around.unwrap();
+        assert_eq!(around.path, "cmd/entire/cli/hooks_claudecode_handlers.go");
+        assert_eq!(around.function.as_deref(), Some("checkConcurrentSessions"));
+        assert_eq!(
+            around.calls,
+            [
+                "strategy.SaveSessionState",
+                "ag.FormatResumeCommand",
+                "ag.ExtractAgentSessionID",
+                "outputHookResponse"
+            ]
+        );
+        for record in &mut records {
+            record.raw = b"{}";
+        }
+        let around = crate::extract::extract(&records).around.unwrap();
+        assert_eq!(around.function, None);
+        assert_eq!(
+            around.calls,
+            [
+                "strategy.SaveSessionState",
+                "ag.FormatResumeCommand",
+                "ag.ExtractAgentSessionID"
+            ]
+        );
     }
 
     #[test]

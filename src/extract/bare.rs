@@ -172,6 +172,33 @@ mod tests {
     }
 
     #[test]
+    fn now_names_the_file_and_the_function_the_latest_edit_sits_in() {
+        let mut ex = busy();
+        let place = |ex: &Extract| bare(ex, 1000, Tokenizer::Chars4).now;
+        ex.files.push(crate::extract::FileUse {
+            path: "src/lexer.rs".into(),
+            edit: 1,
+            last: 90,
+            ..Default::default()
+        });
+        let task = "make the parser handle nested quotes in src/parse.rs";
+        assert_eq!(place(&ex), format!("{task} @ lexer.rs"));
+        ex.around = Some(crate::extract::Around {
+            path: "src/lexer.rs".into(),
+            function: Some("read_quoted".into()),
+            calls: Vec::new(),
+            index: 90,
+        });
+        assert_eq!(place(&ex), format!("{task} @ lexer.rs:read_quoted"));
+        // A task that names the file gets the function alone; an edit elsewhere, nothing.
+        ex.files.last_mut().unwrap().path = "src/parse.rs".into();
+        ex.around.as_mut().unwrap().path = "src/parse.rs".into();
+        assert_eq!(place(&ex), format!("{task} @ read_quoted"));
+        ex.around.as_mut().unwrap().path = "src/other.rs".into();
+        assert_eq!(place(&ex), task);
+    }
+
+    #[test]
     fn the_bare_floor_holds_the_empty_labels_in_every_estimator() {
         let labels = "NOW:\nNEXT:\nTEST:\nCI:\n";
         for tokenizer in [

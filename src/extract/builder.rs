@@ -38,9 +38,6 @@ const AGENT_DECISIONS: usize = 8;
 /// How many names of the latest edits an extract keeps.
 const TOUCHED: usize = 18;
 
-/// How many of the latest edits the code around them is looked for in, newest first.
-const SITES: usize = 3;
-
 /// A call waiting for its result.
 struct Pending {
     /// The command's index in the builder's list, for a shell call.
@@ -76,9 +73,8 @@ pub(super) struct Builder {
     last_text: Option<usize>,
     /// The code names of the latest edits, oldest first, at most [`EDITS_TOUCHED`] of them.
     edits: Vec<Vec<String>>,
-    /// The latest [`SITES`] edits, oldest first, and every read's file and result record,
-    /// for the code around the edits.
-    sites: Vec<EditSite>,
+    /// The latest edit, and every read's file and result record, for the code around it.
+    site: Option<EditSite>,
     reads: Vec<(String, usize)>,
     /// Every request (record index, full text), the user's answers, and the agent's stated
     /// choices (the latest [`CHOICES`]), for the decisions.
@@ -119,7 +115,7 @@ impl Builder {
             context: None,
             last_text: None,
             edits: Vec::new(),
-            sites: Vec::new(),
+            site: None,
             reads: Vec::new(),
             requests: Vec::new(),
             answers: Vec::new(),
@@ -430,7 +426,7 @@ impl Builder {
         if let Some(path) = &self.pending[slot].read {
             self.reads.push((path.clone(), index));
         }
-        if let Some(site) = self.sites.iter_mut().find(|s| s.slot == slot) {
+        if let Some(site) = self.site.as_mut().filter(|s| s.slot == slot) {
             site.result = Some(index);
         }
         if self.pending[slot].agent.is_some() {
@@ -607,10 +603,7 @@ impl Builder {
         ) else {
             return;
         };
-        if self.sites.len() == SITES {
-            self.sites.remove(0);
-        }
-        self.sites.push(EditSite {
+        self.site = Some(EditSite {
             path: self.relative(&path),
             old,
             new,
@@ -738,7 +731,9 @@ impl Builder {
                 }
             }
         }
-        self.ex.around = around(records, &self.sites, &self.reads, &self.ex.touched);
+        if let Some(site) = &self.site {
+            self.ex.around = around(records, site, &self.reads, &self.ex.touched);
+        }
         if let Some((index, plan)) = &self.plan_doc {
             let newer = self.ex.todo_at.is_none_or(|at| at < *index);
             let items = unchecked_items(plan);

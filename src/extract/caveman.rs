@@ -541,4 +541,37 @@ mod tests {
             "{roomy}"
         );
     }
+
+    #[test]
+    fn the_code_around_the_latest_edit_is_one_line_under_now() {
+        let mut ex = busy();
+        ex.names = [
+            "checkConcurrentSessions",
+            "outputHookResponse",
+            "parse_line",
+        ]
+        .map(String::from)
+        .to_vec();
+        ex.around = Some(Around {
+            path: "a.go".into(),
+            function: Some("checkConcurrentSessions".into()),
+            calls: vec!["ag.FormatResumeCommand".into(), "outputHookResponse".into()],
+            index: 3,
+        });
+        let text = caveman(&ex, 5000, Tokenizer::Chars4);
+        let line =
+            "edit in checkConcurrentSessions, beside: ag.FormatResumeCommand outputHookResponse";
+        assert!(
+            text.contains(&format!("last: $ cargo test -p crate29\n{line}\n")),
+            "{text}"
+        );
+        // What the line shows is not repeated among the frequent names.
+        assert!(text.contains("## names\n- parse_line\n"), "{text}");
+        ex.around.as_mut().unwrap().function = None;
+        let text = caveman(&ex, 5000, Tokenizer::Chars4);
+        assert!(
+            text.contains("\nedit beside: ag.FormatResumeCommand"),
+            "{text}"
+        );
+    }
 }
