@@ -24,8 +24,9 @@ const CALLS: usize = 6;
 pub(super) struct EditSite {
     /// The file, written as the extract writes paths.
     pub path: String,
-    /// The text the edit replaced, and the text it wrote.
+    /// The text the edit replaced: where it sits in the file before the edit.
     pub old: String,
+    /// The text it wrote: where it sits in a read of the file after the edit.
     pub new: String,
     /// The record index of the call.
     pub index: usize,
@@ -167,8 +168,8 @@ fn indent(line: &str) -> Option<usize> {
     })
 }
 
-/// The name of the nearest definition above (in `lines`, the file before the edit) that
-/// encloses code indented `base`: walking up, each line indented less than everything below
+/// The name of the nearest definition in `lines` (those above the edit) that encloses code
+/// indented `base`: walking up, each line indented less than everything below
 /// it is an opener, and the first opener that defines something names it.
 fn enclosing(lines: &[&str], base: usize) -> Option<String> {
     let mut threshold = base;
