@@ -53,7 +53,7 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
             .map_or_else(none, |g| Shortening::plain(g.text.clone())),
     };
     let now = match ex.focus() {
-        Some(file) => with_file(now, &file.path),
+        Some(file) => with_file(now, &file.path, function_in(ex, &file.path)),
         None => now,
     };
     let next = ex.next().map_or_else(none, Shortening::plain);
@@ -111,15 +111,28 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     at(&values, low)
 }
 
-/// The current task and ` @ <file>`, the file the work is on, unless the task names it; the
-/// file goes first when the line is cut.
-fn with_file(now: Shortening, path: &str) -> Shortening {
+/// The definition the latest edit sits in, when that edit is in this file.
+fn function_in<'e>(ex: &'e Extract, path: &str) -> Option<&'e str> {
+    let around = ex.around.as_ref().filter(|a| a.path == path)?;
+    around.function.as_deref()
+}
+
+/// The current task and ` @ <file>`, the file the work is on, or ` @ <file>:<function>` with the
+/// definition its latest edit sits in; each unless the task names it. The place goes first
+/// when the line is cut.
+fn with_file(now: Shortening, path: &str, function: Option<&str>) -> Shortening {
     let name = path.rsplit('/').next().unwrap_or(path);
-    if name.is_empty() || now.full.contains(name) || now.full == "none" {
+    let named = |word: &str| word.is_empty() || now.full.contains(word);
+    let place = match function.filter(|f| !named(f)) {
+        Some(function) if named(name) => function.to_owned(),
+        Some(function) => format!("{name}:{function}"),
+        None => name.to_owned(),
+    };
+    if named(&place) || now.full == "none" {
         return now;
     }
     let protected = now.tail < now.full.len();
-    let full = format!("{} @ {name}", now.full);
+    let full = format!("{} @ {place}", now.full);
     Shortening {
         tail: if protected { now.tail } else { full.len() },
         full,
@@ -156,6 +169,33 @@ mod tests {
         assert_eq!(lines.next, "Next, I will update the docs.");
         let empty = bare(&Extract::default(), 100, Tokenizer::Chars4).lines();
         assert_eq!(empty, "NOW:none\nNEXT:none\nTEST:none\nCI:none\n");
+    }
+
+    #[test]
+    fn now_names_the_file_and_the_function_the_latest_edit_sits_in() {
+        let mut ex = busy();
+        let place = |ex: &Extract| bare(ex, 1000, Tokenizer::Chars4).now;
+        ex.files.push(crate::extract::FileUse {
+            path: "src/lexer.rs".into(),
+            edit: 1,
+            last: 90,
+            ..Default::default()
+        });
+        let task = "make the parser handle nested quotes in src/parse.rs";
+        assert_eq!(place(&ex), format!("{task} @ lexer.rs"));
+        ex.around = Some(crate::extract::Around {
+            path: "src/lexer.rs".into(),
+            function: Some("read_quoted".into()),
+            calls: Vec::new(),
+            index: 90,
+        });
+        assert_eq!(place(&ex), format!("{task} @ lexer.rs:read_quoted"));
+        // A task that names the file gets the function alone; an edit elsewhere, nothing.
+        ex.files.last_mut().unwrap().path = "src/parse.rs".into();
+        ex.around.as_mut().unwrap().path = "src/parse.rs".into();
+        assert_eq!(place(&ex), format!("{task} @ read_quoted"));
+        ex.around.as_mut().unwrap().path = "src/other.rs".into();
+        assert_eq!(place(&ex), task);
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::around::{around, replaced, EditSite};
 use super::ci::{gh_checks, is_gh_ci, workflow_files};
 use super::decisions::{answers, choice_sentences, is_decision_turn, is_rule, DECISION_CHARS};
 use super::goal::{gist, pointed_document, summary_first_words, summary_goal, summary_pending};
@@ -45,6 +46,8 @@ struct Pending {
     doc: bool,
     /// For a sub-agent call: the record index and what it delegates.
     agent: Option<(usize, String)>,
+    /// For a read: the file, as the extract writes paths.
+    read: Option<String>,
     answered: bool,
 }
 
@@ -70,6 +73,9 @@ pub(super) struct Builder {
     last_text: Option<usize>,
     /// The code names of the latest edits, oldest first, at most [`EDITS_TOUCHED`] of them.
     edits: Vec<Vec<String>>,
+    /// The latest edit, and every read's file and result record, for the code around it.
+    site: Option<EditSite>,
+    reads: Vec<(String, usize)>,
     /// Every request (record index, full text), the user's answers, and the agent's stated
     /// choices (the latest [`CHOICES`]), for the decisions.
     requests: Vec<(usize, String)>,
@@ -109,6 +115,8 @@ impl Builder {
             context: None,
             last_text: None,
             edits: Vec::new(),
+            site: None,
+            reads: Vec::new(),
             requests: Vec::new(),
             answers: Vec::new(),
             choices: Vec::new(),
@@ -305,6 +313,9 @@ impl Builder {
                 if matches!(kind, Tool::Edit | Tool::Write) {
                     self.edited(edit_names(arguments, false));
                 }
+                if kind == Tool::Edit {
+                    self.edit_site(index, arguments);
+                }
                 let op = match kind {
                     Tool::Read | Tool::Search => Op::Read,
                     Tool::Edit => Op::Edit,
@@ -369,10 +380,14 @@ impl Builder {
             .then(|| delegated_task(arguments))
             .flatten()
             .map(|task| (index, task));
+        let read = (kind == Tool::Read)
+            .then(|| argument_paths(arguments).first().map(|p| self.relative(p)))
+            .flatten();
         self.pending.push(Pending {
             command,
             doc,
             agent,
+            read,
             answered: false,
         });
         if let Some(id) = id {
@@ -408,6 +423,12 @@ impl Builder {
         }
         let Some(slot) = slot else { return };
         self.pending[slot].answered = true;
+        if let Some(path) = &self.pending[slot].read {
+            self.reads.push((path.clone(), index));
+        }
+        if let Some(site) = self.site.as_mut().filter(|s| s.slot == slot) {
+            site.result = Some(index);
+        }
         if self.pending[slot].agent.is_some() {
             if let Some(report) = gist(text).or_else(|| Some(text.to_owned())) {
                 if self.reports.len() == REPORTS {
@@ -573,6 +594,25 @@ impl Builder {
         self.edits.push(names);
     }
 
+    /// Keeps where an edit tool call changed its file, for the code around it; the call's
+    /// slot is the next pending one, as it is recorded before it waits for its result.
+    fn edit_site(&mut self, index: usize, arguments: &str) {
+        let (Some((old, new)), Some(path)) = (
+            replaced(arguments),
+            argument_paths(arguments).into_iter().next(),
+        ) else {
+            return;
+        };
+        self.site = Some(EditSite {
+            path: self.relative(&path),
+            old,
+            new,
+            index,
+            slot: self.pending.len(),
+            result: None,
+        });
+    }
+
     fn relative(&self, path: &str) -> String {
         relative(path, self.root.as_deref())
     }
@@ -690,6 +730,9 @@ impl Builder {
                     self.ex.touched.push(name.clone());
                 }
             }
+        }
+        if let Some(site) = &self.site {
+            self.ex.around = around(records, site, &self.reads, &self.ex.touched);
         }
         if let Some((index, plan)) = &self.plan_doc {
             let newer = self.ex.todo_at.is_none_or(|at| at < *index);

@@ -1,7 +1,7 @@
 //! caveman: the Markdown summary of an extract within a token budget, lines admitted by
 //! priority and cut to fit, with a count of what did not.
 
-use super::model::Extract;
+use super::model::{Around, Extract};
 use super::shorten::{ask, Shortening};
 use super::text::{cut, one_line};
 use crate::tokens::Tokenizer;
@@ -255,6 +255,11 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         let text = format!("last: {}", cut(&call.text, 100));
         push(Section::Now, text, Some(10), 30);
     }
+    // Where the latest edit sits and what its block goes on to call: the code a request like
+    // "do it the way the check above does" points at, which the edit's own names miss.
+    if let Some(text) = ex.around.as_ref().and_then(around_line) {
+        push(Section::Now, text, None, 31);
+    }
     let open = ex.errors.iter().filter(|e| !e.resolved);
     let mut previous: Option<&str> = None;
     for (n, error) in open.take(CANDIDATES).enumerate() {
@@ -339,10 +344,15 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
     }
     // Last, the names the session keeps coming back to, a few to a line, filling what budget
     // is left: they are what the next turns will search for.
+    let shown_around = |name: &str| {
+        ex.around.as_ref().is_some_and(|a| {
+            a.function.as_deref() == Some(name) || a.calls.iter().any(|c| c == name)
+        })
+    };
     let frequent: Vec<&String> = ex
         .names
         .iter()
-        .filter(|n| !ex.touched.contains(n))
+        .filter(|n| !ex.touched.contains(n) && !shown_around(n))
         .collect();
     for (n, group) in frequent.chunks(NAMES_PER_LINE).take(CANDIDATES).enumerate() {
         let group: Vec<&str> = group.iter().map(|s| s.as_str()).collect();
@@ -354,6 +364,17 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         );
     }
     lines
+}
+
+/// The line of the code around the latest edit: `edit in <function>, beside: <calls>`.
+fn around_line(around: &Around) -> Option<String> {
+    let calls = cut(&around.calls.join(" "), 200);
+    match (&around.function, calls.is_empty()) {
+        (Some(function), true) => Some(format!("edit in {function}")),
+        (Some(function), false) => Some(format!("edit in {function}, beside: {calls}")),
+        (None, false) => Some(format!("edit beside: {calls}")),
+        (None, true) => None,
+    }
 }
 
 /// Characters shown of a decision line.
@@ -518,6 +539,39 @@ mod tests {
         assert!(
             roomy.contains("## next\n- Next, I will update the docs."),
             "{roomy}"
+        );
+    }
+
+    #[test]
+    fn the_code_around_the_latest_edit_is_one_line_under_now() {
+        let mut ex = busy();
+        ex.names = [
+            "checkConcurrentSessions",
+            "outputHookResponse",
+            "parse_line",
+        ]
+        .map(String::from)
+        .to_vec();
+        ex.around = Some(Around {
+            path: "a.go".into(),
+            function: Some("checkConcurrentSessions".into()),
+            calls: vec!["ag.FormatResumeCommand".into(), "outputHookResponse".into()],
+            index: 3,
+        });
+        let text = caveman(&ex, 5000, Tokenizer::Chars4);
+        let line =
+            "edit in checkConcurrentSessions, beside: ag.FormatResumeCommand outputHookResponse";
+        assert!(
+            text.contains(&format!("last: $ cargo test -p crate29\n{line}\n")),
+            "{text}"
+        );
+        // What the line shows is not repeated among the frequent names.
+        assert!(text.contains("## names\n- parse_line\n"), "{text}");
+        ex.around.as_mut().unwrap().function = None;
+        let text = caveman(&ex, 5000, Tokenizer::Chars4);
+        assert!(
+            text.contains("\nedit beside: ag.FormatResumeCommand"),
+            "{text}"
         );
     }
 }

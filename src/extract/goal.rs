@@ -11,7 +11,7 @@
 
 use super::paths::is_pathlike;
 use super::said::weight;
-use super::text::has;
+use super::text::{has, without_gutter};
 use crate::transcript::classify::SUMMARY_PREFIXES;
 
 /// Headings (lowercase, without `#`, numbering, `*` or a trailing `:`) that open the goal
@@ -249,20 +249,6 @@ pub(super) fn gist(document: &str) -> Option<String> {
         out.push_str(&prose.join(" "));
     }
     (!out.is_empty() && !has(&out, "\u{1b}")).then_some(out)
-}
-
-/// A line without the line-number gutter read tools print before it.
-fn without_gutter(line: &str) -> &str {
-    let t = line.trim_start();
-    let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    if digits == 0 {
-        return line;
-    }
-    let rest = &t[digits..];
-    rest.strip_prefix('→')
-        .or_else(|| rest.strip_prefix('\t'))
-        .or_else(|| rest.strip_prefix(": "))
-        .unwrap_or(line)
 }
 
 #[cfg(test)]

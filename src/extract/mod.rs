@@ -4,9 +4,9 @@
 //! their reasons (the user's turns and answers, the agent's stated choices and the constraints
 //! it found), the current task and state (what the agent was doing, sub-agents in flight and
 //! what they reported), its own next step; then the files and shell commands it touched with
-//! their outcomes, the errors it met, the code names it was changing and the CI checks it looked
-//! at; and the two renderings built from them, [`caveman`] (Markdown within a token budget) and
-//! [`bare`] (four lines).
+//! their outcomes, the errors it met, the code names it was changing, the code around its latest
+//! edit and the CI checks it looked at; and the two renderings built from them, [`caveman`]
+//! (Markdown within a token budget) and [`bare`] (four lines).
 //!
 //! [`extract`] makes one pass over the records, after a scan for the working directory that
 //! stops at the first record naming one (paths and commands are written relative to it, so it
@@ -35,10 +35,12 @@
 //! - `runners`: test-runner summary lines;
 //! - `ci`: workflow files and `gh` check listings;
 //! - `names`: the code names a session keeps mentioning;
+//! - `around`: the code around the latest edit, from the fullest copy of its file;
 //! - `text`: one-line text, cuts, escape removal;
 //! - `shorten`: texts that shorten with a protected tail, shared by both renderers;
 //! - `caveman` and `bare`: the two renderings.
 
+mod around;
 mod bare;
 mod builder;
 mod caveman;
@@ -61,7 +63,8 @@ mod tools;
 pub use bare::{bare, Bare, BARE_FLOOR};
 pub use caveman::caveman;
 pub use model::{
-    CiCheck, CommandUse, Decision, ErrorSeen, Extract, FileUse, RunOutcome, Said, TestCounts, Todo,
+    Around, CiCheck, CommandUse, Decision, ErrorSeen, Extract, FileUse, RunOutcome, Said,
+    TestCounts, Todo,
 };
 pub use names::frequent_names;
 pub use paths::is_pathlike;

@@ -184,6 +184,21 @@ impl CiCheck {
     }
 }
 
+/// The code around the agent's latest edit, found in the fullest copy of its file the session
+/// holds: what the edit's own text does not name, and the next step may need.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Around {
+    /// The edited file.
+    pub path: String,
+    /// The definition (function, method, class) the edit sits in.
+    pub function: Option<String>,
+    /// The nearest calls the rest of the edit's block makes, in file order, leaving out the
+    /// names the latest edits touched.
+    pub calls: Vec<String>,
+    /// The record index of the edit.
+    pub index: usize,
+}
+
 /// Everything extracted from a transcript.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Extract {
@@ -247,6 +262,8 @@ pub struct Extract {
     /// Code names the latest edits wrote or replaced, newest edit first: what the agent was
     /// changing when the transcript ends, which outranks what was only frequent.
     pub touched: Vec<String>,
+    /// The code around the latest edit whose place in its file the session shows.
+    pub around: Option<Around>,
 }
 
 impl Extract {

@@ -10,7 +10,8 @@ pub(super) const NAMES: usize = 120;
 /// The code names main-chain messages mention at least twice, most frequent first (ties in
 /// first-seen order). A name is a word with an inner `_` (`parse_jsonl`), a camelCase or
 /// PascalCase word with two humps (`checkConcurrentSessions`, `TodoItem`), or a file name with
-/// an extension (`CLAUDE.md`): the words an agent searches for, not prose.
+/// an extension (`CLAUDE.md`): the words an agent searches for, not prose. In a tool call's
+/// arguments only the values count: the keys (`file_path`, `old_string`) are the tool's own.
 pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
     let mut counts: std::collections::HashMap<&str, (usize, usize)> =
         std::collections::HashMap::new();
@@ -20,11 +21,11 @@ pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
             continue;
         }
         for part in &message.parts {
-            let text = match part {
+            let (text, json) = match part {
                 Part::Text(text) | Part::Thinking(text) | Part::ToolResult { text, .. } => {
-                    text.as_str()
+                    (text.as_str(), false)
                 }
-                Part::ToolCall { arguments, .. } => arguments.as_ref(),
+                Part::ToolCall { arguments, .. } => (arguments.as_ref(), true),
                 _ => continue,
             };
             // A word right after a backslash is the rest of an escape in JSON arguments
@@ -32,7 +33,9 @@ pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
             let words = text
                 .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
                 .map(|w| w.trim_matches('.'));
-            for word in words.filter(|w| is_code_name(w) && !escaped(text, w)) {
+            let named =
+                |w: &&str| is_code_name(w) && !escaped(text, w) && !(json && is_key(text, w));
+            for word in words.filter(named) {
                 order += 1;
                 counts.entry(word).or_insert((0, order)).0 += 1;
             }
@@ -184,6 +187,17 @@ fn escaped(text: &str, word: &str) -> bool {
     text[..start].ends_with('\\')
 }
 
+/// True when `word` (a slice of JSON `text`) is a whole object key: a quote right before it,
+/// a quote and a colon right after. A key quoted inside a string value has escaped quotes.
+fn is_key(text: &str, word: &str) -> bool {
+    let start = word.as_ptr() as usize - text.as_ptr() as usize;
+    let after = &text[start + word.len()..];
+    text[..start].ends_with('"')
+        && after
+            .strip_prefix('"')
+            .is_some_and(|rest| rest.trim_start().starts_with(':'))
+}
+
 /// True for a word that names something in code (see [`frequent_names`]).
 pub(super) fn is_code_name(word: &str) -> bool {
     let Some(first) = word.chars().next() else {
@@ -251,14 +265,32 @@ mod tests {
                 )),
             )
         };
+        let call = |arguments: &str| {
+            Record::new(
+                0,
+                b"",
+                crate::transcript::Entry::Message(Message::new(
+                    crate::transcript::Role::Assistant,
+                    vec![Part::ToolCall {
+                        id: None,
+                        name: "Edit".into(),
+                        arguments: arguments.to_owned().into(),
+                    }],
+                )),
+            )
+        };
         let records = [
             text("fix parse_jsonl in reader.rs, then parse_jsonl again"),
             text("reader.rs calls parse_jsonl; TodoItem once"),
             text("{\"a\":\"x\\nPleaseNote\\nPleaseNote\"}"),
+            // Argument keys are the tool's, not the code's; a value (or a key quoted in one)
+            // is the code's.
+            call(r#"{"file_path": "a.rs", "old_string": "load_config", "new_string": "x"}"#),
+            call(r#"{"file_path":"b.rs","old_string":"y","new_string":"{\"load_config\":1}"}"#),
         ];
         assert_eq!(
             frequent_names(&records, 10),
-            vec!["parse_jsonl", "reader.rs"]
+            vec!["parse_jsonl", "reader.rs", "load_config"]
         );
     }
 

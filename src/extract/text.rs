@@ -13,6 +13,20 @@ pub(super) fn between<'t>(text: &'t str, open: &str, close: &str) -> Option<&'t 
     Some(&text[start..end])
 }
 
+/// A line without the line-number gutter read tools print before it.
+pub(super) fn without_gutter(line: &str) -> &str {
+    let t = line.trim_start();
+    let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 {
+        return line;
+    }
+    let rest = &t[digits..];
+    rest.strip_prefix('→')
+        .or_else(|| rest.strip_prefix('\t'))
+        .or_else(|| rest.strip_prefix(": "))
+        .unwrap_or(line)
+}
+
 /// The text on one line: terminal escape sequences and control characters removed, runs of
 /// whitespace made one space, cut to `max` characters at a word boundary when one is near,
 /// marked `…` when cut.

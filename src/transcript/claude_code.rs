@@ -357,6 +357,13 @@ impl Format for ClaudeCode {
         top_level_str(raw, "cwd")
     }
 
+    /// An Edit result's `toolUseResult.originalFile`: the whole file before the edit. The
+    /// reader skips `toolUseResult` (it is the bulk of most lines), so this walks to it only
+    /// when asked.
+    fn file_before_edit(&self, raw: &[u8]) -> Option<String> {
+        super::str_at(raw, &["toolUseResult", "originalFile"])
+    }
+
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
         let event = Fields::of(text)?;
         let mut record = read_entry(line, text, &event)?;
@@ -1184,6 +1191,31 @@ mod tests {
             find(r#""subtype":"compact_boundary""#),
             find(r#""isCompactSummary":true"#),
         )
+    }
+
+    /// Claude Code's Edit result keeps the whole file before the edit; the same file's Read
+    /// result, the Bash result and the Edit call itself keep none.
+    #[test]
+    fn an_edit_result_keeps_the_file_before_the_edit() {
+        let bytes = corpus_bytes("entireio-cli-a6e4c2a0fbd1.jsonl");
+        let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+        let before = ClaudeCode.file_before_edit(lines[17]).unwrap();
+        assert!(before.starts_with("// hooks_claudecode_handlers.go contains"));
+        assert!(before.contains("\tif err := outputHookResponse(false, \"You have another"));
+        // The second edit's file already holds the first edit's text.
+        assert!(before.contains("\t\trepo, err := strategy.OpenRepository()\n"));
+        for line in [11, 13, 20] {
+            assert_eq!(
+                ClaudeCode.file_before_edit(lines[line]),
+                None,
+                "line {}",
+                line + 1
+            );
+        }
+        let record = ClaudeCode
+            .read(18, std::str::from_utf8(lines[17]).unwrap())
+            .unwrap();
+        assert_eq!(super::super::file_before_edit(&record), Some(before));
     }
 
     const SUMMARY: &str = "Summary:\n1. Primary Request: fix \"the\" bug\u{1b}[0m\n";

@@ -118,6 +118,12 @@ pub trait Format: Sync {
         None
     }
 
+    /// The whole text of a file as it was before the edit whose result this line holds, for
+    /// formats whose edit results record one.
+    fn file_before_edit(&self, _raw: &[u8]) -> Option<String> {
+        None
+    }
+
     /// Writes the compacted transcript: what the plan keeps, byte for byte, and the summary in
     /// the place and shape this agent uses for its own compactions, so the agent can resume.
     fn write_compacted(&self, compacted: &write::Compacted, out: &mut write::Sink) -> Result<()>;
@@ -129,6 +135,17 @@ pub fn detect(head: &[Value]) -> Option<FormatId> {
     FormatId::DETECTION_ORDER
         .into_iter()
         .find(|id| id.format().detect(head))
+}
+
+/// The whole text of the file the edit answered by this record changed, as it was before the
+/// edit, when the record's format keeps one: Claude Code's `toolUseResult.originalFile`. (pi's
+/// `details.diff` holds a few lines of context around the change, not the file.) The record
+/// does not say its format, and only a line of the format that keeps the field has it, so each
+/// format is asked in turn; the line is read only here, for the few results that need it.
+pub fn file_before_edit(record: &Record) -> Option<String> {
+    FormatId::DETECTION_ORDER
+        .into_iter()
+        .find_map(|id| id.format().file_before_edit(record.raw))
 }
 
 /// The string at `path` (keys, outermost first) of a JSON object line, found without parsing
