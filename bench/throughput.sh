@@ -58,9 +58,10 @@
 # Run from anywhere:   bash bench/throughput.sh
 # Knobs (environment): SIZE_MB=1024 PREFIX_MB=100 BPE_MB=30 RUNS=3 SLOW_S=3
 #                      FORMATS=claude-code,codex,pi,openai-chat ORJSON_VERSION=3.13.0
-# With the defaults it takes about 5 minutes on 2 cores (building condense not counted); the
-# numbers are only meaningful on an otherwise idle machine (the load average is printed first,
-# at the start of each format, and at the end). SIZE_MB=200 RUNS=1 takes about a minute.
+# With the defaults it takes about 3.5 minutes on 2 cores (the first run also builds 4.4 GB of
+# files in bench/data/ and installs orjson; building condense is not counted); the numbers are
+# only meaningful on an otherwise idle machine (the load average is printed first, at the start
+# of each format, and at the end). SIZE_MB=200 RUNS=1 takes under a minute.
 
 set -euo pipefail
 
@@ -466,7 +467,7 @@ target_of() { case $1 in claude-code) echo 2000 ;; codex | pi) echo 1500 ;; *) e
 echo
 echo "condense throughput  $(date -u '+%Y-%m-%d %H:%M UTC')  commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- src Cargo.toml 2>/dev/null || echo ' (+ uncommitted changes)')"
 echo "nproc: $(nproc)   cpu: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)   load average at start $LOAD_START, at end $(loadavg)"
-echo "command: SIZE_MB=$SIZE_MB PREFIX_MB=$PREFIX_MB BPE_MB=$BPE_MB RUNS=$RUNS SLOW_S=$SLOW_S FORMATS=$FORMATS bash bench/throughput.sh"
+echo "command: SIZE_MB=$SIZE_MB PREFIX_MB=$PREFIX_MB BPE_MB=$BPE_MB RUNS=$RUNS SLOW_S=$SLOW_S FORMATS=$FORMATS ORJSON_VERSION=$ORJSON_VERSION bash bench/throughput.sh"
 echo "wall = best of $RUNS after a warm-up (page cache warm); cpu = user+sys of that run; RSS = peak over the runs"
 echo "MiB = 2^20 bytes; x cat / x orjson / x json = this row's MiB/s divided by that of cat / orjson / json.loads on the same format"
 echo "$PYTHON_NOTE; $(jq --version 2>/dev/null || echo 'no jq'); $(cat --version | head -n 1)"
