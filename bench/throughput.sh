@@ -58,7 +58,7 @@
 # Run from anywhere:   bash bench/throughput.sh
 # Knobs (environment): SIZE_MB=1024 PREFIX_MB=100 BPE_MB=30 RUNS=3 SLOW_S=3
 #                      FORMATS=claude-code,codex,pi,openai-chat ORJSON_VERSION=3.13.0
-# With the defaults it takes about 3.5 minutes on 2 cores (the first run also builds 4.4 GB of
+# With the defaults it takes 2.5-3.5 minutes on 2 cores (the first run also builds 4.4 GB of
 # files in bench/data/ and installs orjson; building condense is not counted); the numbers are
 # only meaningful on an otherwise idle machine (the load average is printed first, at the start
 # of each format, and at the end). SIZE_MB=200 RUNS=1 takes under a minute.
