@@ -1,43 +1,67 @@
 #!/usr/bin/env bash
-# bench/throughput.sh: how fast `condense estimate` reads a large transcript, next to common
-# tools reading the same bytes.
+# bench/throughput.sh: how fast `condense estimate` reads a large transcript of each format, next
+# to common tools reading the same bytes. Issue 15's targets: 2 GB/s on Claude Code files, 1.5
+# GB/s on Codex and pi files; this compares against 2000 and 1500 MiB/s.
 #
-# What it measures (wall-clock seconds, best of $RUNS runs after one warm-up run that fills the
-# page cache, so disk speed is left out; peak RSS of the process tree):
-#   wc -l FILE                                  the floor: reading the bytes and finding newlines
+# For each format of $FORMATS it builds one large file (below) and times, on that file:
+#   cat FILE > /dev/null                        reading the bytes: no reader can go faster
+#   wc -l FILE                                  reading the bytes and finding the newlines
 #   condense estimate FILE                      chars4, the default estimator, file argument
 #   cat FILE | condense estimate                the same through a pipe (standard input)
 #   condense estimate --tokenizer fast FILE     the character-class estimator
-#   jq -c . FILE > /dev/null                    a full JSON parse and re-serialisation
-#   python3: json.loads of every line           a full JSON parse, line by line
-#   condense estimate --tokenizer o200k FILE    exact BPE, on a smaller file ($BPE_MB MB)
-#   bench/bpe-baseline (tiktoken-rs alone)      o200k counts of the same smaller file, on 1 thread
-#                                               and on all cores: of every JSON string value, and
-#                                               of only the message parts condense counts
-# and prints a table (tool, MB/s, seconds, CPU seconds, peak RSS, time per MB relative to
-# condense chars4 on the same format) plus the condense-o200k / baseline time ratio
-# (target <= 1.3x). The all-strings baseline counts more text than condense (metadata included,
-# where condense counts only message parts), so both MB/s are printed plainly too; the
-# message-parts baseline counts about the same text as condense and is the like-for-like ratio.
+#   jq -c . FILE > /dev/null                    a JSON parse and re-serialisation (Claude Code only)
+#   python3 json.loads per line                 a full JSON parse, line by line (bench/loads.py)
+#   python3 orjson.loads per line               the same with orjson (a parser written in Rust)
+# and, when claude-code is among the formats, on a smaller Claude Code file ($BPE_MB MiB):
+#   condense estimate --tokenizer o200k FILE    exact BPE
+#   bench/bpe-baseline (tiktoken-rs alone)      o200k counts of the same file, on 1 thread and on
+#                                               all cores: of every JSON string value, and of
+#                                               only the message parts condense counts
+# Each figure is the best wall time of $RUNS runs after one warm-up run that fills the page cache
+# (so disk speed is left out), with the CPU seconds (user + sys) of that run and the peak RSS over
+# the runs (of the command's largest process: /usr/bin/time's %M).
 #
-# The input is the real Claude Code transcripts of fixtures/corpus/claude-code/*.jsonl
-# concatenated (each copy newline-terminated) and repeated until the file is $SIZE_MB MB, so it
-# stays one valid claude-code transcript; a second file repeats fixtures/corpus/openai-chat
-# (kimi-cli context files, OpenAI chat format) the same way. Smaller files are built the same
-# way and are byte-for-byte prefixes of the large one. Files go to bench/data/ (git-ignored) and
-# are reused when they already have the expected size.
+# It prints the load average first, then progress on stderr; at the end, on stdout, one table
+# per format: tool, MiB timed, MiB/s, wall s, CPU s, peak RSS, and ratios of MiB/s, each row's
+# against `cat`, orjson and json.loads on the same format (x orjson = 3.00 means three times as
+# fast as orjson); below each table, what estimate counted (the live context, and the whole file)
+# and one line comparing condense chars4 with the issue's target. Then the exact BPE comparison:
+# condense-o200k / baseline time ratio (target <= 1.3x). The all-strings baseline counts more
+# text than condense (metadata included), the message-parts one about the same text, so that is
+# the like-for-like ratio. MiB = 2^20 bytes everywhere (the *_MB knobs and file names too).
 #
-# jq and python3 are much slower than the rest: each is first run once on the $PREFIX_MB MB
-# file; if a run on the full file would take longer than $SLOW_S seconds it is timed on that
-# prefix instead (the MB column shows the size timed; MB/s is of the bytes actually read).
+# The files, in bench/data/ (git-ignored), reused while they have the expected size:
+#   claude-code   fixtures/corpus/claude-code/*.jsonl, concatenated and repeated
+#   codex         fixtures/corpus/codex/*.jsonl + fixtures/agents/codex-*.jsonl, concatenated and
+#                 repeated; a `session_meta` line starts each copy of each rollout, as in Codex's
+#                 own rollouts of forked threads (the corpus file already holds seven)
+#   pi            fixtures/agents/pi-*.jsonl + fixtures/corpus/pi/*.jsonl: the session header of
+#                 the first (a v3 header) once, then the files without their headers, repeated
+#   openai-chat   fixtures/corpus/openai-chat/*.jsonl (kimi-cli context files), repeated
+# Each copy of each file is newline-terminated; every file is as many copies as reach the size,
+# so the smaller files (the prefix, the BPE file) are byte-for-byte prefixes of the large one,
+# and each is one transcript that condense must detect as its format (checked, with each source
+# file, before timing). What estimate counts by default, and what is timed here, is the live
+# context (what the agent would send next), found by reading and parsing every line as for a
+# real session. In these repeated files it is a small part for Codex (from the newest copy's
+# compaction on) and pi (the path to the last entry), about half the tokens for Claude Code (the
+# copies repeat uuids; the first line with a uuid wins, and every copy's lines hanging beside
+# that chain join it) and the whole file for openai-chat, which has no such rule. The report
+# shows both counts; --whole-file would count every message.
+#
+# jq and python are much slower than the rest: each is first run once on the $PREFIX_MB MiB
+# prefix; if a run on the full file would take longer than $SLOW_S seconds it is timed on that
+# prefix instead (the MiB column shows the size timed; MiB/s is of the bytes actually read).
+# orjson $ORJSON_VERSION is installed from PyPI (pip) into a venv in bench/data/ the first time;
+# when that fails its row is left out with a note, and jq and python3 are left out when missing.
 #
 # Run from anywhere:   bash bench/throughput.sh
-# Knobs (environment): SIZE_MB=1024 BPE_MB=30 PREFIX_MB=100 RUNS=3 SLOW_S=10 MIXED=1
-#                      (MIXED=0 skips the openai-chat file). MB means 2^20 bytes.
-# Nothing is installed: jq, python3 and /usr/bin/time are used when present and skipped (with a
-# note) when not. Without /usr/bin/time, bash's `time` gives the seconds and RSS is unknown.
-# Takes about 3-4 minutes on 2 cores with the defaults; the numbers are only meaningful on an
-# otherwise idle machine (the load average is printed first).
+# Knobs (environment): SIZE_MB=1024 PREFIX_MB=100 BPE_MB=30 RUNS=3 SLOW_S=3
+#                      FORMATS=claude-code,codex,pi,openai-chat ORJSON_VERSION=3.13.0
+# With the defaults it takes 2.5-3.5 minutes on 2 cores (the first run also builds 4.4 GB of
+# files in bench/data/ and installs orjson; building condense is not counted); the numbers are
+# only meaningful on an otherwise idle machine (the load average is printed first, at the start
+# of each format, and at the end). SIZE_MB=200 RUNS=1 takes under a minute.
 
 set -euo pipefail
 
@@ -48,12 +72,15 @@ SIZE_MB=${SIZE_MB:-1024}
 BPE_MB=${BPE_MB:-30}
 PREFIX_MB=${PREFIX_MB:-100}
 RUNS=${RUNS:-3}
-SLOW_S=${SLOW_S:-10}
-MIXED=${MIXED:-1}
+SLOW_S=${SLOW_S:-3}
+FORMATS=${FORMATS:-claude-code,codex,pi,openai-chat}
+ORJSON_VERSION=${ORJSON_VERSION:-3.13.0}
 BUILD_TRIES=${BUILD_TRIES:-3}
 
 DATA=$ROOT/bench/data
 CONDENSE=$ROOT/target/release/condense
+LOADS=$ROOT/bench/loads.py
+VENV=$DATA/venv-orjson-$ORJSON_VERSION
 BASELINE_DIR=$ROOT/bench/bpe-baseline
 BASELINE_TARGET=$DATA/target-bpe-baseline
 BASELINE=$BASELINE_TARGET/release/bpe-baseline
@@ -61,10 +88,21 @@ BASELINE=$BASELINE_TARGET/release/bpe-baseline
 for knob in SIZE_MB BPE_MB PREFIX_MB RUNS SLOW_S BUILD_TRIES; do
     [[ ${!knob} =~ ^[0-9]+$ && ${!knob} -gt 0 ]] || { echo "throughput.sh: $knob must be a positive integer" >&2; exit 2; }
 done
+[[ $ORJSON_VERSION =~ ^[0-9][0-9.]*$ ]] || { echo "throughput.sh: ORJSON_VERSION must be a version number" >&2; exit 2; }
+IFS=, read -r -a FORMAT_LIST <<<"$FORMATS"
+((${#FORMAT_LIST[@]} > 0)) || { echo "throughput.sh: FORMATS is empty" >&2; exit 2; }
+for format in "${FORMAT_LIST[@]}"; do
+    case $format in
+    claude-code | codex | pi | openai-chat) ;;
+    *) echo "throughput.sh: unknown format '$format' in FORMATS (known: claude-code, codex, pi, openai-chat)" >&2; exit 2 ;;
+    esac
+done
 
 note() { printf '%s\n' "$*" >&2; }
 die() { printf 'throughput.sh: %s\n' "$*" >&2; exit 1; }
 have() { command -v "$1" >/dev/null 2>&1; }
+loadavg() { cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo '?'; }
+mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 
 mkdir -p "$DATA"
 TMP=$(mktemp -d)
@@ -77,7 +115,7 @@ HAVE_TIME=0
 [[ -x /usr/bin/time ]] && /usr/bin/time -f '%e' true 2>/dev/null && HAVE_TIME=1
 
 # run_once OUT CMD...: runs CMD with stdout to OUT; sets W (wall s), U (user+sys s, or ?) and
-# R (peak RSS KB, or ?). Aborts, showing stderr, when CMD fails.
+# R (peak RSS KiB, or ?). Aborts, showing stderr, when CMD fails.
 run_once() {
     local out=$1
     shift
@@ -113,18 +151,19 @@ run_once() {
 }
 
 ROWS=()
-# measure KEY LABEL FORMAT FILE WARMUP CMD...: best wall time of $RUNS runs of CMD (after a
-# warm-up run when WARMUP is 1), with @F@ in CMD replaced by FILE. Adds a row to the table.
-# KEY names the row for later look-ups; stdout of the last run is kept in $TMP/out.KEY.
+# measure KEY LABEL GROUP FILE WARMUP CMD...: best wall time of $RUNS runs of CMD (after a
+# warm-up run when WARMUP is 1), with @F@ in CMD replaced by FILE. Adds a row to the table of
+# GROUP (a format, or bpe). KEY names the row for later look-ups; with a keep: prefix the stdout
+# of the last run is kept in $TMP/out.KEY.
 measure() {
-    local key=$1 label=$2 format=$3 file=$4 warm=$5
+    local key=$1 label=$2 group=$3 file=$4 warm=$5
     shift 5
     local args=() a i best='' cpu='' rss=0 bytes
     for a in "$@"; do args+=("${a//@F@/$file}"); done
     bytes=$(stat -c %s "$file")
     local out=/dev/null
     [[ $key == keep:* ]] && out=$TMP/out.${key#keep:}
-    printf '  %-44s %-26s' "$label" "${file##*/}" >&2
+    printf '  %-40s %-24s' "$label" "${file##*/}" >&2
     if ((warm)); then
         run_once "$out" "${args[@]}"
         printf ' warm %s |' "$W" >&2
@@ -139,13 +178,13 @@ measure() {
         if [[ $R == '?' ]]; then rss='?'; elif [[ $rss != '?' ]] && ((R > rss)); then rss=$R; fi
     done
     printf '\n' >&2
-    ROWS+=("${key#keep:}"$'\t'"$label"$'\t'"$format"$'\t'"${file##*/}"$'\t'"$bytes"$'\t'"$best"$'\t'"$cpu"$'\t'"$rss")
+    ROWS+=("${key#keep:}"$'\t'"$label"$'\t'"$group"$'\t'"${file##*/}"$'\t'"$bytes"$'\t'"$best"$'\t'"$cpu"$'\t'"$rss")
 }
 
-# measure_slow KEY LABEL FORMAT FULL PREFIX CMD...: one run on PREFIX (the warm-up); when the full
+# measure_slow KEY LABEL GROUP FULL PREFIX CMD...: one run on PREFIX (the warm-up); when the full
 # file would take more than $SLOW_S s per run, the timed runs use PREFIX too.
 measure_slow() {
-    local key=$1 label=$2 format=$3 full=$4 prefix=$5
+    local key=$1 label=$2 group=$3 full=$4 prefix=$5
     shift 5
     local args=() a projected
     for a in "$@"; do args+=("${a//@F@/$prefix}"); done
@@ -153,54 +192,111 @@ measure_slow() {
     projected=$(awk -v w="$W" -v f="$(stat -c %s "$full")" -v p="$(stat -c %s "$prefix")" \
         'BEGIN { printf "%.1f", w * f / p }')
     if awk -v x="$projected" -v lim="$SLOW_S" 'BEGIN { exit !(x <= lim) }'; then
-        measure "$key" "$label" "$format" "$full" 1 "$@"
+        measure "$key" "$label" "$group" "$full" 1 "$@"
     else
-        note "  ($label: about ${projected} s per run on the full file, over SLOW_S=$SLOW_S: timed on the ${PREFIX_MB} MB prefix)"
-        measure "$key" "$label" "$format" "$prefix" 0 "$@"
+        note "  ($label: about ${projected} s per run on the full file, over SLOW_S=$SLOW_S: timed on the prefix)"
+        measure "$key" "$label" "$group" "$prefix" 0 "$@"
     fi
 }
 
 # ---------------------------------------------------------------------------------------------
-# Data: FORMAT-<MB>MB.jsonl = the newline-terminated concatenation of the corpus files of that
-# format, repeated N times, N the smallest count reaching MB. Every such file is a prefix of the
-# larger ones.
+# Data: $DATA/FORMAT-<N>MiB.jsonl is FORMAT.head.jsonl (pi's session header; empty for the other
+# formats) followed by FORMAT.unit.jsonl repeated, as many copies as reach N MiB. Every such file
+# is a prefix of the larger ones.
 
-# unit FORMAT: writes $DATA/FORMAT.unit.jsonl, one copy of the corpus files of FORMAT.
-unit() {
-    local format=$1 f
-    local files=("$ROOT"/fixtures/corpus/"$format"/*.jsonl)
-    [[ -e ${files[0]} ]] || die "no fixtures/corpus/$format/*.jsonl"
-    for f in "${files[@]}"; do
-        cat "$f"
-        # A file without a final newline would glue its last line to the next copy's first.
-        if [[ -s $f && $(tail -c 1 "$f" | wc -l) -eq 0 ]]; then printf '\n'; fi
-    done >"$DATA/$format.unit.jsonl.tmp"
-    mv "$DATA/$format.unit.jsonl.tmp" "$DATA/$format.unit.jsonl"
+# sources FORMAT: the fixture files FORMAT's unit is made of, one per line, in order.
+sources() {
+    case $1 in
+    claude-code) printf '%s\n' "$ROOT"/fixtures/corpus/claude-code/*.jsonl ;;
+    codex) printf '%s\n' "$ROOT"/fixtures/corpus/codex/*.jsonl "$ROOT"/fixtures/agents/codex-*.jsonl ;;
+    # The agents' files first: the header kept is theirs, v3, the version pi writes today.
+    pi) printf '%s\n' "$ROOT"/fixtures/agents/pi-*.jsonl "$ROOT"/fixtures/corpus/pi/*.jsonl ;;
+    openai-chat) printf '%s\n' "$ROOT"/fixtures/corpus/openai-chat/*.jsonl ;;
+    esac
 }
 
-# data FORMAT MB: prints the path of FORMAT-<MB>MB.jsonl, building it unless it already has the
+# detected_as FORMAT: the name condense gives FORMAT in its output.
+detected_as() { if [[ $1 == openai-chat ]]; then echo openai; else echo "$1"; fi; }
+
+# check_format FILE FORMAT: condense must read FILE without an error or a skipped line, as FORMAT.
+check_format() {
+    local file=$1 want got
+    want=$(detected_as "$2")
+    "$CONDENSE" estimate "$file" >"$TMP/check" 2>"$TMP/err" ||
+        die "${file#"$ROOT"/}: condense estimate failed: $(head -n 3 "$TMP/err")"
+    got=$(grep -o '"format":"[^"]*"' "$TMP/check" | head -n 1 | cut -d '"' -f 4)
+    [[ $got == "$want" ]] || die "${file#"$ROOT"/}: condense reads it as '$got', expected '$want'"
+    grep -q '"skipped_invalid":0' "$TMP/check" || die "${file#"$ROOT"/}: condense skipped lines of it"
+    [[ ! -s $TMP/err ]] || die "${file#"$ROOT"/}: condense warned: $(head -n 3 "$TMP/err")"
+}
+
+declare -A MADE_OF
+# unit FORMAT: checks FORMAT's source files and writes $DATA/FORMAT.head.jsonl and
+# $DATA/FORMAT.unit.jsonl; sets MADE_OF[FORMAT], a description for the report.
+unit() {
+    local format=$1 f files=() names=()
+    mapfile -t files < <(sources "$format")
+    for f in "${files[@]}"; do
+        [[ -s $f ]] || die "no ${f#"$ROOT"/}"
+        check_format "$f" "$format"
+        names+=("${f#"$ROOT"/fixtures/}")
+    done
+    : >"$DATA/$format.head.jsonl.tmp"
+    for f in "${files[@]}"; do
+        if [[ $format == pi ]]; then
+            # One session header, first, as in a session pi writes.
+            head -n 1 "$f" | grep -q '^{"type":"session",' || die "${f#"$ROOT"/}: the first line is not a pi session header"
+            [[ -s $DATA/$format.head.jsonl.tmp ]] || head -n 1 "$f" >"$DATA/$format.head.jsonl.tmp"
+            # shellcheck disable=SC1003 # `$a\` is sed's, not a quote escape
+            sed -e '1d' -e '$a\' "$f"
+        else
+            # `$a\` ends a last line that has no newline, which would glue it to the next copy.
+            # shellcheck disable=SC1003
+            sed -e '$a\' "$f"
+        fi
+    done >"$DATA/$format.unit.jsonl.tmp"
+    mv "$DATA/$format.head.jsonl.tmp" "$DATA/$format.head.jsonl"
+    mv "$DATA/$format.unit.jsonl.tmp" "$DATA/$format.unit.jsonl"
+    local joined
+    joined=$(printf '%s, ' "${names[@]}")
+    if [[ $format == pi ]]; then
+        MADE_OF[$format]="the header of ${names[0]} once, then copies of ${joined%, } (each without its header)"
+    else
+        MADE_OF[$format]="copies of ${joined%, }"
+    fi
+}
+
+# data FORMAT MIB: prints the path of FORMAT-<MIB>MiB.jsonl, building it unless it already has the
 # expected size.
 data() {
     local format=$1 mb=$2
-    local unit_file=$DATA/$format.unit.jsonl path=$DATA/$format-${mb}MB.jsonl
-    local unit_bytes copies expected i
+    local head_file=$DATA/$format.head.jsonl unit_file=$DATA/$format.unit.jsonl
+    local path=$DATA/$format-${mb}MiB.jsonl head_bytes unit_bytes copies expected i
+    head_bytes=$(stat -c %s "$head_file")
     unit_bytes=$(stat -c %s "$unit_file")
-    copies=$(((mb * 1048576 + unit_bytes - 1) / unit_bytes))
-    expected=$((copies * unit_bytes))
+    copies=$(((mb * 1048576 - head_bytes + unit_bytes - 1) / unit_bytes))
+    ((copies > 0)) || copies=1
+    expected=$((head_bytes + copies * unit_bytes))
     if [[ -f $path && $(stat -c %s "$path") -eq $expected ]]; then
-        note "  reusing ${path#"$ROOT"/} ($copies copies of the $format corpus)"
+        note "  reusing ${path#"$ROOT"/} ($copies copies of the $format unit)"
     else
-        note "  building ${path#"$ROOT"/} ($copies copies of the $format corpus, $unit_bytes bytes each)"
-        for ((i = 0; i < copies; i++)); do cat "$unit_file"; done >"$path.tmp"
+        note "  building ${path#"$ROOT"/} ($copies copies of the $format unit, $unit_bytes bytes each)"
+        {
+            cat "$head_file"
+            for ((i = 0; i < copies; i++)); do cat "$unit_file"; done
+        } >"$path.tmp"
         mv "$path.tmp" "$path"
     fi
     printf '%s\n' "$path"
 }
 
 # ---------------------------------------------------------------------------------------------
+# Tools.
 
-LOAD_START=$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo '?')
-note "== building (load average now: $LOAD_START)"
+LOAD_START=$(loadavg)
+START_SECONDS=$SECONDS
+note "load average: $LOAD_START (nproc $(nproc))"
+note "== building"
 built=0
 for ((try = 1; try <= BUILD_TRIES; try++)); do
     if cargo build --release --quiet; then
@@ -215,128 +311,207 @@ done
 ((built)) || die "cargo build --release failed $BUILD_TRIES times"
 [[ -x $CONDENSE ]] || die "no $CONDENSE after the build"
 
+WANT_BPE=0
+[[ ,$FORMATS, == *,claude-code,* ]] && WANT_BPE=1
 HAVE_BASELINE=0
-# Same crate versions as condense: seed the baseline's lock file from the repository's (cargo
-# drops the packages the baseline does not use).
-[[ -f $BASELINE_DIR/Cargo.lock ]] || cp "$ROOT/Cargo.lock" "$BASELINE_DIR/Cargo.lock"
-if CARGO_TARGET_DIR=$BASELINE_TARGET cargo build --release --quiet --manifest-path "$BASELINE_DIR/Cargo.toml" ||
-    CARGO_TARGET_DIR=$BASELINE_TARGET cargo build --release --quiet --offline --manifest-path "$BASELINE_DIR/Cargo.toml"; then
-    HAVE_BASELINE=1
-else
-    note "  (bench/bpe-baseline did not build: the BPE comparison is skipped)"
+if ((WANT_BPE)); then
+    # Same crate versions as condense: seed the baseline's lock file from the repository's (cargo
+    # drops the packages the baseline does not use).
+    [[ -f $BASELINE_DIR/Cargo.lock ]] || cp "$ROOT/Cargo.lock" "$BASELINE_DIR/Cargo.lock"
+    if CARGO_TARGET_DIR=$BASELINE_TARGET cargo build --release --quiet --manifest-path "$BASELINE_DIR/Cargo.toml" ||
+        CARGO_TARGET_DIR=$BASELINE_TARGET cargo build --release --quiet --offline --manifest-path "$BASELINE_DIR/Cargo.toml"; then
+        HAVE_BASELINE=1
+    else
+        note "  (bench/bpe-baseline did not build: the BPE comparison is skipped)"
+    fi
 fi
+
+PYTHON=''
+ORJSON_PY=''
+PYTHON_NOTE='python3 not found: json.loads and orjson skipped'
+if have python3; then
+    PYTHON=python3
+    PYTHON_NOTE="python $(python3 -c 'import sys; print(sys.version.split()[0])')"
+    if ! { [[ -x $VENV/bin/python ]] && "$VENV/bin/python" -c 'import orjson' 2>/dev/null; }; then
+        note "  installing orjson==$ORJSON_VERSION into ${VENV#"$ROOT"/} (pip)"
+        rm -rf "$VENV"
+        if ! { python3 -m venv "$VENV" && "$VENV/bin/python" -m pip install --quiet "orjson==$ORJSON_VERSION" &&
+            "$VENV/bin/python" -c 'import orjson'; } >"$TMP/venv.log" 2>&1; then
+            note "  (orjson==$ORJSON_VERSION could not be installed, its rows are skipped: $(tail -n 1 "$TMP/venv.log"))"
+            rm -rf "$VENV"
+        fi
+    fi
+    if [[ -x $VENV/bin/python ]]; then
+        ORJSON_PY=$VENV/bin/python
+        PYTHON_NOTE+=", orjson $("$ORJSON_PY" -c 'import orjson; print(orjson.__version__)') (venv ${VENV#"$ROOT"/})"
+    else
+        PYTHON_NOTE+=", orjson==$ORJSON_VERSION not installable: its rows skipped"
+    fi
+fi
+
+# ---------------------------------------------------------------------------------------------
+# Data.
 
 note "== data"
-unit claude-code
-CC_FULL=$(data claude-code "$SIZE_MB")
-CC_PREFIX=$(data claude-code "$((PREFIX_MB < SIZE_MB ? PREFIX_MB : SIZE_MB))")
-CC_BPE=$(data claude-code "$BPE_MB")
-OA_FULL=''
-if [[ $MIXED == 1 ]]; then
-    unit openai-chat
-    OA_FULL=$(data openai-chat "$SIZE_MB")
-fi
+declare -A FULL PREFIX
+for format in "${FORMAT_LIST[@]}"; do
+    unit "$format"
+    FULL[$format]=$(data "$format" "$SIZE_MB")
+    PREFIX[$format]=$(data "$format" "$((PREFIX_MB < SIZE_MB ? PREFIX_MB : SIZE_MB))")
+    # The large file is checked by its timed runs (any error aborts, the format is checked after).
+    check_format "${PREFIX[$format]}" "$format"
+done
+CC_BPE=''
+((WANT_BPE)) && CC_BPE=$(data claude-code "$BPE_MB")
 
-# Sanity: condense must read these files as one transcript of the intended format.
-check_format() {
-    local file=$1 want=$2 got
-    got=$("$CONDENSE" estimate "$file" | grep -o '"format":"[^"]*"' | head -n 1)
-    [[ $got == "\"format\":\"$want\"" ]] || die "${file##*/}: condense reports $got, expected $want"
-}
-check_format "$CC_BPE" claude-code
-[[ -n $OA_FULL ]] && check_format "$DATA/openai-chat.unit.jsonl" openai
+# ---------------------------------------------------------------------------------------------
+# Timing.
 
+declare -A LOAD_AT
 note "== timing: best of $RUNS after a warm-up (seconds per run shown as they come)"
-measure wc "wc -l" claude-code "$CC_FULL" 1 wc -l @F@
-measure keep:chars4 "condense estimate (chars4)" claude-code "$CC_FULL" 1 "$CONDENSE" estimate @F@
-measure pipe "cat | condense estimate (chars4)" claude-code "$CC_FULL" 1 \
-    bash -c 'set -o pipefail; cat "$1" | "$2" estimate' _ @F@ "$CONDENSE"
-measure fast "condense estimate --tokenizer fast" claude-code "$CC_FULL" 1 \
-    "$CONDENSE" estimate --tokenizer fast @F@
-if have jq; then
-    measure_slow jq "jq -c . > /dev/null" claude-code "$CC_FULL" "$CC_PREFIX" jq -c . @F@
-else
-    note "  (jq not found: skipped)"
-fi
-if have python3; then
-    measure_slow python "python3 json.loads per line" claude-code "$CC_FULL" "$CC_PREFIX" \
-        python3 -c 'import sys, json
-loads = json.loads
-with open(sys.argv[1], "rb") as f:
-    for line in f:
-        loads(line)' @F@
-else
-    note "  (python3 not found: skipped)"
-fi
-if [[ -n $OA_FULL ]]; then
-    measure wc_oa "wc -l" openai-chat "$OA_FULL" 1 wc -l @F@
-    measure keep:chars4_oa "condense estimate (chars4)" openai-chat "$OA_FULL" 1 "$CONDENSE" estimate @F@
-    measure fast_oa "condense estimate --tokenizer fast" openai-chat "$OA_FULL" 1 \
+for format in "${FORMAT_LIST[@]}"; do
+    full=${FULL[$format]}
+    prefix=${PREFIX[$format]}
+    LOAD_AT[$format]=$(loadavg)
+    note "-- $format (load average ${LOAD_AT[$format]})"
+    measure "cat:$format" "cat FILE > /dev/null" "$format" "$full" 1 cat @F@
+    measure "wc:$format" "wc -l FILE" "$format" "$full" 1 wc -l @F@
+    measure "keep:chars4:$format" "condense estimate FILE (chars4)" "$format" "$full" 1 \
+        "$CONDENSE" estimate @F@
+    got=$(grep -o '"format":"[^"]*"' "$TMP/out.chars4:$format" | head -n 1 | cut -d '"' -f 4)
+    [[ $got == "$(detected_as "$format")" ]] || die "${full##*/}: condense reads it as '$got'"
+    # shellcheck disable=SC2016 # the inner shell expands $1 and $2
+    measure "pipe:$format" "cat FILE | condense estimate" "$format" "$full" 1 \
+        bash -c 'set -o pipefail; cat "$1" | "$2" estimate' _ @F@ "$CONDENSE"
+    measure "fast:$format" "condense estimate --tokenizer fast FILE" "$format" "$full" 1 \
         "$CONDENSE" estimate --tokenizer fast @F@
-fi
-measure keep:o200k "condense estimate --tokenizer o200k" claude-code "$CC_BPE" 1 \
-    "$CONDENSE" estimate --tokenizer o200k @F@
+    if [[ $format == claude-code ]]; then
+        if have jq; then
+            measure_slow "jq:$format" "jq -c . FILE > /dev/null" "$format" "$full" "$prefix" jq -c . @F@
+        else
+            note "  (jq not found: skipped)"
+        fi
+    fi
+    if [[ -n $PYTHON ]]; then
+        measure_slow "json:$format" "python3 json.loads per line" "$format" "$full" "$prefix" \
+            "$PYTHON" "$LOADS" json @F@
+    fi
+    if [[ -n $ORJSON_PY ]]; then
+        measure_slow "orjson:$format" "python3 orjson.loads per line" "$format" "$full" "$prefix" \
+            "$ORJSON_PY" "$LOADS" orjson @F@
+    fi
+done
+
 BASE_KEYS=()
-if ((HAVE_BASELINE)); then
-    NPROC=$(nproc)
-    THREADS=(1)
-    ((NPROC > 1)) && THREADS+=("$NPROC")
-    for n in "${THREADS[@]}"; do
-        measure "keep:all$n" "bpe-baseline all strings, $n thread(s)" claude-code "$CC_BPE" 1 \
-            "$BASELINE" --threads "$n" @F@
-        BASE_KEYS+=("all$n")
-    done
-    for n in "${THREADS[@]}"; do
-        measure "keep:parts$n" "bpe-baseline message parts, $n thread(s)" claude-code "$CC_BPE" 1 \
-            "$BASELINE" --threads "$n" --message-parts @F@
-        BASE_KEYS+=("parts$n")
-    done
+if ((WANT_BPE)); then
+    note "-- exact BPE (load average $(loadavg))"
+    measure keep:o200k "condense estimate --tokenizer o200k FILE" bpe "$CC_BPE" 1 \
+        "$CONDENSE" estimate --tokenizer o200k @F@
+    if ((HAVE_BASELINE)); then
+        NPROC=$(nproc)
+        THREADS=(1)
+        ((NPROC > 1)) && THREADS+=("$NPROC")
+        for n in "${THREADS[@]}"; do
+            measure "keep:all$n" "bpe-baseline all strings, $n thread(s)" bpe "$CC_BPE" 1 \
+                "$BASELINE" --threads "$n" @F@
+            BASE_KEYS+=("all$n")
+        done
+        for n in "${THREADS[@]}"; do
+            measure "keep:parts$n" "bpe-baseline message parts, $n thread(s)" bpe "$CC_BPE" 1 \
+                "$BASELINE" --threads "$n" --message-parts @F@
+            BASE_KEYS+=("parts$n")
+        done
+    fi
 fi
 
 # ---------------------------------------------------------------------------------------------
 # Report (stdout).
 
+row_field() { printf '%s\n' "${ROWS[@]}" | awk -F'\t' -v k="$1" -v f="$2" '$1 == k { print $f }'; }
+row_rate() { printf '%s\n' "${ROWS[@]}" | awk -F'\t' -v k="$1" '$1 == k && $6 > 0 { printf "%.0f", $5 / 1048576 / $6 }'; }
+# counted FILE: "T tokens in M messages" of the live context, then of the whole file, from
+# estimate's output.
+counted() {
+    local line=$1 live whole
+    live=$(sed -n 's/^{[^{]*"tokens":\([0-9]*\),"messages":\([0-9]*\),.*/\1 tokens in \2 messages/p' "$line" | head -n 1)
+    whole=$(grep -o '"whole_file":{"tokens":[0-9]*,"messages":[0-9]*}' "$line" | head -n 1 |
+        sed 's/.*"tokens":\([0-9]*\),"messages":\([0-9]*\)}/\1 tokens in \2 messages/')
+    printf 'live context %s; whole file %s' "${live:-?}" "${whole:-?}"
+}
+
+# table GROUP: the rows of GROUP, with ratios to the cat, orjson and json.loads rows of GROUP.
+table() {
+    printf '%s\n' "${ROWS[@]}" | awk -F'\t' -v g="$1" '
+        $3 != g { next }
+        { n++; key[n] = $1; label[n] = $2; mb[n] = $5 / 1048576; wall[n] = $6; cpu[n] = $7; rss[n] = $8
+          rate[n] = wall[n] > 0 ? mb[n] / wall[n] : 0
+          split($1, k, ":"); ref[k[1]] = rate[n] }
+        function ratio(i, r) { return (r in ref && ref[r] > 0) ? sprintf("%.2f", rate[i] / ref[r]) : "-" }
+        END {
+          # The ratio columns only where there is a cat row to compare with (not for bpe).
+          ratios = "cat" in ref
+          line = ratios ? "  %-40s %6s %8s %8s %7s %8s %7s %8s %8s\n" : "  %-40s %6s %8s %8s %7s %8s\n"
+          printf line, "tool", "MiB", "MiB/s", "wall s", "cpu s", "RSS MiB", "x cat", "x orjson", "x json"
+          printf line, "----", "---", "-----", "------", "-----", "-------", "-----", "--------", "------"
+          for (i = 1; i <= n; i++) {
+            r = rss[i] == "?" ? "?" : sprintf("%.1f", rss[i] / 1024)
+            printf "  %-40s %6.0f %8.1f %8.3f %7s %8s", label[i], mb[i], rate[i], wall[i], cpu[i], r
+            if (ratios) printf " %7s %8s %8s", ratio(i, "cat"), ratio(i, "orjson"), ratio(i, "json")
+            printf "\n"
+          }
+        }'
+}
+
+target_of() { case $1 in claude-code) echo 2000 ;; codex | pi) echo 1500 ;; *) echo '' ;; esac; }
+
 echo
 echo "condense throughput  $(date -u '+%Y-%m-%d %H:%M UTC')  commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- src Cargo.toml 2>/dev/null || echo ' (+ uncommitted changes)')"
-echo "nproc: $(nproc)   cpu: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)   load average at start $LOAD_START, at end $(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo '?')"
-echo "wall = best of $RUNS after a warm-up (page cache warm); cpu = user+sys of that run; RSS = peak over the runs; MB = 2^20 bytes"
+echo "nproc: $(nproc)   cpu: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)   load average at start $LOAD_START, at end $(loadavg)"
+echo "command: SIZE_MB=$SIZE_MB PREFIX_MB=$PREFIX_MB BPE_MB=$BPE_MB RUNS=$RUNS SLOW_S=$SLOW_S FORMATS=$FORMATS ORJSON_VERSION=$ORJSON_VERSION bash bench/throughput.sh"
+echo "wall = best of $RUNS after a warm-up (page cache warm); cpu = user+sys of that run; RSS = peak over the runs"
+echo "MiB = 2^20 bytes; x cat / x orjson / x json = this row's MiB/s divided by that of cat / orjson / json.loads on the same format"
+echo "$PYTHON_NOTE; $(jq --version 2>/dev/null || echo 'no jq'); $(cat --version | head -n 1)"
 if awk -v s="${LOAD_START%% *}" -v e="$(cut -d ' ' -f 1 /proc/loadavg 2>/dev/null || echo 0)" -v n="$(nproc)" \
     'BEGIN { exit !(s > 0.25 * n || e > 0.25 * n) }'; then
     echo "WARNING: the machine was busy (load average above a quarter of nproc): the numbers are noisy"
 fi
 [[ $HAVE_TIME == 1 ]] || echo "(/usr/bin/time not found: seconds from bash's time, peak RSS unknown)"
-echo "x chars4 = time per MB relative to 'condense estimate (chars4)' on the same format (lower is faster)"
-echo
-printf '%s\n' "${ROWS[@]}" | awk -F'\t' '
-    { key[NR] = $1; label[NR] = $2; fmt[NR] = $3; file[NR] = $4; mb[NR] = $5 / 1048576
-      wall[NR] = $6; cpu[NR] = $7; rss[NR] = $8
-      rate[NR] = wall[NR] > 0 ? mb[NR] / wall[NR] : 0
-      if ($1 ~ /^chars4/) ref[$3] = rate[NR] }
-    END {
-      fmtline = "%-42s %-12s %7s %9s %8s %7s %9s %9s\n"
-      printf fmtline, "tool", "format", "MB", "MB/s", "wall s", "cpu s", "RSS MB", "x chars4"
-      printf fmtline, "----", "------", "--", "----", "------", "-----", "------", "--------"
-      for (i = 1; i <= NR; i++) {
-        r = rss[i] == "?" ? "?" : sprintf("%.1f", rss[i] / 1024)
-        x = (fmt[i] in ref && rate[i] > 0) ? sprintf("%.2f", ref[fmt[i]] / rate[i]) : "-"
-        printf "%-42s %-12s %7.0f %9.1f %8.3f %7s %9s %9s\n", label[i], fmt[i], mb[i], rate[i], wall[i], cpu[i], r, x
-      }
-    }'
 
-row_wall() { printf '%s\n' "${ROWS[@]}" | awk -F'\t' -v k="$1" '$1 == k { print $6 }'; }
-row_cpu() { printf '%s\n' "${ROWS[@]}" | awk -F'\t' -v k="$1" '$1 == k { print $7 }'; }
+for format in "${FORMAT_LIST[@]}"; do
+    echo
+    echo "$format: ${FULL[$format]##*/} ($(mib "$(stat -c %s "${FULL[$format]}")") MiB), load average ${LOAD_AT[$format]} at its start"
+    echo "  made of ${MADE_OF[$format]}"
+    table "$format"
+    echo "  estimate counted: $(counted "$TMP/out.chars4:$format")"
+    rate=$(row_rate "chars4:$format")
+    target=$(target_of "$format")
+    if [[ -n $target ]]; then
+        awk -v f="$format" -v r="$rate" -v t="$target" -v p="$(row_rate "pipe:$format")" 'BEGIN {
+            verdict = (r >= t) ? "met" : sprintf("%.2fx short of it", t / r)
+            printf "  => %s: condense estimate (chars4) %d MiB/s against the issue-15 target of %d MiB/s: %.2fx, %s (through a pipe %d MiB/s)\n",
+                f, r, t, r / t, verdict, p }'
+    else
+        echo "  => $format: condense estimate (chars4) $rate MiB/s (issue 15 sets no target for this format; through a pipe $(row_rate "pipe:$format") MiB/s)"
+    fi
+done
 
-echo
-echo "exact BPE on ${CC_BPE##*/} ($(awk -v b="$(stat -c %s "$CC_BPE")" 'BEGIN { printf "%.1f", b / 1048576 }') MB):"
-echo "  condense o200k: $(grep -o '"tokens":[0-9]*' "$TMP/out.o200k" | head -n 1 | cut -d: -f2) tokens of the main chain + $(grep -o '"sidechain":{"count":[0-9]*,"tokens":[0-9]*' "$TMP/out.o200k" | head -n 1 | sed 's/.*://') of sidechains (message parts only)"
-if ((HAVE_BASELINE)); then
-    o200k_wall=$(row_wall o200k)
-    o200k_cpu=$(row_cpu o200k)
-    for k in "${BASE_KEYS[@]}"; do
-        echo "  $(cat "$TMP/out.$k")"
-        awk -v c="$o200k_wall" -v b="$(row_wall "$k")" -v cc="$o200k_cpu" -v bc="$(row_cpu "$k")" \
-            'BEGIN { printf "    condense-o200k / this baseline: wall %.2fx, cpu %.2fx  (target <= 1.3x)\n", c / b, cc / bc }'
-    done
-    echo "  (all strings: every JSON string value, metadata included, so more text than condense counts;"
-    echo "   message parts: about the text condense counts, so the like-for-like comparison)"
+if ((WANT_BPE)); then
+    echo
+    echo "exact BPE on ${CC_BPE##*/} ($(mib "$(stat -c %s "$CC_BPE")") MiB):"
+    table bpe
+    echo "  condense o200k: $(grep -o '"tokens":[0-9]*' "$TMP/out.o200k" | head -n 1 | cut -d: -f2) tokens of the main chain + $(grep -o '"sidechain":{"count":[0-9]*,"tokens":[0-9]*' "$TMP/out.o200k" | head -n 1 | sed 's/.*://') of sidechains (message parts only)"
+    if ((HAVE_BASELINE)); then
+        o200k_wall=$(row_field o200k 6)
+        o200k_cpu=$(row_field o200k 7)
+        for k in "${BASE_KEYS[@]}"; do
+            echo "  $(cat "$TMP/out.$k")"
+            awk -v c="$o200k_wall" -v b="$(row_field "$k" 6)" -v cc="$o200k_cpu" -v bc="$(row_field "$k" 7)" \
+                'BEGIN { printf "    condense-o200k / this baseline: wall %.2fx, cpu %.2fx  (target <= 1.3x)\n", c / b, cc / bc }'
+        done
+        echo "  (all strings: every JSON string value, metadata included, so more text than condense counts;"
+        echo "   message parts: about the text condense counts, so the like-for-like comparison)"
+    fi
 fi
+
+echo
+echo "took $((SECONDS - START_SECONDS)) s in all (building included)"
