@@ -68,7 +68,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::blocks::{borrowed_str, BorrowedStr};
+use super::blocks::{borrowed_str, borrowed_text, raw_json, BorrowedStr};
+use super::scan;
 use super::blocks::{join_texts, LenientU64, StrOrSeq};
 use super::load::Transcript;
 use super::text::Text;
@@ -166,18 +167,26 @@ impl Format for Pi {
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
-        let entry: Line<'a> = serde_json::from_str(text)?;
-        let mut link = entry_link(&entry);
-        if entry.kind.as_deref() == Some("custom")
-            && super::write::top_level_str(text.as_bytes(), "customType").as_deref()
-                == Some(PRUNE_CUSTOM_TYPE)
-        {
-            link.event = Event::VoidUsage(prune_tokens_after(text));
-        }
-        let mut record = read_entry(line, text, entry)?;
-        record.link = link;
-        Ok(record)
+        let entry: Line<'a> = match Line::walk(text) {
+            Some(entry) => entry,
+            None => serde_json::from_str(text)?,
+        };
+        record_of(line, text, entry)
     }
+}
+
+/// The record of an entry read from line `line`, whose text is `text`.
+fn record_of<'a>(line: usize, text: &'a str, entry: Line<'a>) -> Result<Record<'a>> {
+    let mut link = entry_link(&entry);
+    if entry.kind.as_deref() == Some("custom")
+        && super::write::top_level_str(text.as_bytes(), "customType").as_deref()
+            == Some(PRUNE_CUSTOM_TYPE)
+    {
+        link.event = Event::VoidUsage(prune_tokens_after(text));
+    }
+    let mut record = read_entry(line, text, entry)?;
+    record.link = link;
+    Ok(record)
 }
 
 /// The `customType` of the `custom` entry `condense prune` appends: pi keeps a `custom` entry
@@ -203,14 +212,14 @@ fn prune_tokens_after(text: &str) -> Option<u64> {
 /// An entry's place in the session tree (v2, v3: `id`, `parentId`) and, for a `compaction`,
 /// what it keeps. The header is no entry: pi leaves it out of the tree.
 fn entry_link(entry: &Line<'_>) -> Link {
-    let string = |raw: Option<&RawValue>| {
-        raw.and_then(|raw| serde_json::from_str::<Cow<str>>(raw.get()).ok())
+    let string = |raw: Option<&str>| {
+        raw.and_then(|raw| serde_json::from_str::<Cow<str>>(raw).ok())
     };
     let kind = entry.kind.as_deref();
     if kind == Some("session") {
         return Link::default();
     }
-    let parent = match entry.parent_id.map(RawValue::get) {
+    let parent = match entry.parent_id {
         None => Parent::Unlinked,
         Some("null") => Parent::Root,
         Some(_) => {
@@ -223,7 +232,7 @@ fn entry_link(entry: &Line<'_>) -> Link {
                 string(entry.first_kept_entry_id),
                 entry
                     .first_kept_entry_index
-                    .and_then(|raw| raw.get().parse::<usize>().ok()),
+                    .and_then(|raw| raw.parse::<usize>().ok()),
             ) {
                 (Some(id), _) => Keep::FromNode(node_id(&id)),
                 (None, Some(index)) => Keep::FromEntry(index),
@@ -251,8 +260,8 @@ fn read_entry<'a>(line: usize, text: &'a str, entry: Line<'a>) -> Result<Record<
         "message" => {
             let message = match (entry.message, entry.raw_message) {
                 (Some(message), _) => message,
-                (None, Some(raw_message)) if raw_message.get().starts_with('{') => {
-                    serde_json::from_str(raw_message.get())?
+                (None, Some(raw_message)) if raw_message.starts_with('{') => {
+                    serde_json::from_str(raw_message)?
                 }
                 _ => bail!("message line has no \"message\" object"),
             };
@@ -271,7 +280,7 @@ fn read_entry<'a>(line: usize, text: &'a str, entry: Line<'a>) -> Result<Record<
         "custom_message" => {
             let content = match (entry.content, entry.raw_content) {
                 (Some(content), _) => content,
-                (None, Some(raw_content)) => serde_json::from_str(raw_content.get())?,
+                (None, Some(raw_content)) => serde_json::from_str(raw_content)?,
                 (None, None) => StrOrSeq::default(),
             };
             Ok(user_record(line, raw, content_parts(content)))
@@ -287,21 +296,21 @@ struct Line<'a> {
     /// `message` of a `message` entry, read directly when `type` came first.
     message: Option<AgentMessage<'a>>,
     /// `message` as raw JSON, when it came before `type`.
-    raw_message: Option<&'a RawValue>,
+    raw_message: Option<&'a str>,
     /// `summary` of `compaction` and `branch_summary`, a string, decoded once the type is known.
-    summary: Option<&'a RawValue>,
+    summary: Option<&'a str>,
     /// `content` of a `custom_message` entry, read directly when `type` came first.
     content: Option<StrOrSeq<'a, Block<'a>>>,
     /// `content` as raw JSON, when it came before `type`.
-    raw_content: Option<&'a RawValue>,
+    raw_content: Option<&'a str>,
     /// `id` (v2, v3), raw: a header's `id` is the session's, not an entry's.
-    id: Option<&'a RawValue>,
+    id: Option<&'a str>,
     /// `parentId` (v2, v3): `null` for the first entry.
-    parent_id: Option<&'a RawValue>,
+    parent_id: Option<&'a str>,
     /// `firstKeptEntryId` of a v2/v3 `compaction`.
-    first_kept_entry_id: Option<&'a RawValue>,
+    first_kept_entry_id: Option<&'a str>,
     /// `firstKeptEntryIndex` of a v1 `compaction`.
-    first_kept_entry_index: Option<&'a RawValue>,
+    first_kept_entry_index: Option<&'a str>,
 }
 
 #[derive(Deserialize)]
@@ -346,17 +355,17 @@ impl<'de> Visitor<'de> for LineVisitor {
             match (key, kind) {
                 (Key::Type, _) => line.kind = Some(map.next_value::<BorrowedStr<'de>>()?.0),
                 (Key::Message, Some("message")) => line.message = Some(map.next_value()?),
-                (Key::Message, None) => line.raw_message = Some(map.next_value()?),
+                (Key::Message, None) => line.raw_message = Some(map.next_value::<&RawValue>()?.get()),
                 (Key::Summary, Some("compaction" | "branch_summary") | None) => {
-                    line.summary = Some(map.next_value()?)
+                    line.summary = Some(map.next_value::<&RawValue>()?.get())
                 }
                 (Key::Content, Some("custom_message")) => line.content = Some(map.next_value()?),
-                (Key::Content, None) => line.raw_content = Some(map.next_value()?),
-                (Key::Id, _) => line.id = Some(map.next_value()?),
-                (Key::ParentId, _) => line.parent_id = Some(map.next_value()?),
-                (Key::FirstKeptEntryId, _) => line.first_kept_entry_id = Some(map.next_value()?),
+                (Key::Content, None) => line.raw_content = Some(map.next_value::<&RawValue>()?.get()),
+                (Key::Id, _) => line.id = Some(map.next_value::<&RawValue>()?.get()),
+                (Key::ParentId, _) => line.parent_id = Some(map.next_value::<&RawValue>()?.get()),
+                (Key::FirstKeptEntryId, _) => line.first_kept_entry_id = Some(map.next_value::<&RawValue>()?.get()),
                 (Key::FirstKeptEntryIndex, _) => {
-                    line.first_kept_entry_index = Some(map.next_value()?)
+                    line.first_kept_entry_index = Some(map.next_value::<&RawValue>()?.get())
                 }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
@@ -364,6 +373,41 @@ impl<'de> Visitor<'de> for LineVisitor {
             }
         }
         Ok(line)
+    }
+}
+
+impl<'a> Line<'a> {
+    /// The entry `text` holds, read by walking it (see [`scan`]) as [`LineVisitor`] reads it,
+    /// so that message text stays escaped until something needs it decoded; `None` when the
+    /// walk gives up, and serde must read the line.
+    fn walk(text: &'a str) -> Option<Self> {
+        let scanner = scan::Scanner::new(text.as_bytes());
+        let mut walk = scan::Walk::new(&scanner, text, 0);
+        let mut line = Line::default();
+        walk.object(|key, walk| {
+            let kind = line.kind.as_deref();
+            match (key, kind) {
+                (b"type", _) => line.kind = Some(walk.string()?.into_cow()),
+                (b"message", Some("message")) => line.message = Some(AgentMessage::walk(walk)?),
+                (b"message", None) => line.raw_message = Some(walk.value()?),
+                (b"summary", Some("compaction" | "branch_summary") | None) => {
+                    line.summary = Some(walk.value()?)
+                }
+                (b"content", Some("custom_message")) => {
+                    line.content = Some(StrOrSeq::walk(walk, Block::walk)?)
+                }
+                (b"content", None) => line.raw_content = Some(walk.value()?),
+                (b"id", _) => line.id = Some(walk.value()?),
+                (b"parentId", _) => line.parent_id = Some(walk.value()?),
+                (b"firstKeptEntryId", _) => line.first_kept_entry_id = Some(walk.value()?),
+                (b"firstKeptEntryIndex", _) => line.first_kept_entry_index = Some(walk.value()?),
+                _ => {
+                    walk.skip()?;
+                }
+            }
+            Some(())
+        })?;
+        (walk.position() == text.len()).then_some(line)
     }
 }
 
@@ -379,15 +423,15 @@ struct AgentMessage<'a> {
     #[serde(rename = "toolCallId", borrow, deserialize_with = "borrowed_str")]
     tool_call_id: Option<Cow<'a, str>>,
     /// Read separately and leniently: usage is advisory and must never fail a line.
-    #[serde(borrow)]
-    usage: Option<&'a RawValue>,
+    #[serde(borrow, deserialize_with = "raw_json")]
+    usage: Option<&'a str>,
     /// `bashExecution`: the command and its output.
     #[serde(borrow, deserialize_with = "borrowed_str")]
     command: Option<Cow<'a, str>>,
-    #[serde(borrow, deserialize_with = "borrowed_str")]
-    output: Option<Cow<'a, str>>,
-    #[serde(rename = "excludeFromContext", borrow)]
-    exclude_from_context: Option<&'a RawValue>,
+    #[serde(borrow, deserialize_with = "borrowed_text")]
+    output: Option<Text<'a>>,
+    #[serde(rename = "excludeFromContext", borrow, deserialize_with = "raw_json")]
+    exclude_from_context: Option<&'a str>,
     /// `branchSummary` / `compactionSummary` roles.
     #[serde(borrow, deserialize_with = "borrowed_str")]
     summary: Option<Cow<'a, str>>,
@@ -400,17 +444,82 @@ struct AgentMessage<'a> {
 struct Block<'a> {
     #[serde(rename = "type", borrow, deserialize_with = "borrowed_str")]
     kind: Option<Cow<'a, str>>,
-    #[serde(borrow, deserialize_with = "borrowed_str")]
-    text: Option<Cow<'a, str>>,
-    #[serde(borrow, deserialize_with = "borrowed_str")]
-    thinking: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "borrowed_text")]
+    text: Option<Text<'a>>,
+    #[serde(borrow, deserialize_with = "borrowed_text")]
+    thinking: Option<Text<'a>>,
     /// `toolCall`: the call's id.
     #[serde(borrow, deserialize_with = "borrowed_str")]
     id: Option<Cow<'a, str>>,
     #[serde(borrow, deserialize_with = "borrowed_str")]
     name: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    arguments: Option<&'a RawValue>,
+    #[serde(borrow, deserialize_with = "raw_json")]
+    arguments: Option<&'a str>,
+}
+
+impl<'a> AgentMessage<'a> {
+    const KEYS: [&'static str; 8] = [
+        "role",
+        "content",
+        "toolCallId",
+        "usage",
+        "command",
+        "output",
+        "excludeFromContext",
+        "summary",
+    ];
+
+    /// The message the walk stands at, read as serde would read it; `None` when the walk
+    /// gives up.
+    fn walk(walk: &mut scan::Walk<'_, 'a>) -> Option<Self> {
+        let mut message = AgentMessage::default();
+        let mut seen = [false; 8];
+        let cow = |text: Option<Text<'a>>| text.map(Text::into_cow);
+        walk.object(|key, walk| {
+            match scan::wanted(key, Self::KEYS, &mut seen)? {
+                None => {
+                    walk.skip()?;
+                }
+                Some(0) => message.role = cow(walk.optional_string()?),
+                Some(1) => message.content = StrOrSeq::walk(walk, Block::walk)?,
+                Some(2) => message.tool_call_id = cow(walk.optional_string()?),
+                Some(3) => message.usage = walk.raw()?,
+                Some(4) => message.command = cow(walk.optional_string()?),
+                Some(5) => message.output = walk.optional_string()?,
+                Some(6) => message.exclude_from_context = walk.raw()?,
+                Some(_) => message.summary = cow(walk.optional_string()?),
+            }
+            Some(())
+        })?;
+        Some(message)
+    }
+}
+
+impl<'a> Block<'a> {
+    const KEYS: [&'static str; 6] = ["type", "text", "thinking", "id", "name", "arguments"];
+
+    /// The block the walk stands at, read as serde would read it; `None` when the walk gives
+    /// up.
+    fn walk(walk: &mut scan::Walk<'_, 'a>) -> Option<Self> {
+        let mut block = Block::default();
+        let mut seen = [false; 6];
+        let cow = |text: Option<Text<'a>>| text.map(Text::into_cow);
+        walk.object(|key, walk| {
+            match scan::wanted(key, Self::KEYS, &mut seen)? {
+                None => {
+                    walk.skip()?;
+                }
+                Some(0) => block.kind = cow(walk.optional_string()?),
+                Some(1) => block.text = walk.optional_string()?,
+                Some(2) => block.thinking = walk.optional_string()?,
+                Some(3) => block.id = cow(walk.optional_string()?),
+                Some(4) => block.name = cow(walk.optional_string()?),
+                Some(_) => block.arguments = walk.raw()?,
+            }
+            Some(())
+        })?;
+        Some(block)
+    }
 }
 
 /// The token counts of an assistant message's `usage`.
@@ -454,7 +563,7 @@ fn read_message<'a>(line: usize, raw: &'a [u8], message: AgentMessage<'a>) -> Re
         "bashExecution" => {
             if message
                 .exclude_from_context
-                .is_some_and(|raw| raw.get() == "true")
+                .is_some_and(|raw| raw == "true")
             {
                 let name = Cow::Borrowed("bashExecution/excluded");
                 return Ok(Record::new(line, raw, Entry::Bookkeeping(name)));
@@ -502,7 +611,7 @@ fn block_part(block: Block<'_>) -> Part<'_> {
             name: block.name.unwrap_or_default(),
             arguments: block
                 .arguments
-                .map_or(Cow::Borrowed("{}"), |raw| Cow::Borrowed(raw.get())),
+                .map_or(Cow::Borrowed("{}"), Cow::Borrowed),
         },
         "image" => Part::Media(MediaKind::Image),
         _ => Part::Other(kind),
@@ -535,8 +644,8 @@ fn tool_result_parts<'a>(content: StrOrSeq<'a, Block<'a>>) -> Vec<Part<'a>> {
 }
 
 /// The context size an assistant message's usage reports, if it reports one.
-fn context_size(raw: &RawValue) -> Option<Usage> {
-    let usage: PiUsage = serde_json::from_str(raw.get()).ok()?;
+fn context_size(raw: &str) -> Option<Usage> {
+    let usage: PiUsage = serde_json::from_str(raw).ok()?;
     let context_tokens = match usage.total_tokens.0.filter(|&total| total > 0) {
         Some(total) => total,
         None => [
@@ -555,11 +664,11 @@ fn context_size(raw: &RawValue) -> Option<Usage> {
 }
 
 /// A summary field's text; `None` when absent or `null`, an error when it is not a string.
-fn summary_text(raw: Option<&RawValue>) -> Result<Option<Cow<'_, str>>> {
+fn summary_text(raw: Option<&str>) -> Result<Option<Cow<'_, str>>> {
     let Some(raw) = raw else {
         return Ok(None);
     };
-    let text: Option<BorrowedStr<'_>> = serde_json::from_str(raw.get())?;
+    let text: Option<BorrowedStr<'_>> = serde_json::from_str(raw)?;
     Ok(text.map(|text| text.0))
 }
 
@@ -651,6 +760,46 @@ mod tests {
     use super::*;
     use crate::transcript::model::testing;
     use crate::transcript::model::testing::{corpus, corpus_head, head, read_all};
+
+    #[test]
+    fn walking_an_entry_reads_what_serde_reads_on_every_real_line() {
+        let files = [
+            "fixtures/corpus/pi/pi-mono-large-session.jsonl",
+            "fixtures/agents/pi-branched.jsonl",
+            "fixtures/agents/pi-compacted-twice.jsonl",
+        ];
+        let mut walked = 0;
+        for file in files {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+            let text = std::fs::read_to_string(path).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                let entry = Line::walk(line).unwrap_or_else(|| panic!("{file}:{}", n + 1));
+                let serde: Line = serde_json::from_str(line).unwrap();
+                let walk = record_of(n + 1, line, entry).map_err(|e| e.to_string());
+                let serde = record_of(n + 1, line, serde).map_err(|e| e.to_string());
+                assert_eq!(walk, serde, "{file}:{}", n + 1);
+                walked += 1;
+            }
+        }
+        assert!(walked > 1000, "{walked}");
+    }
+
+    #[test]
+    fn an_entry_the_walk_gives_up_on_is_read_by_serde() {
+        for line in [
+            r#"{"type":"message","message":{"role":"user","role":"user","content":"a"}}"#,
+            r#"{"type":"message","message":{"role":"user","content":[{"type":"text","text":1}]}}"#,
+            r#"{"ty\u0070e":"message","message":{"role":"user","content":"a"}}"#,
+            r#"{"type":"message","message":{"role":"user","content":"bad \q"}}"#,
+            r#"{"type":7}"#,
+        ] {
+            assert!(Line::walk(line).is_none(), "{line}");
+            let serde = serde_json::from_str::<Line>(line)
+                .map_err(anyhow::Error::from)
+                .and_then(|entry| record_of(1, line, entry).map(|_| ()));
+            assert_eq!(Pi.read(1, line).is_ok(), serde.is_ok(), "{line}");
+        }
+    }
 
     fn read(text: &str) -> Record<'_> {
         Pi.read(1, text).unwrap()

@@ -250,6 +250,12 @@ impl<'s, 'a> Walk<'s, 'a> {
         Some((raw != "null").then_some(raw))
     }
 
+    /// The next value's raw JSON text, `null` included, as serde reads a `&RawValue`.
+    pub fn value(&mut self) -> Option<&'a str> {
+        let span = self.skip()?;
+        Some(&self.text[span])
+    }
+
     /// True when the next value is `null`, which is then passed over.
     pub fn null(&mut self) -> Option<bool> {
         if self.peek()? != b'n' {
