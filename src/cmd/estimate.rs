@@ -18,7 +18,7 @@ use serde::Serialize;
 use crate::cli::{EstimateArgs, ReportFormat};
 use crate::cmd::settings;
 use crate::cmd::shared::sources;
-use crate::input::{for_each_block, Line, Source};
+use crate::input::{for_each_block, Block, Line, Source};
 use crate::measure::{compaction_due, Measure, RecordMeasure};
 use crate::output::{self, Warnings};
 use crate::settings::{Flags, MaxContext, Settings};
@@ -171,6 +171,9 @@ fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> 
         model: None,
     };
     let mut detected = options.from.is_some();
+    // Each block's measures are folded while the next block is measured: folding runs in
+    // line order on one thread, and would otherwise leave the other cores idle.
+    let mut pending: Option<Measured> = None;
     for_each_block(&name, source.open()?, |block| {
         if !detected {
             report.format = detect_format(&name, block.lines())?;
@@ -179,8 +182,8 @@ fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> 
         let Some(format) = report.format else {
             return Ok(()); // only blank lines so far
         };
-        let lines: Vec<Line> = block.lines().filter(|l| !l.is_blank()).collect();
         if options.model {
+            let lines: Vec<Line> = block.lines().collect();
             if let Some(model) = lines
                 .iter()
                 .rev()
@@ -189,41 +192,18 @@ fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> 
                 report.model = Some(model);
             }
         }
-        let measured: Vec<_> = lines
-            .par_iter()
-            .map(|line| {
-                read_records(format, line)
-                    .map(|records| {
-                        records
-                            .iter()
-                            .map(|record| RecordMeasure::of(options.tokenizer, record))
-                            .collect::<Vec<_>>()
-                    })
-                    .map_err(|bad| (line.number, bad))
-            })
-            .collect();
-        for result in measured {
-            match result {
-                Ok(records) => {
-                    for record in records {
-                        report.file.add(&record);
-                        report.records.push(record);
-                    }
-                }
-                Err((line, BadLine::Incomplete)) => report.incomplete_line = Some(line),
-                Err((line, BadLine::Invalid(error))) if options.skip_invalid => {
-                    report.skipped += 1;
-                    report
-                        .first_skipped
-                        .get_or_insert_with(|| format!("{name}:{line}: {error:#}"));
-                }
-                Err((line, BadLine::Invalid(error))) => {
-                    return Err(error.context(format!("{name}:{line}")));
-                }
-            }
-        }
+        let previous = pending.take();
+        let (folded, measured) = rayon::join(
+            || previous.map_or(Ok(()), |measured| report.fold_block(measured, options)),
+            || measure_block(format, block, options.tokenizer),
+        );
+        folded?;
+        pending = Some(measured);
         Ok(())
     })?;
+    if let Some(measured) = pending {
+        report.fold_block(measured, options)?;
+    }
     if let Some(format) = options.from {
         let read_one = report.records.iter().any(|record| {
             record
@@ -239,7 +219,55 @@ fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> 
     Ok(report)
 }
 
+/// What measuring a block gives: for each non-blank line in order, the measures of its
+/// records, or the line's number and what is wrong with it.
+type Measured = Vec<std::result::Result<Vec<RecordMeasure>, (usize, BadLine)>>;
+
+/// Measures the lines of a block on all cores.
+fn measure_block(format: FormatId, block: &Block, tokenizer: Tokenizer) -> Measured {
+    let lines: Vec<Line> = block.lines().filter(|l| !l.is_blank()).collect();
+    lines
+        .par_iter()
+        .map(|line| {
+            read_records(format, line)
+                .map(|records| {
+                    records
+                        .iter()
+                        .map(|record| RecordMeasure::of(tokenizer, record))
+                        .collect::<Vec<_>>()
+                })
+                .map_err(|bad| (line.number, bad))
+        })
+        .collect()
+}
+
 impl FileReport {
+    /// Folds a block's measures into the file's totals, in line order; a bad line is an error
+    /// naming it, unless invalid lines are skipped.
+    fn fold_block(&mut self, measured: Measured, options: &ReadOptions) -> Result<()> {
+        for result in measured {
+            match result {
+                Ok(records) => {
+                    for record in records {
+                        self.file.add(&record);
+                        self.records.push(record);
+                    }
+                }
+                Err((line, BadLine::Incomplete)) => self.incomplete_line = Some(line),
+                Err((line, BadLine::Invalid(error))) if options.skip_invalid => {
+                    self.skipped += 1;
+                    let name = &self.name;
+                    self.first_skipped
+                        .get_or_insert_with(|| format!("{name}:{line}: {error:#}"));
+                }
+                Err((line, BadLine::Invalid(error))) => {
+                    return Err(error.context(format!("{}:{line}", self.name)));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Folds the live context of the measured records into `measure` (and `rows`).
     fn fold_live(&mut self, options: &ReadOptions) {
         let records = std::mem::take(&mut self.records);

@@ -671,14 +671,7 @@ struct UserMessage<'r> {
 /// The string a raw JSON value holds, or `None` when it is not a string. Borrows unless the
 /// string has escapes.
 fn raw_str<'r>(raw: Option<&'r (impl AsRawJson + ?Sized)>) -> Option<Cow<'r, str>> {
-    let json = raw?.json();
-    if !json.starts_with('"') {
-        return None;
-    }
-    match serde_json::from_str::<&str>(json) {
-        Ok(text) => Some(Cow::Borrowed(text)),
-        Err(_) => serde_json::from_str::<String>(json).ok().map(Cow::Owned),
-    }
+    scan::json_string(raw?.json())
 }
 
 /// JSON text kept raw: a `RawValue`, or a span of a line.

@@ -69,9 +69,9 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::blocks::{borrowed_str, borrowed_text, raw_json, BorrowedStr};
-use super::scan;
 use super::blocks::{join_texts, LenientU64, StrOrSeq};
 use super::load::Transcript;
+use super::scan;
 use super::text::Text;
 use super::write::{
     derived_uuid, push_kept, push_line, top_level_str, top_level_value, Compacted, Sink,
@@ -211,10 +211,8 @@ fn prune_tokens_after(text: &str) -> Option<u64> {
 
 /// An entry's place in the session tree (v2, v3: `id`, `parentId`) and, for a `compaction`,
 /// what it keeps. The header is no entry: pi leaves it out of the tree.
-fn entry_link(entry: &Line<'_>) -> Link {
-    let string = |raw: Option<&str>| {
-        raw.and_then(|raw| serde_json::from_str::<Cow<str>>(raw).ok())
-    };
+fn entry_link<'a>(entry: &Line<'a>) -> Link {
+    let string = |raw: Option<&'a str>| raw.and_then(scan::json_string);
     let kind = entry.kind.as_deref();
     if kind == Some("session") {
         return Link::default();
@@ -355,15 +353,21 @@ impl<'de> Visitor<'de> for LineVisitor {
             match (key, kind) {
                 (Key::Type, _) => line.kind = Some(map.next_value::<BorrowedStr<'de>>()?.0),
                 (Key::Message, Some("message")) => line.message = Some(map.next_value()?),
-                (Key::Message, None) => line.raw_message = Some(map.next_value::<&RawValue>()?.get()),
+                (Key::Message, None) => {
+                    line.raw_message = Some(map.next_value::<&RawValue>()?.get())
+                }
                 (Key::Summary, Some("compaction" | "branch_summary") | None) => {
                     line.summary = Some(map.next_value::<&RawValue>()?.get())
                 }
                 (Key::Content, Some("custom_message")) => line.content = Some(map.next_value()?),
-                (Key::Content, None) => line.raw_content = Some(map.next_value::<&RawValue>()?.get()),
+                (Key::Content, None) => {
+                    line.raw_content = Some(map.next_value::<&RawValue>()?.get())
+                }
                 (Key::Id, _) => line.id = Some(map.next_value::<&RawValue>()?.get()),
                 (Key::ParentId, _) => line.parent_id = Some(map.next_value::<&RawValue>()?.get()),
-                (Key::FirstKeptEntryId, _) => line.first_kept_entry_id = Some(map.next_value::<&RawValue>()?.get()),
+                (Key::FirstKeptEntryId, _) => {
+                    line.first_kept_entry_id = Some(map.next_value::<&RawValue>()?.get())
+                }
                 (Key::FirstKeptEntryIndex, _) => {
                     line.first_kept_entry_index = Some(map.next_value::<&RawValue>()?.get())
                 }
@@ -609,9 +613,7 @@ fn block_part(block: Block<'_>) -> Part<'_> {
         "toolCall" => Part::ToolCall {
             id: block.id,
             name: block.name.unwrap_or_default(),
-            arguments: block
-                .arguments
-                .map_or(Cow::Borrowed("{}"), Cow::Borrowed),
+            arguments: block.arguments.map_or(Cow::Borrowed("{}"), Cow::Borrowed),
         },
         "image" => Part::Media(MediaKind::Image),
         _ => Part::Other(kind),

@@ -21,30 +21,90 @@ use wide::u8x16;
 
 use super::text::Text;
 
-/// A JSON text with the places of its string delimiters worked out (see the module docs).
+/// A JSON text with the places of its string delimiters and escapes worked out (see the
+/// module docs), one bit per byte: bit `k % 64` of word `k / 64` stands for byte `k`.
 #[derive(Default)]
 pub struct Scanner<'a> {
     bytes: &'a [u8],
-    /// Bit `k % 64` of word `k / 64` is set when byte `k` is a quote no backslash escapes.
-    quotes: Vec<u64>,
+    words: Vec<Word>,
+}
+
+/// The bits of 64 bytes of a scanned text.
+#[derive(Default, Clone, Copy)]
+struct Word {
+    /// Quotes no backslash escapes.
+    quotes: u64,
+    /// Backslashes that start an escape (not those another backslash escapes).
+    escapes: u64,
+    /// Brackets and braces outside strings: where objects and arrays open and close.
+    structure: u64,
 }
 
 impl<'a> Scanner<'a> {
-    /// Finds the delimiting quotes of `bytes`.
+    /// Scans `bytes`.
     pub fn new(bytes: &'a [u8]) -> Self {
-        let mut quotes = Vec::with_capacity(bytes.len() / 64 + 1);
-        let mut carry = 0;
-        let mut blocks = bytes.chunks_exact(64);
-        for block in &mut blocks {
-            quotes.push(Masks::of(block).delimiters(&mut carry));
+        let mut carry = Carry::default();
+        let blocks = bytes.chunks(64);
+        let words = blocks
+            .map(|block| match block.len() {
+                64 => Masks::of(block).word(&mut carry),
+                _ => {
+                    let mut padded = [b' '; 64];
+                    padded[..block.len()].copy_from_slice(block);
+                    Masks::of(&padded).word(&mut carry)
+                }
+            })
+            .collect();
+        Scanner { bytes, words }
+    }
+
+    /// The string whose opening quote is at `open` and closing quote at `close` in `line`
+    /// (the text scanned), its escapes checked (found from the bitmap) and its code points
+    /// counted; `None` when it is no valid JSON string (a raw control character, an unknown
+    /// or short escape).
+    fn text(&self, line: &'a str, open: usize, close: usize) -> Option<Text<'a>> {
+        let body = open + 1..close;
+        if has_control(&self.bytes[body.clone()]) {
+            return None;
         }
-        let rest = blocks.remainder();
-        if !rest.is_empty() {
-            let mut padded = [0u8; 64];
-            padded[..rest.len()].copy_from_slice(rest);
-            quotes.push(Masks::of(&padded).delimiters(&mut carry));
+        let bytes = self.bytes;
+        // What escapes take beyond the one character each stands for.
+        let mut extra = 0u64;
+        let mut escaped = false;
+        let mut next = body.start;
+        for at in escapes(&self.words, body.clone()) {
+            if at < next {
+                continue; // the second half of a surrogate pair, counted with the first
+            }
+            escaped = true;
+            match *bytes.get(at + 1)? {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                    extra += 1;
+                    next = at + 2;
+                }
+                b'u' => {
+                    let unit = hex4(bytes, at + 2)?;
+                    extra += 5;
+                    next = at + 6;
+                    let pair = is_high_surrogate(unit)
+                        && bytes.get(next) == Some(&b'\\')
+                        && bytes.get(next + 1) == Some(&b'u')
+                        && hex4(bytes, next + 2).is_some_and(is_low_surrogate);
+                    if pair {
+                        extra += 6;
+                        next += 6;
+                    }
+                }
+                _ => return None,
+            }
         }
-        Scanner { bytes, quotes }
+        // Quotes are ASCII, so the body starts and ends on character boundaries.
+        let text = line.get(body.clone())?;
+        if !escaped {
+            return Some(Text::from(text));
+        }
+        let points = text.chars().count() as u64 - extra;
+        Some(Text::escaped(text, points))
     }
 
     /// The text scanned.
@@ -56,10 +116,10 @@ impl<'a> Scanner<'a> {
     pub fn skip_string(&self, i: usize) -> Option<usize> {
         let from = i + 1;
         let mut word = from / 64;
-        let mut bits = self.quotes.get(word)? & (u64::MAX << (from % 64));
+        let mut bits = self.words.get(word)?.quotes & (u64::MAX << (from % 64));
         while bits == 0 {
             word += 1;
-            bits = *self.quotes.get(word)?;
+            bits = self.words.get(word)?.quotes;
         }
         Some(word * 64 + bits.trailing_zeros() as usize + 1)
     }
@@ -70,24 +130,26 @@ impl<'a> Scanner<'a> {
         match *line.get(i)? {
             b'"' => self.skip_string(i),
             b'{' | b'[' => {
+                // From bracket to bracket outside strings, counting how deep each one is.
                 let mut depth = 0usize;
-                let mut j = i;
+                let mut word = i / 64;
+                let mut bits = self.words.get(word)?.structure & (u64::MAX << (i % 64));
                 loop {
-                    match *line.get(j)? {
-                        b'"' => {
-                            j = self.skip_string(j)?;
-                            continue;
-                        }
-                        b'{' | b'[' => depth += 1,
-                        b'}' | b']' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                return Some(j + 1);
+                    while bits != 0 {
+                        let at = word * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        match line[at] {
+                            b'{' | b'[' => depth += 1,
+                            _ => {
+                                depth = depth.checked_sub(1)?;
+                                if depth == 0 {
+                                    return Some(at + 1);
+                                }
                             }
                         }
-                        _ => {}
                     }
-                    j += 1;
+                    word += 1;
+                    bits = self.words.get(word)?.structure;
                 }
             }
             _ => {
@@ -138,42 +200,123 @@ impl<'a> Scanner<'a> {
     }
 }
 
-/// Bit masks of the quotes and backslashes of 64 bytes.
+/// What one block of 64 bytes hands the next.
+#[derive(Default)]
+struct Carry {
+    /// 1 when the block ended with a backslash that escapes the next byte.
+    escape: u64,
+    /// All ones when the block ended inside a string.
+    inside: u64,
+}
+
+/// Bit masks of the quotes, backslashes and brackets (`[]{}`) of 64 bytes.
 struct Masks {
     quotes: u64,
     backslashes: u64,
+    brackets: u64,
 }
 
 impl Masks {
     fn of(block: &[u8]) -> Masks {
-        let (mut quotes, mut backslashes) = (0u64, 0u64);
+        let mut masks = Masks {
+            quotes: 0,
+            backslashes: 0,
+            brackets: 0,
+        };
+        let bits = |lane: u8x16| u64::from(lane.to_bitmask());
         for (k, lane) in block.chunks_exact(16).enumerate() {
             let lane = u8x16::new(lane.try_into().unwrap_or([0; 16]));
             let shift = 16 * k;
-            quotes |= u64::from(lane.simd_eq(u8x16::splat(b'"')).to_bitmask()) << shift;
-            backslashes |= u64::from(lane.simd_eq(u8x16::splat(b'\\')).to_bitmask()) << shift;
+            masks.quotes |= bits(lane.simd_eq(u8x16::splat(b'"'))) << shift;
+            masks.backslashes |= bits(lane.simd_eq(u8x16::splat(b'\\'))) << shift;
+            // `[` and `]` are `{` and `}` with bit 0x20 cleared.
+            let folded = lane | u8x16::splat(0x20);
+            let brackets = folded.simd_eq(u8x16::splat(b'{')) | folded.simd_eq(u8x16::splat(b'}'));
+            masks.brackets |= bits(brackets) << shift;
         }
-        Masks {
+        masks
+    }
+
+    /// The bits the scanner keeps of this block; `carry` comes from the block before and is
+    /// set for the one after.
+    fn word(&self, carry: &mut Carry) -> Word {
+        let escaped = self.escaped(&mut carry.escape);
+        let quotes = self.quotes & !escaped;
+        // Each delimiter flips in and out of a string: a prefix XOR of them marks the bytes
+        // from an opening quote up to its closing one.
+        let mut inside = quotes;
+        for shift in [1, 2, 4, 8, 16, 32] {
+            inside ^= inside << shift;
+        }
+        inside ^= carry.inside;
+        carry.inside = 0u64.wrapping_sub(inside >> 63);
+        Word {
             quotes,
-            backslashes,
+            escapes: self.backslashes & !escaped,
+            structure: self.brackets & !inside,
         }
     }
 
-    /// The quotes no backslash escapes. In a run of backslashes every second one escapes the
-    /// byte after it, so a quote is escaped when the run before it is odd: the runs are told
-    /// apart by whether they start on an even or odd bit, and adding the run starts to the
-    /// run carries each run's end past it. `carry` says whether the last byte of the previous
-    /// block was an escaping backslash, and is set for the next block.
-    fn delimiters(&self, carry: &mut u64) -> u64 {
+    /// The bytes a backslash escapes. In a run of backslashes every second one escapes the
+    /// byte after it: the runs are told apart by whether they start on an even or odd bit, and
+    /// adding the run starts to the run carries each run's end past it. `carry` says whether
+    /// the last byte of the previous block was an escaping backslash, and is set for the next.
+    fn escaped(&self, carry: &mut u64) -> u64 {
         const EVEN: u64 = 0x5555_5555_5555_5555;
         let backslashes = self.backslashes & !*carry;
         let follows_backslash = (backslashes << 1) | *carry;
         let odd_starts = backslashes & !EVEN & !follows_backslash;
         let (even_runs, overflow) = odd_starts.overflowing_add(backslashes);
         *carry = u64::from(overflow);
-        let escaped = (EVEN ^ (even_runs << 1)) & follows_backslash;
-        self.quotes & !escaped
+        (EVEN ^ (even_runs << 1)) & follows_backslash
     }
+}
+
+/// The escapes in `range`, in order.
+fn escapes(words: &[Word], range: Range<usize>) -> impl Iterator<Item = usize> + '_ {
+    let bitmap = move |word: usize| words.get(word).map(|word| word.escapes);
+    let mut word = range.start / 64;
+    let mut bits = bitmap(word).map_or(0, |w| w & (u64::MAX << (range.start % 64)));
+    std::iter::from_fn(move || loop {
+        if bits != 0 {
+            let at = word * 64 + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            return (at < range.end).then_some(at);
+        }
+        word += 1;
+        if word * 64 >= range.end {
+            return None;
+        }
+        bits = bitmap(word)?;
+    })
+}
+
+/// True when `bytes` holds a byte below 0x20, which a JSON string may not hold raw. Sixteen
+/// bytes are tested at a time: valid text has none, so every byte is looked at.
+fn has_control(bytes: &[u8]) -> bool {
+    let mut lanes = bytes.chunks_exact(16);
+    let found = (&mut lanes).any(|lane| {
+        let lane = u8x16::new(lane.try_into().unwrap_or([b' '; 16]));
+        lane.min(u8x16::splat(0x1F)).simd_eq(lane).to_bitmask() != 0
+    });
+    found || lanes.remainder().iter().any(|&b| b < 0x20)
+}
+
+/// The value of the four hex digits at `at`.
+fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+    let digits = bytes.get(at..at + 4)?;
+    digits.iter().try_fold(0u32, |value, &b| {
+        let digit = char::from(b).to_digit(16)?;
+        Some(value * 16 + digit)
+    })
+}
+
+fn is_high_surrogate(unit: u32) -> bool {
+    (0xD800..0xDC00).contains(&unit)
+}
+
+fn is_low_surrogate(unit: u32) -> bool {
+    (0xDC00..0xE000).contains(&unit)
 }
 
 /// The index of the first non-whitespace byte at or after `i`.
@@ -182,6 +325,13 @@ pub fn skip_space(line: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// The text of `raw`, the JSON text of one string value (quotes included); `None` when it is
+/// no valid JSON string. A string without escapes is borrowed.
+pub fn json_string(raw: &str) -> Option<std::borrow::Cow<'_, str>> {
+    let body = raw.strip_prefix('"')?.strip_suffix('"')?;
+    Text::from_json_body(body).map(Text::into_cow)
 }
 
 /// The top-level fields of a JSON object line, as (key as written, value span) pairs, in
@@ -272,7 +422,7 @@ impl<'s, 'a> Walk<'s, 'a> {
             return None;
         }
         let end = self.scanner.skip_string(self.at)?;
-        let text = Text::from_json_body(&self.text[self.at + 1..end - 1])?;
+        let text = self.scanner.text(self.text, self.at, end - 1)?;
         self.at = skip_space(self.text.as_bytes(), end);
         Some(text)
     }
@@ -441,5 +591,39 @@ mod quote_tests {
             Some(long.len())
         );
         assert_eq!(Scanner::new(br#""unterminated\""#).skip_string(0), None);
+    }
+
+    #[test]
+    fn a_walked_string_counts_and_decodes_as_serde_json_reads_it() {
+        let bodies = [
+            r#"plain ascii"#,
+            r#"héllo wörld ✓ 中文 😀"#,
+            r#"a\nb\tc\\d\/e\"f"#,
+            r#"caf\u00e9 \u4e2d\u6587 and é"#,
+            r#"pair \ud83d\ude00 and lone \ud83d then \ude00 x"#,
+            r#"\\u0041 is no escape"#,
+            r#"\b\f\r\u0000"#,
+        ];
+        for pad in 0..70 {
+            for body in bodies {
+                let line = format!("{}\"{body}\"", "x".repeat(pad));
+                let scanner = Scanner::new(line.as_bytes());
+                let text = Walk::new(&scanner, &line, pad).string().unwrap();
+                let serde: String = serde_json::from_str(&line[pad..]).unwrap_or_else(|_| {
+                    // serde refuses lone surrogates; the walk reads each as U+FFFD.
+                    Text::from_json_body(body).unwrap().as_str().to_owned()
+                });
+                assert_eq!(
+                    text.code_points(),
+                    serde.chars().count() as u64,
+                    "{body} at {pad}"
+                );
+                assert_eq!(text.as_str(), serde, "{body} at {pad}");
+            }
+        }
+        for bad in ["\"raw\ncontrol\"", r#""bad \q""#, r#""short \u12""#] {
+            let scanner = Scanner::new(bad.as_bytes());
+            assert!(Walk::new(&scanner, bad, 0).string().is_none(), "{bad}");
+        }
     }
 }

@@ -19,9 +19,11 @@ pub struct Text<'a>(Repr<'a>);
 
 enum Repr<'a> {
     Decoded(Cow<'a, str>),
-    /// The body of a JSON string (between its quotes) whose escapes [`escaped_body`] checked.
+    /// The body of a JSON string (between its quotes) whose escapes were checked, and the
+    /// code points it decodes to.
     Escaped {
         body: &'a str,
+        points: u64,
         decoded: OnceLock<String>,
     },
 }
@@ -33,18 +35,25 @@ impl<'a> Text<'a> {
     pub fn from_json_body(body: &'a str) -> Option<Text<'a>> {
         match escaped_body(body)? {
             false => Some(Text(Repr::Decoded(Cow::Borrowed(body)))),
-            true => Some(Text(Repr::Escaped {
-                body,
-                decoded: OnceLock::new(),
-            })),
+            true => Some(Text::escaped(body, escaped_code_points(body))),
         }
+    }
+
+    /// The text of a JSON string body whose escapes the caller checked, and which decodes to
+    /// `points` code points.
+    pub(crate) fn escaped(body: &'a str, points: u64) -> Text<'a> {
+        Text(Repr::Escaped {
+            body,
+            points,
+            decoded: OnceLock::new(),
+        })
     }
 
     /// The text as a string slice, decoding it the first time if it is still escaped.
     pub fn as_str(&self) -> &str {
         match &self.0 {
             Repr::Decoded(text) => text,
-            Repr::Escaped { body, decoded } => decoded.get_or_init(|| unescape(body)),
+            Repr::Escaped { body, decoded, .. } => decoded.get_or_init(|| unescape(body)),
         }
     }
 
@@ -52,10 +61,7 @@ impl<'a> Text<'a> {
     pub fn code_points(&self) -> u64 {
         match &self.0 {
             Repr::Decoded(text) => text.chars().count() as u64,
-            Repr::Escaped { body, decoded } => match decoded.get() {
-                Some(text) => text.chars().count() as u64,
-                None => escaped_code_points(body),
-            },
+            Repr::Escaped { points, .. } => *points,
         }
     }
 
@@ -71,7 +77,7 @@ impl<'a> Text<'a> {
     pub fn into_cow(self) -> Cow<'a, str> {
         match self.0 {
             Repr::Decoded(text) => text,
-            Repr::Escaped { body, decoded } => {
+            Repr::Escaped { body, decoded, .. } => {
                 Cow::Owned(decoded.into_inner().unwrap_or_else(|| unescape(body)))
             }
         }
@@ -101,8 +107,13 @@ impl Clone for Text<'_> {
     fn clone(&self) -> Self {
         match &self.0 {
             Repr::Decoded(text) => Text(Repr::Decoded(text.clone())),
-            Repr::Escaped { body, decoded } => Text(Repr::Escaped {
+            Repr::Escaped {
                 body,
+                points,
+                decoded,
+            } => Text(Repr::Escaped {
+                body,
+                points: *points,
                 decoded: decoded.clone(),
             }),
         }
