@@ -576,7 +576,7 @@ fn read_message<'a>(line: usize, raw: &'a [u8], message: AgentMessage<'a>) -> Re
                 Part::Text(message.command.unwrap_or_default().into()),
                 Part::ToolResult {
                     call_id: None,
-                    text: message.output.unwrap_or_default().into(),
+                    text: message.output.unwrap_or_default(),
                 },
             ];
             (Role::User, parts)
@@ -608,8 +608,8 @@ fn content_parts<'a>(content: StrOrSeq<'a, Block<'a>>) -> Vec<Part<'a>> {
 fn block_part(block: Block<'_>) -> Part<'_> {
     let kind = block.kind.unwrap_or_default();
     match kind.as_ref() {
-        "text" => Part::Text(block.text.unwrap_or_default().into()),
-        "thinking" => Part::Thinking(block.thinking.unwrap_or_default().into()),
+        "text" => Part::Text(block.text.unwrap_or_default()),
+        "thinking" => Part::Thinking(block.thinking.unwrap_or_default()),
         "toolCall" => Part::ToolCall {
             id: block.id,
             name: block.name.unwrap_or_default(),

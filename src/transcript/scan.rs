@@ -295,7 +295,7 @@ fn escapes(words: &[Word], range: Range<usize>) -> impl Iterator<Item = usize> +
 /// bytes are tested at a time: valid text has none, so every byte is looked at.
 fn has_control(bytes: &[u8]) -> bool {
     let mut lanes = bytes.chunks_exact(16);
-    let found = (&mut lanes).any(|lane| {
+    let found = lanes.any(|lane| {
         let lane = u8x16::new(lane.try_into().unwrap_or([b' '; 16]));
         lane.min(u8x16::splat(0x1F)).simd_eq(lane).to_bitmask() != 0
     });
