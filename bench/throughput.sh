@@ -58,6 +58,7 @@
 # Run from anywhere:   bash bench/throughput.sh
 # Knobs (environment): SIZE_MB=1024 PREFIX_MB=100 BPE_MB=30 RUNS=3 SLOW_S=3
 #                      FORMATS=claude-code,codex,pi,openai-chat ORJSON_VERSION=3.13.0
+#                      CONDENSE_BIN=PATH times that binary instead of building this checkout
 # With the defaults it takes 2.5-3.5 minutes on 2 cores (the first run also builds 4.4 GB of
 # files in bench/data/ and installs orjson; building condense is not counted); the numbers are
 # only meaningful on an otherwise idle machine (the load average is printed first, at the start
@@ -78,7 +79,7 @@ ORJSON_VERSION=${ORJSON_VERSION:-3.13.0}
 BUILD_TRIES=${BUILD_TRIES:-3}
 
 DATA=$ROOT/bench/data
-CONDENSE=$ROOT/target/release/condense
+CONDENSE=${CONDENSE_BIN:-$ROOT/target/release/condense}
 LOADS=$ROOT/bench/loads.py
 VENV=$DATA/venv-orjson-$ORJSON_VERSION
 BASELINE_DIR=$ROOT/bench/bpe-baseline
@@ -298,6 +299,8 @@ START_SECONDS=$SECONDS
 note "load average: $LOAD_START (nproc $(nproc))"
 note "== building"
 built=0
+# CONDENSE_BIN times a binary built elsewhere (say, of an older commit, for a before/after).
+[[ -n ${CONDENSE_BIN:-} ]] && { built=1; BUILD_TRIES=0; note "  timing $CONDENSE_BIN as it is"; }
 for ((try = 1; try <= BUILD_TRIES; try++)); do
     if cargo build --release --quiet; then
         built=1

@@ -20,6 +20,7 @@
 //! every such char as "other"), base64 blobs are underestimated by ~25 %, and combining marks
 //! count as "other" rather than continuing a letter run.
 
+use crate::transcript::text::Text;
 use std::ops::{Add, AddAssign};
 
 /// Tokenizer family whose fitted weights turn [`Features`] into a token estimate.
@@ -89,10 +90,26 @@ impl Features {
     /// Computes all features of `text` in one pass, without allocating.
     pub fn of(text: &str) -> Features {
         let mut f = Features::default();
-        let bytes = text.as_bytes();
         // Classes of the previous two chars, as the low 6 bits of an `INC` index. Start of text
         // is `OTHER`, which continues no run.
         let mut hist: usize = 0;
+        f.feed(text, &mut hist);
+        f
+    }
+
+    /// The features of a text given in pieces, in order (see [`Text::for_each_piece`]): the
+    /// same as of the whole, since the run state carries from one piece to the next.
+    pub fn of_pieces(text: &Text) -> Features {
+        let mut f = Features::default();
+        let mut hist: usize = 0;
+        text.for_each_piece(|piece| f.feed(piece, &mut hist));
+        f
+    }
+
+    /// Adds the features of `text`, which follows what `hist` describes.
+    fn feed(&mut self, text: &str, hist: &mut usize) {
+        let f = self;
+        let bytes = text.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
             // ASCII fast path. At most 255 bytes per batch so no 8-bit lane can overflow.
@@ -105,18 +122,17 @@ impl Features {
                     hit_non_ascii = true;
                     break;
                 }
-                hist = ((hist << 3) | c as usize) & 0o777;
-                packed += INC[hist];
+                *hist = ((*hist << 3) | c as usize) & 0o777;
+                packed += INC[*hist];
                 i += 1;
             }
             f.add_packed(packed);
             if hit_non_ascii {
                 // `i` sits on a char boundary: it only ever advanced over whole ASCII chars
                 // and whole decoded chars.
-                i += f.non_ascii_run(&text[i..], &mut hist);
+                i += f.non_ascii_run(&text[i..], hist);
             }
         }
-        f
     }
 
     /// Slow path: consumes the non-ASCII chars at the start of `rest` and returns how many
@@ -224,6 +240,12 @@ impl Add for Features {
 /// Add these up and divide by 1000, rounding once, to get a total.
 pub fn milli_tokens(text: &str, family: Family) -> u64 {
     Features::of(text).milli_tokens(family)
+}
+
+/// [`milli_tokens`] of a part's text, read piece by piece so that an escaped text is never
+/// decoded into a string of its own.
+pub fn text_milli_tokens(text: &Text, family: Family) -> u64 {
+    Features::of_pieces(text).milli_tokens(family)
 }
 
 /// The weighted feature sum for `family`: the estimated token count as a float.
@@ -362,6 +384,14 @@ mod tests {
             *slot = v;
         }
         f
+    }
+
+    #[test]
+    fn features_of_an_escaped_text_read_in_pieces_are_those_of_the_whole() {
+        let body = r#"fn main() {\n    println!(\"héllo\");\n}\n\n\tcafé \u4e2d\u6587 x2  y\r\n"#;
+        let text = Text::from_json_body(body).unwrap();
+        let whole = Features::of(&serde_json::from_str::<String>(&format!("\"{body}\"")).unwrap());
+        assert_eq!(Features::of_pieces(&text), whole);
     }
 
     #[test]

@@ -92,6 +92,10 @@ impl Tokenizer {
             (Tokenizer::Chars4 | Tokenizer::Chars35, _) => 0,
             (Tokenizer::KimiCode, Part::Media(_)) => KIMI_CODE_MEDIA_TOKENS,
             (_, Part::Media(_) | Part::Other(_)) => 0,
+            (
+                Tokenizer::Fast(family),
+                Part::Text(t) | Part::Thinking(t) | Part::ToolResult { text: t, .. },
+            ) => fast::text_milli_tokens(t, family),
             (_, Part::Text(t) | Part::Thinking(t) | Part::ToolResult { text: t, .. }) => {
                 self.text_units(t)
             }

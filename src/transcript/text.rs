@@ -65,6 +65,18 @@ impl<'a> Text<'a> {
         }
     }
 
+    /// Hands `piece` the text in order, in pieces whose concatenation is the text: a decoded
+    /// text whole, an escaped one as the runs between its escapes and each escape decoded, so
+    /// that it is read without being decoded into a string of its own.
+    pub fn for_each_piece(&self, mut piece: impl FnMut(&str)) {
+        match &self.0 {
+            Repr::Escaped { body, decoded, .. } if decoded.get().is_none() => {
+                pieces(body, &mut piece)
+            }
+            _ => piece(self.as_str()),
+        }
+    }
+
     /// True when no copy of the text was made: it borrows from the line, decoded or not.
     pub fn is_borrowed(&self) -> bool {
         match &self.0 {
@@ -258,12 +270,22 @@ fn escaped_code_points(body: &str) -> u64 {
 
 /// Decodes a valid escaped body (lone surrogates become U+FFFD).
 fn unescape(body: &str) -> String {
-    let bytes = body.as_bytes();
     let mut out = String::with_capacity(body.len());
+    pieces(body, &mut |piece| out.push_str(piece));
+    out
+}
+
+/// Hands `piece` a valid escaped body decoded, in order: each run between escapes as it is,
+/// each escape as the character it stands for (a lone surrogate as U+FFFD).
+fn pieces(body: &str, piece: &mut impl FnMut(&str)) {
+    let bytes = body.as_bytes();
     let mut i = 0;
+    let mut buffer = [0u8; 4];
     while let Some(at) = memchr(b'\\', &bytes[i..]) {
         let at = i + at;
-        out.push_str(&body[i..at]);
+        if at > i {
+            piece(&body[i..at]);
+        }
         let (c, next) = match bytes[at + 1] {
             b'n' => ('\n', at + 2),
             b't' => ('\t', at + 2),
@@ -286,11 +308,12 @@ fn unescape(body: &str) -> String {
             }
             other => (char::from(other), at + 2),
         };
-        out.push(c);
+        piece(c.encode_utf8(&mut buffer));
         i = next;
     }
-    out.push_str(&body[i..]);
-    out
+    if i < body.len() {
+        piece(&body[i..]);
+    }
 }
 
 #[cfg(test)]
@@ -356,6 +379,22 @@ mod tests {
         ] {
             assert!(Text::from_json_body(body).is_none(), "{body}");
             assert!(serde(body).is_none(), "serde_json accepts {body}");
+        }
+    }
+
+    #[test]
+    fn pieces_of_an_escaped_text_make_up_the_text() {
+        for body in [
+            r#"a\nb \u00e9\ud83d\ude00 \\ end"#,
+            r#"\n\n"#,
+            "plain",
+            r#"x\ud83dy"#,
+        ] {
+            let text = Text::from_json_body(body).unwrap();
+            let mut joined = String::new();
+            text.for_each_piece(|piece| joined.push_str(piece));
+            assert_eq!(joined, text.as_str(), "{body}");
+            assert_eq!(joined.chars().count() as u64, text.code_points(), "{body}");
         }
     }
 }
