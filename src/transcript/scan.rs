@@ -46,9 +46,9 @@ impl<'a> Scanner<'a> {
         let mut carry = Carry::default();
         let blocks = bytes.chunks(64);
         let words = blocks
-            .map(|block| match block.len() {
-                64 => Masks::of(block).word(&mut carry),
-                _ => {
+            .map(|block| match block.try_into() {
+                Ok(block) => Masks::of(block).word(&mut carry),
+                Err(_) => {
                     let mut padded = [b' '; 64];
                     padded[..block.len()].copy_from_slice(block);
                     Masks::of(&padded).word(&mut carry)
@@ -72,17 +72,24 @@ impl<'a> Scanner<'a> {
         let mut extra = 0u64;
         let mut escaped = false;
         let mut next = body.start;
-        for at in escapes(&self.words, body.clone()) {
-            if at < next {
-                continue; // the second half of a surrogate pair, counted with the first
-            }
-            escaped = true;
-            match *bytes.get(at + 1)? {
-                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
+        let mut word = body.start / 64;
+        let mut bits = self.words.get(word)?.escapes & (u64::MAX << (body.start % 64));
+        loop {
+            while bits != 0 {
+                let at = word * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if at >= body.end {
+                    break;
+                }
+                if at < next {
+                    continue; // the second half of a surrogate pair, counted with the first
+                }
+                escaped = true;
+                let kind = *bytes.get(at + 1)?;
+                if SIMPLE_ESCAPE[usize::from(kind)] {
                     extra += 1;
                     next = at + 2;
-                }
-                b'u' => {
+                } else if kind == b'u' {
                     let unit = hex4(bytes, at + 2)?;
                     extra += 5;
                     next = at + 6;
@@ -94,9 +101,15 @@ impl<'a> Scanner<'a> {
                         extra += 6;
                         next += 6;
                     }
+                } else {
+                    return None;
                 }
-                _ => return None,
             }
+            word += 1;
+            if word * 64 >= body.end {
+                break;
+            }
+            bits = self.words.get(word)?.escapes;
         }
         // Quotes are ASCII, so the body starts and ends on character boundaries.
         let text = line.get(body.clone())?;
@@ -217,15 +230,15 @@ struct Masks {
 }
 
 impl Masks {
-    fn of(block: &[u8]) -> Masks {
+    fn of(block: &[u8; 64]) -> Masks {
         let mut masks = Masks {
             quotes: 0,
             backslashes: 0,
             brackets: 0,
         };
         let bits = |lane: u8x16| u64::from(lane.to_bitmask());
-        for (k, lane) in block.chunks_exact(16).enumerate() {
-            let lane = u8x16::new(lane.try_into().unwrap_or([0; 16]));
+        let lanes: [u8x16; 4] = wide::bytemuck::cast(*block);
+        for (k, lane) in lanes.into_iter().enumerate() {
             let shift = 16 * k;
             masks.quotes |= bits(lane.simd_eq(u8x16::splat(b'"'))) << shift;
             masks.backslashes |= bits(lane.simd_eq(u8x16::splat(b'\\'))) << shift;
@@ -272,35 +285,24 @@ impl Masks {
     }
 }
 
-/// The escapes in `range`, in order.
-fn escapes(words: &[Word], range: Range<usize>) -> impl Iterator<Item = usize> + '_ {
-    let bitmap = move |word: usize| words.get(word).map(|word| word.escapes);
-    let mut word = range.start / 64;
-    let mut bits = bitmap(word).map_or(0, |w| w & (u64::MAX << (range.start % 64)));
-    std::iter::from_fn(move || loop {
-        if bits != 0 {
-            let at = word * 64 + bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            return (at < range.end).then_some(at);
-        }
-        word += 1;
-        if word * 64 >= range.end {
-            return None;
-        }
-        bits = bitmap(word)?;
-    })
+/// True when `bytes` holds a byte below 0x20, which a JSON string may not hold raw. Valid
+/// text has none, so every byte is looked at: an OR over all of them, which the compiler
+/// turns into vector instructions.
+fn has_control(bytes: &[u8]) -> bool {
+    bytes.iter().fold(0u8, |found, &b| found | u8::from(b < 0x20)) != 0
 }
 
-/// True when `bytes` holds a byte below 0x20, which a JSON string may not hold raw. Sixteen
-/// bytes are tested at a time: valid text has none, so every byte is looked at.
-fn has_control(bytes: &[u8]) -> bool {
-    let mut lanes = bytes.chunks_exact(16);
-    let found = lanes.any(|lane| {
-        let lane = u8x16::new(lane.try_into().unwrap_or([b' '; 16]));
-        lane.min(u8x16::splat(0x1F)).simd_eq(lane).to_bitmask() != 0
-    });
-    found || lanes.remainder().iter().any(|&b| b < 0x20)
-}
+/// The characters that follow a backslash in a two-character escape.
+const SIMPLE_ESCAPE: [bool; 256] = {
+    let mut table = [false; 256];
+    let simple = *b"\"\\/bfnrt";
+    let mut i = 0;
+    while i < simple.len() {
+        table[simple[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
 
 /// The value of the four hex digits at `at`.
 fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
