@@ -228,6 +228,9 @@ fn measure_block(format: FormatId, block: &Block, tokenizer: Tokenizer) -> Measu
     let lines: Vec<Line> = block.lines().filter(|l| !l.is_blank()).collect();
     lines
         .par_iter()
+        // Lines are small jobs: splitting the block finer than this costs more in hand-offs
+        // between threads than it balances.
+        .with_min_len(256)
         .map(|line| {
             read_records(format, line)
                 .map(|records| {

@@ -29,6 +29,25 @@ pub struct Scanner<'a> {
     words: Vec<Word>,
 }
 
+thread_local! {
+    /// The bitmap of the last scanner a thread dropped, kept for the next one: lines are
+    /// scanned one after another, and a bitmap a third of a line's size, allocated and freed
+    /// for every line, cost the kernel a mapping for each long one.
+    static SPARE_WORDS: std::cell::RefCell<Vec<Word>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Drop for Scanner<'_> {
+    fn drop(&mut self) {
+        let words = std::mem::take(&mut self.words);
+        SPARE_WORDS.with(|spare| {
+            let mut spare = spare.borrow_mut();
+            if words.capacity() > spare.capacity() {
+                *spare = words;
+            }
+        });
+    }
+}
+
 /// The bits of 64 bytes of a scanned text.
 #[derive(Default, Clone, Copy)]
 struct Word {
@@ -44,17 +63,16 @@ impl<'a> Scanner<'a> {
     /// Scans `bytes`.
     pub fn new(bytes: &'a [u8]) -> Self {
         let mut carry = Carry::default();
-        let blocks = bytes.chunks(64);
-        let words = blocks
-            .map(|block| match block.try_into() {
-                Ok(block) => Masks::of(block).word(&mut carry),
-                Err(_) => {
-                    let mut padded = [b' '; 64];
-                    padded[..block.len()].copy_from_slice(block);
-                    Masks::of(&padded).word(&mut carry)
-                }
-            })
-            .collect();
+        let mut words = SPARE_WORDS.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
+        words.clear();
+        words.extend(bytes.chunks(64).map(|block| match block.try_into() {
+            Ok(block) => Masks::of(block).word(&mut carry),
+            Err(_) => {
+                let mut padded = [b' '; 64];
+                padded[..block.len()].copy_from_slice(block);
+                Masks::of(&padded).word(&mut carry)
+            }
+        }));
         Scanner { bytes, words }
     }
 
