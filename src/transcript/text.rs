@@ -223,7 +223,7 @@ fn escaped_body(body: &str) -> Option<bool> {
 }
 
 /// The value of the four hex digits at `at`.
-fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+pub(super) fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
     let digits = std::str::from_utf8(bytes.get(at..at + 4)?).ok()?;
     if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
@@ -231,11 +231,11 @@ fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
     u32::from_str_radix(digits, 16).ok()
 }
 
-fn is_high_surrogate(unit: u32) -> bool {
+pub(super) fn is_high_surrogate(unit: u32) -> bool {
     (0xD800..0xDC00).contains(&unit)
 }
 
-fn is_low_surrogate(unit: u32) -> bool {
+pub(super) fn is_low_surrogate(unit: u32) -> bool {
     (0xDC00..0xE000).contains(&unit)
 }
 

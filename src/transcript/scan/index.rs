@@ -1,25 +1,18 @@
-//! Walking JSON text by spans: finding where a value starts and ends, an object's members and
-//! an array's elements, without parsing what is only passed over.
+//! The index of a JSON text: where its strings end, where its escapes are and where its
+//! objects and arrays open and close, one bit per byte.
 //!
-//! Readers use this where a line is large and most of it is not needed (Claude Code's
-//! `toolUseResult` copies whole files), and where a message's text only has to be counted:
-//! [`Walk::string`] hands out a string's body still escaped, as a [`Text`] that counts its
-//! code points without decoding. Structure is followed (strings end at an unescaped quote,
-//! brackets balance) but skipped values are not validated; whatever the walk cannot follow
-//! makes it return `None`, and the caller then reads the text with serde_json, which says what
-//! is wrong. Keys are compared as written: a key holding an escape makes a walk give up.
-//!
-//! Speed: a [`Scanner`] first finds every quote of its text that is not escaped, 64 bytes at
-//! a time with vector compares, and keeps them as bits. Where a string ends is then a bit
-//! search, however many escapes the string holds; looking for the next quote byte by byte or
-//! call by call cost more than everything else `estimate` does, because transcripts hold a
-//! quote or a backslash every fifteen bytes or so.
+//! Finding the next quote byte by byte, or call by call, cost more than everything else
+//! `estimate` does: transcripts hold a quote or a backslash every fifteen bytes or so. A
+//! [`Scanner`] looks at 64 bytes at a time instead, with 16-byte vector compares, and keeps
+//! what it found as bits: where a string ends is then a bit search however many escapes it
+//! holds, and a skipped object is passed from bracket to bracket.
 
 use std::ops::Range;
 
 use wide::u8x16;
 
-use super::text::Text;
+use super::super::text::{hex4, is_high_surrogate, is_low_surrogate, Text};
+use super::skip_space;
 
 /// A JSON text with the places of its string delimiters and escapes worked out (see the
 /// module docs), one bit per byte: bit `k % 64` of word `k / 64` stands for byte `k`.
@@ -80,7 +73,7 @@ impl<'a> Scanner<'a> {
     /// (the text scanned), its escapes checked (found from the bitmap) and its code points
     /// counted; `None` when it is no valid JSON string (a raw control character, an unknown
     /// or short escape).
-    fn text(&self, line: &'a str, open: usize, close: usize) -> Option<Text<'a>> {
+    pub(super) fn text(&self, line: &'a str, open: usize, close: usize) -> Option<Text<'a>> {
         let body = open + 1..close;
         if has_control(&self.bytes[body.clone()]) {
             return None;
@@ -307,7 +300,10 @@ impl Masks {
 /// text has none, so every byte is looked at: an OR over all of them, which the compiler
 /// turns into vector instructions.
 fn has_control(bytes: &[u8]) -> bool {
-    bytes.iter().fold(0u8, |found, &b| found | u8::from(b < 0x20)) != 0
+    bytes
+        .iter()
+        .fold(0u8, |found, &b| found | u8::from(b < 0x20))
+        != 0
 }
 
 /// The characters that follow a backslash in a two-character escape.
@@ -322,45 +318,6 @@ const SIMPLE_ESCAPE: [bool; 256] = {
     table
 };
 
-/// The value of the four hex digits at `at`.
-fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
-    let digits = bytes.get(at..at + 4)?;
-    digits.iter().try_fold(0u32, |value, &b| {
-        let digit = char::from(b).to_digit(16)?;
-        Some(value * 16 + digit)
-    })
-}
-
-fn is_high_surrogate(unit: u32) -> bool {
-    (0xD800..0xDC00).contains(&unit)
-}
-
-fn is_low_surrogate(unit: u32) -> bool {
-    (0xDC00..0xE000).contains(&unit)
-}
-
-/// The index of the first non-whitespace byte at or after `i`.
-pub fn skip_space(line: &[u8], mut i: usize) -> usize {
-    while line.get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
-    }
-    i
-}
-
-/// The text of `raw`, the JSON text of one string value (quotes included); `None` when it is
-/// no valid JSON string. A string without escapes is borrowed.
-pub fn json_string(raw: &str) -> Option<std::borrow::Cow<'_, str>> {
-    let body = raw.strip_prefix('"')?.strip_suffix('"')?;
-    Text::from_json_body(body).map(Text::into_cow)
-}
-
-/// The top-level fields of a JSON object line, as (key as written, value span) pairs, in
-/// order; `None` when the line is not an object this scanner can walk (the caller then lets
-/// serde_json say what is wrong). Values are skipped, not validated.
-pub fn top_level_fields(line: &[u8]) -> Option<Vec<(&[u8], Range<usize>)>> {
-    Scanner::new(line).top_level_fields()
-}
-
 impl<'a> Scanner<'a> {
     /// [`top_level_fields`] of the text scanned.
     pub fn top_level_fields(&self) -> Option<Vec<(&'a [u8], Range<usize>)>> {
@@ -374,212 +331,8 @@ impl<'a> Scanner<'a> {
     }
 }
 
-/// A cursor that reads one JSON value after another in a single pass: each member of an
-/// object or element of an array is handed to the caller, who reads it (descending into it)
-/// or skips it, so nested values are walked once rather than once per level.
-pub struct Walk<'s, 'a> {
-    text: &'a str,
-    scanner: &'s Scanner<'a>,
-    at: usize,
-}
-
-impl<'s, 'a> Walk<'s, 'a> {
-    /// A walk of `text`, which `scanner` scanned, from byte `at`.
-    pub fn new(scanner: &'s Scanner<'a>, text: &'a str, at: usize) -> Self {
-        debug_assert_eq!(scanner.bytes().len(), text.len());
-        Walk {
-            text,
-            scanner,
-            at: skip_space(text.as_bytes(), at),
-        }
-    }
-
-    /// Where the walk stands: the first byte of the next value (or past the last one).
-    pub fn position(&self) -> usize {
-        self.at
-    }
-
-    /// The first byte of the next value.
-    pub fn peek(&self) -> Option<u8> {
-        self.text.as_bytes().get(self.at).copied()
-    }
-
-    /// Passes over the next value; its span.
-    pub fn skip(&mut self) -> Option<Range<usize>> {
-        let start = self.at;
-        let end = self.scanner.skip_value(start)?;
-        self.at = skip_space(self.text.as_bytes(), end);
-        Some(start..end)
-    }
-
-    /// The next value's raw JSON text, or `None` for `null`, as serde reads an
-    /// `Option<&RawValue>`.
-    pub fn raw(&mut self) -> Option<Option<&'a str>> {
-        let span = self.skip()?;
-        let raw = &self.text[span];
-        Some((raw != "null").then_some(raw))
-    }
-
-    /// The next value's raw JSON text, `null` included, as serde reads a `&RawValue`.
-    pub fn value(&mut self) -> Option<&'a str> {
-        let span = self.skip()?;
-        Some(&self.text[span])
-    }
-
-    /// True when the next value is `null`, which is then passed over.
-    pub fn null(&mut self) -> Option<bool> {
-        if self.peek()? != b'n' {
-            return Some(false);
-        }
-        let span = self.skip()?;
-        (&self.text[span] == "null").then_some(true)
-    }
-
-    /// The next value as a string, its escapes checked but not decoded; `None` when it is no
-    /// valid JSON string.
-    pub fn string(&mut self) -> Option<Text<'a>> {
-        if self.peek()? != b'"' {
-            return None;
-        }
-        let end = self.scanner.skip_string(self.at)?;
-        let text = self.scanner.text(self.text, self.at, end - 1)?;
-        self.at = skip_space(self.text.as_bytes(), end);
-        Some(text)
-    }
-
-    /// A string, or `null` for none, as serde reads an `Option<String>` field; `None` for any
-    /// other value, which such a field refuses.
-    pub fn optional_string(&mut self) -> Option<Option<Text<'a>>> {
-        match self.null()? {
-            true => Some(None),
-            false => self.string().map(Some),
-        }
-    }
-
-    /// Walks the object that comes next, handing `member` each key (as written) with the walk
-    /// standing at its value, which `member` must read or skip. A key holding an escape ends
-    /// the walk (serde would decode it; the walk compares keys as written).
-    pub fn object(
-        &mut self,
-        mut member: impl FnMut(&'a [u8], &mut Walk<'s, 'a>) -> Option<()>,
-    ) -> Option<()> {
-        let bytes = self.text.as_bytes();
-        if self.peek()? != b'{' {
-            return None;
-        }
-        self.at = skip_space(bytes, self.at + 1);
-        if self.peek()? == b'}' {
-            self.at = skip_space(bytes, self.at + 1);
-            return Some(());
-        }
-        loop {
-            if self.peek()? != b'"' {
-                return None;
-            }
-            let key_end = self.scanner.skip_string(self.at)?;
-            let key = &bytes[self.at + 1..key_end - 1];
-            if key.contains(&b'\\') {
-                return None;
-            }
-            self.at = skip_space(bytes, key_end);
-            if self.peek()? != b':' {
-                return None;
-            }
-            self.at = skip_space(bytes, self.at + 1);
-            member(key, self)?;
-            match self.peek()? {
-                b',' => self.at = skip_space(bytes, self.at + 1),
-                b'}' => {
-                    self.at = skip_space(bytes, self.at + 1);
-                    return Some(());
-                }
-                _ => return None,
-            }
-        }
-    }
-
-    /// Walks the array that comes next, handing `element` the walk standing at each element,
-    /// which `element` must read or skip.
-    pub fn array(
-        &mut self,
-        mut element: impl FnMut(&mut Walk<'s, 'a>) -> Option<()>,
-    ) -> Option<()> {
-        let bytes = self.text.as_bytes();
-        if self.peek()? != b'[' {
-            return None;
-        }
-        self.at = skip_space(bytes, self.at + 1);
-        if self.peek()? == b']' {
-            self.at = skip_space(bytes, self.at + 1);
-            return Some(());
-        }
-        loop {
-            element(self)?;
-            match self.peek()? {
-                b',' => self.at = skip_space(bytes, self.at + 1),
-                b']' => {
-                    self.at = skip_space(bytes, self.at + 1);
-                    return Some(());
-                }
-                _ => return None,
-            }
-        }
-    }
-}
-
-/// Which of `keys` a member's key is (`Some(None)` for another key); `None` when it is one
-/// already `seen`: serde refuses a repeated field, so the walk gives up and leaves it to serde.
-pub fn wanted<const N: usize>(
-    key: &[u8],
-    keys: [&str; N],
-    seen: &mut [bool; N],
-) -> Option<Option<usize>> {
-    let Some(slot) = keys.iter().position(|k| k.as_bytes() == key) else {
-        return Some(None);
-    };
-    (!std::mem::replace(&mut seen[slot], true)).then_some(Some(slot))
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    #[test]
-    fn top_level_fields_walks_one_level_and_refuses_what_is_not_an_object() {
-        let line =
-            br#" { "type" : "user", "x": {"type": "inner", "s": "a\"}b"}, "n": [1, {"m": 2}] } "#;
-        let fields = top_level_fields(line).unwrap();
-        let found: Vec<(&[u8], &[u8])> = fields
-            .iter()
-            .map(|(k, span)| (*k, &line[span.clone()]))
-            .collect();
-        assert_eq!(
-            found,
-            vec![
-                (&b"type"[..], &br#""user""#[..]),
-                (&b"x"[..], &br#"{"type": "inner", "s": "a\"}b"}"#[..]),
-                (&b"n"[..], &br#"[1, {"m": 2}]"#[..]),
-            ]
-        );
-        assert_eq!(top_level_fields(b"{}").unwrap().len(), 0);
-        for bad in [
-            &b"[1]"[..],
-            b"{\"a\":1",
-            b"{\"a\":1} x",
-            b"{\"a\" 1}",
-            b"{\"a\":\"b}",
-        ] {
-            assert!(
-                top_level_fields(bad).is_none(),
-                "{}",
-                String::from_utf8_lossy(bad)
-            );
-        }
-    }
-}
-
-#[cfg(test)]
-mod quote_tests {
     use super::*;
 
     #[test]
@@ -611,39 +364,5 @@ mod quote_tests {
             Some(long.len())
         );
         assert_eq!(Scanner::new(br#""unterminated\""#).skip_string(0), None);
-    }
-
-    #[test]
-    fn a_walked_string_counts_and_decodes_as_serde_json_reads_it() {
-        let bodies = [
-            r#"plain ascii"#,
-            r#"héllo wörld ✓ 中文 😀"#,
-            r#"a\nb\tc\\d\/e\"f"#,
-            r#"caf\u00e9 \u4e2d\u6587 and é"#,
-            r#"pair \ud83d\ude00 and lone \ud83d then \ude00 x"#,
-            r#"\\u0041 is no escape"#,
-            r#"\b\f\r\u0000"#,
-        ];
-        for pad in 0..70 {
-            for body in bodies {
-                let line = format!("{}\"{body}\"", "x".repeat(pad));
-                let scanner = Scanner::new(line.as_bytes());
-                let text = Walk::new(&scanner, &line, pad).string().unwrap();
-                let serde: String = serde_json::from_str(&line[pad..]).unwrap_or_else(|_| {
-                    // serde refuses lone surrogates; the walk reads each as U+FFFD.
-                    Text::from_json_body(body).unwrap().as_str().to_owned()
-                });
-                assert_eq!(
-                    text.code_points(),
-                    serde.chars().count() as u64,
-                    "{body} at {pad}"
-                );
-                assert_eq!(text.as_str(), serde, "{body} at {pad}");
-            }
-        }
-        for bad in ["\"raw\ncontrol\"", r#""bad \q""#, r#""short \u12""#] {
-            let scanner = Scanner::new(bad.as_bytes());
-            assert!(Walk::new(&scanner, bad, 0).string().is_none(), "{bad}");
-        }
     }
 }

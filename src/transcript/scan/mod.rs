@@ -1,0 +1,97 @@
+//! Walking JSON text by spans: finding where a value starts and ends, an object's members and
+//! an array's elements, without parsing what is only passed over.
+//!
+//! Readers use this where a line is large and most of it is not needed (Claude Code's
+//! `toolUseResult` copies whole files), and where a message's text only has to be counted:
+//! [`Walk::string`] hands out a string's body still escaped, as a [`Text`] that counts its
+//! code points without decoding. Structure is followed (strings end at an unescaped quote,
+//! brackets balance) but skipped values are not validated; whatever the walk cannot follow
+//! makes it return `None`, and the caller then reads the text with serde_json, which says what
+//! is wrong. Keys are compared as written: a key holding an escape makes a walk give up.
+//!
+//! - [`index`]: the [`Scanner`], which finds a text's string delimiters, escapes and brackets
+//!   once, as bits;
+//! - [`walk`]: the [`Walk`], a cursor that reads values one after another with it.
+
+mod index;
+mod walk;
+
+pub use index::Scanner;
+pub use walk::Walk;
+
+use std::ops::Range;
+
+use super::text::Text;
+
+/// The index of the first non-whitespace byte at or after `i`.
+pub fn skip_space(line: &[u8], mut i: usize) -> usize {
+    while line.get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    i
+}
+
+/// The text of `raw`, the JSON text of one string value (quotes included); `None` when it is
+/// no valid JSON string. A string without escapes is borrowed.
+pub fn json_string(raw: &str) -> Option<std::borrow::Cow<'_, str>> {
+    let body = raw.strip_prefix('"')?.strip_suffix('"')?;
+    Text::from_json_body(body).map(Text::into_cow)
+}
+
+/// The top-level fields of a JSON object line, as (key as written, value span) pairs, in
+/// order; `None` when the line is not an object this scanner can walk (the caller then lets
+/// serde_json say what is wrong). Values are skipped, not validated.
+pub fn top_level_fields(line: &[u8]) -> Option<Vec<(&[u8], Range<usize>)>> {
+    Scanner::new(line).top_level_fields()
+}
+
+/// Which of `keys` a member's key is (`Some(None)` for another key); `None` when it is one
+/// already `seen`: serde refuses a repeated field, so the walk gives up and leaves it to serde.
+pub fn wanted<const N: usize>(
+    key: &[u8],
+    keys: [&str; N],
+    seen: &mut [bool; N],
+) -> Option<Option<usize>> {
+    let Some(slot) = keys.iter().position(|k| k.as_bytes() == key) else {
+        return Some(None);
+    };
+    (!std::mem::replace(&mut seen[slot], true)).then_some(Some(slot))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_level_fields_walks_one_level_and_refuses_what_is_not_an_object() {
+        let line =
+            br#" { "type" : "user", "x": {"type": "inner", "s": "a\"}b"}, "n": [1, {"m": 2}] } "#;
+        let fields = top_level_fields(line).unwrap();
+        let found: Vec<(&[u8], &[u8])> = fields
+            .iter()
+            .map(|(k, span)| (*k, &line[span.clone()]))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                (&b"type"[..], &br#""user""#[..]),
+                (&b"x"[..], &br#"{"type": "inner", "s": "a\"}b"}"#[..]),
+                (&b"n"[..], &br#"[1, {"m": 2}]"#[..]),
+            ]
+        );
+        assert_eq!(top_level_fields(b"{}").unwrap().len(), 0);
+        for bad in [
+            &b"[1]"[..],
+            b"{\"a\":1",
+            b"{\"a\":1} x",
+            b"{\"a\" 1}",
+            b"{\"a\":\"b}",
+        ] {
+            assert!(
+                top_level_fields(bad).is_none(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+}

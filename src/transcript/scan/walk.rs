@@ -1,0 +1,198 @@
+//! A cursor over a scanned JSON text that reads one value after another.
+
+use std::ops::Range;
+
+use super::super::text::Text;
+use super::{skip_space, Scanner};
+
+/// A cursor that reads one JSON value after another in a single pass: each member of an
+/// object or element of an array is handed to the caller, who reads it (descending into it)
+/// or skips it, so nested values are walked once rather than once per level.
+pub struct Walk<'s, 'a> {
+    text: &'a str,
+    scanner: &'s Scanner<'a>,
+    at: usize,
+}
+
+impl<'s, 'a> Walk<'s, 'a> {
+    /// A walk of `text`, which `scanner` scanned, from byte `at`.
+    pub fn new(scanner: &'s Scanner<'a>, text: &'a str, at: usize) -> Self {
+        debug_assert_eq!(scanner.bytes().len(), text.len());
+        Walk {
+            text,
+            scanner,
+            at: skip_space(text.as_bytes(), at),
+        }
+    }
+
+    /// Where the walk stands: the first byte of the next value (or past the last one).
+    pub fn position(&self) -> usize {
+        self.at
+    }
+
+    /// The first byte of the next value.
+    pub fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.at).copied()
+    }
+
+    /// Passes over the next value; its span.
+    pub fn skip(&mut self) -> Option<Range<usize>> {
+        let start = self.at;
+        let end = self.scanner.skip_value(start)?;
+        self.at = skip_space(self.text.as_bytes(), end);
+        Some(start..end)
+    }
+
+    /// The next value's raw JSON text, or `None` for `null`, as serde reads an
+    /// `Option<&RawValue>`.
+    pub fn raw(&mut self) -> Option<Option<&'a str>> {
+        let span = self.skip()?;
+        let raw = &self.text[span];
+        Some((raw != "null").then_some(raw))
+    }
+
+    /// The next value's raw JSON text, `null` included, as serde reads a `&RawValue`.
+    pub fn value(&mut self) -> Option<&'a str> {
+        let span = self.skip()?;
+        Some(&self.text[span])
+    }
+
+    /// True when the next value is `null`, which is then passed over.
+    pub fn null(&mut self) -> Option<bool> {
+        if self.peek()? != b'n' {
+            return Some(false);
+        }
+        let span = self.skip()?;
+        (&self.text[span] == "null").then_some(true)
+    }
+
+    /// The next value as a string, its escapes checked but not decoded; `None` when it is no
+    /// valid JSON string.
+    pub fn string(&mut self) -> Option<Text<'a>> {
+        if self.peek()? != b'"' {
+            return None;
+        }
+        let end = self.scanner.skip_string(self.at)?;
+        let text = self.scanner.text(self.text, self.at, end - 1)?;
+        self.at = skip_space(self.text.as_bytes(), end);
+        Some(text)
+    }
+
+    /// A string, or `null` for none, as serde reads an `Option<String>` field; `None` for any
+    /// other value, which such a field refuses.
+    pub fn optional_string(&mut self) -> Option<Option<Text<'a>>> {
+        match self.null()? {
+            true => Some(None),
+            false => self.string().map(Some),
+        }
+    }
+
+    /// Walks the object that comes next, handing `member` each key (as written) with the walk
+    /// standing at its value, which `member` must read or skip. A key holding an escape ends
+    /// the walk (serde would decode it; the walk compares keys as written).
+    pub fn object(
+        &mut self,
+        mut member: impl FnMut(&'a [u8], &mut Walk<'s, 'a>) -> Option<()>,
+    ) -> Option<()> {
+        let bytes = self.text.as_bytes();
+        if self.peek()? != b'{' {
+            return None;
+        }
+        self.at = skip_space(bytes, self.at + 1);
+        if self.peek()? == b'}' {
+            self.at = skip_space(bytes, self.at + 1);
+            return Some(());
+        }
+        loop {
+            if self.peek()? != b'"' {
+                return None;
+            }
+            let key_end = self.scanner.skip_string(self.at)?;
+            let key = &bytes[self.at + 1..key_end - 1];
+            if key.contains(&b'\\') {
+                return None;
+            }
+            self.at = skip_space(bytes, key_end);
+            if self.peek()? != b':' {
+                return None;
+            }
+            self.at = skip_space(bytes, self.at + 1);
+            member(key, self)?;
+            match self.peek()? {
+                b',' => self.at = skip_space(bytes, self.at + 1),
+                b'}' => {
+                    self.at = skip_space(bytes, self.at + 1);
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Walks the array that comes next, handing `element` the walk standing at each element,
+    /// which `element` must read or skip.
+    pub fn array(
+        &mut self,
+        mut element: impl FnMut(&mut Walk<'s, 'a>) -> Option<()>,
+    ) -> Option<()> {
+        let bytes = self.text.as_bytes();
+        if self.peek()? != b'[' {
+            return None;
+        }
+        self.at = skip_space(bytes, self.at + 1);
+        if self.peek()? == b']' {
+            self.at = skip_space(bytes, self.at + 1);
+            return Some(());
+        }
+        loop {
+            element(self)?;
+            match self.peek()? {
+                b',' => self.at = skip_space(bytes, self.at + 1),
+                b']' => {
+                    self.at = skip_space(bytes, self.at + 1);
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_walked_string_counts_and_decodes_as_serde_json_reads_it() {
+        let bodies = [
+            r#"plain ascii"#,
+            r#"héllo wörld ✓ 中文 😀"#,
+            r#"a\nb\tc\\d\/e\"f"#,
+            r#"caf\u00e9 \u4e2d\u6587 and é"#,
+            r#"pair \ud83d\ude00 and lone \ud83d then \ude00 x"#,
+            r#"\\u0041 is no escape"#,
+            r#"\b\f\r\u0000"#,
+        ];
+        for pad in 0..70 {
+            for body in bodies {
+                let line = format!("{}\"{body}\"", "x".repeat(pad));
+                let scanner = Scanner::new(line.as_bytes());
+                let text = Walk::new(&scanner, &line, pad).string().unwrap();
+                let serde: String = serde_json::from_str(&line[pad..]).unwrap_or_else(|_| {
+                    // serde refuses lone surrogates; the walk reads each as U+FFFD.
+                    Text::from_json_body(body).unwrap().as_str().to_owned()
+                });
+                assert_eq!(
+                    text.code_points(),
+                    serde.chars().count() as u64,
+                    "{body} at {pad}"
+                );
+                assert_eq!(text.as_str(), serde, "{body} at {pad}");
+            }
+        }
+        for bad in ["\"raw\ncontrol\"", r#""bad \q""#, r#""short \u12""#] {
+            let scanner = Scanner::new(bad.as_bytes());
+            assert!(Walk::new(&scanner, bad, 0).string().is_none(), "{bad}");
+        }
+    }
+}
