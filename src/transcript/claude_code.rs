@@ -46,10 +46,12 @@
 //! verbatim from that last line, take the timestamp of the file's last line, and get uuids
 //! derived from the compaction, so the same input gives the same output.
 //!
-//! Speed: lines can be megabytes (a `toolUseResult` may hold whole files), so only the fields
-//! used here are deserialised; serde skips the rest without allocating. `message` is first taken
-//! as raw JSON and only read for message lines, which keeps any bookkeeping line readable however
-//! its `message` (if it has one) is shaped.
+//! Speed: lines can be megabytes (a `toolUseResult` may hold whole files), so a line is walked
+//! with [`super::scan`]: its top-level fields are found by span and the rest is passed over by
+//! the scanner's index. `message` is only read for message lines, which keeps any bookkeeping
+//! line readable however its `message` (if it has one) is shaped, and it is walked with the
+//! same index, its texts kept escaped ([`super::text::Text`]) so that counting them decodes
+//! nothing. What the walk cannot follow is read by serde, which says what is wrong with it.
 
 use std::borrow::Cow;
 

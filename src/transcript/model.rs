@@ -10,7 +10,8 @@
 //! with its result: see [`Message::call_ids`] and [`Message::answered_ids`].
 //!
 //! Strings borrow from the input line where JSON escaping allows it (`Cow`), which keeps reading
-//! a large file allocation-light.
+//! a large file allocation-light; a part's text may even stay JSON-escaped until something
+//! reads it ([`Text`]), so that counting it decodes nothing.
 
 use std::borrow::Cow;
 

@@ -35,9 +35,11 @@
 //! of `input`, `output`, `cacheRead` and `cacheWrite`. A size of zero is no size: pi writes an
 //! all-zero usage for a request aborted before the provider answered.
 //!
-//! Speed: a hand-written visitor reads `message` straight into its struct once it has seen
-//! `type`, so a message line is scanned once; only when `type` comes later is it kept raw and
-//! read afterwards.
+//! Speed: a line is walked with [`super::scan`] (serde reads it when the walk gives up): the
+//! entry's `message` is read straight into its struct once `type` has been seen, its texts
+//! kept escaped ([`super::text::Text`]) so that counting them decodes nothing; only when `type`
+//! comes later is `message` kept raw and read afterwards. `LineVisitor` reads the same
+//! fields the same way with serde.
 //!
 //! Writing back (`inject`), as pi's own compaction does: every line stays as it was and one
 //! `compaction` entry is appended. pi then sends the summary, the entries from the first kept

@@ -319,7 +319,7 @@ const SIMPLE_ESCAPE: [bool; 256] = {
 };
 
 impl<'a> Scanner<'a> {
-    /// [`top_level_fields`] of the text scanned.
+    /// [`super::top_level_fields`] of the text scanned.
     pub fn top_level_fields(&self) -> Option<Vec<(&'a [u8], Range<usize>)>> {
         let line = self.bytes;
         let start = skip_space(line, 0);

@@ -9,9 +9,9 @@
 //! makes it return `None`, and the caller then reads the text with serde_json, which says what
 //! is wrong. Keys are compared as written: a key holding an escape makes a walk give up.
 //!
-//! - [`index`]: the [`Scanner`], which finds a text's string delimiters, escapes and brackets
+//! - `index`: the [`Scanner`], which finds a text's string delimiters, escapes and brackets
 //!   once, as bits;
-//! - [`walk`]: the [`Walk`], a cursor that reads values one after another with it.
+//! - `walk`: the [`Walk`], a cursor that reads values one after another with it.
 
 mod index;
 mod walk;
