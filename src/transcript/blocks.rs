@@ -226,21 +226,16 @@ impl<'a> AnthropicBlock<'a> {
     /// up (anything but the plain shape), and serde must read it.
     pub fn walk(walk: &mut scan::Walk<'_, 'a>) -> Option<Self> {
         let mut block = AnthropicBlock::default();
-        let mut seen = [false; 8];
-        let cow = |text: Option<Text<'a>>| text.map(Text::into_cow);
-        walk.object(|key, walk| {
-            match scan::wanted(key, Self::KEYS, &mut seen)? {
-                None => {
-                    walk.skip()?;
-                }
-                Some(0) => block.kind = cow(walk.optional_string()?),
-                Some(1) => block.text = walk.optional_string()?,
-                Some(2) => block.thinking = walk.optional_string()?,
-                Some(3) => block.id = cow(walk.optional_string()?),
-                Some(4) => block.name = cow(walk.optional_string()?),
-                Some(5) => block.input = walk.raw()?,
-                Some(6) => block.tool_use_id = cow(walk.optional_string()?),
-                Some(_) => {
+        walk.fields(Self::KEYS, |field, walk| {
+            match field {
+                0 => block.kind = walk.optional_str()?,
+                1 => block.text = walk.optional_string()?,
+                2 => block.thinking = walk.optional_string()?,
+                3 => block.id = walk.optional_str()?,
+                4 => block.name = walk.optional_str()?,
+                5 => block.input = walk.raw()?,
+                6 => block.tool_use_id = walk.optional_str()?,
+                _ => {
                     block.content = match walk.null()? {
                         true => None,
                         false => Some(StrOrSeq::walk(walk, AnthropicBlock::walk)?),

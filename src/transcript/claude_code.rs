@@ -193,16 +193,12 @@ impl<'a> ApiMessage<'a> {
             model: None,
             usage: None,
         };
-        let mut seen = [false; 4];
-        walk.object(|key, walk| {
-            match scan::wanted(key, ["content", "id", "model", "usage"], &mut seen)? {
-                None => {
-                    walk.skip()?;
-                }
-                Some(0) => message.content = StrOrSeq::walk(walk, AnthropicBlock::walk)?,
-                Some(1) => message.id = walk.raw()?,
-                Some(2) => message.model = walk.raw()?,
-                Some(_) => message.usage = walk.raw()?,
+        walk.fields(["content", "id", "model", "usage"], |field, walk| {
+            match field {
+                0 => message.content = StrOrSeq::walk(walk, AnthropicBlock::walk)?,
+                1 => message.id = walk.raw()?,
+                2 => message.model = walk.raw()?,
+                _ => message.usage = walk.raw()?,
             }
             Some(())
         })?;

@@ -479,21 +479,16 @@ impl<'a> AgentMessage<'a> {
     /// gives up.
     fn walk(walk: &mut scan::Walk<'_, 'a>) -> Option<Self> {
         let mut message = AgentMessage::default();
-        let mut seen = [false; 8];
-        let cow = |text: Option<Text<'a>>| text.map(Text::into_cow);
-        walk.object(|key, walk| {
-            match scan::wanted(key, Self::KEYS, &mut seen)? {
-                None => {
-                    walk.skip()?;
-                }
-                Some(0) => message.role = cow(walk.optional_string()?),
-                Some(1) => message.content = StrOrSeq::walk(walk, Block::walk)?,
-                Some(2) => message.tool_call_id = cow(walk.optional_string()?),
-                Some(3) => message.usage = walk.raw()?,
-                Some(4) => message.command = cow(walk.optional_string()?),
-                Some(5) => message.output = walk.optional_string()?,
-                Some(6) => message.exclude_from_context = walk.raw()?,
-                Some(_) => message.summary = cow(walk.optional_string()?),
+        walk.fields(Self::KEYS, |field, walk| {
+            match field {
+                0 => message.role = walk.optional_str()?,
+                1 => message.content = StrOrSeq::walk(walk, Block::walk)?,
+                2 => message.tool_call_id = walk.optional_str()?,
+                3 => message.usage = walk.raw()?,
+                4 => message.command = walk.optional_str()?,
+                5 => message.output = walk.optional_string()?,
+                6 => message.exclude_from_context = walk.raw()?,
+                _ => message.summary = walk.optional_str()?,
             }
             Some(())
         })?;
@@ -508,19 +503,14 @@ impl<'a> Block<'a> {
     /// up.
     fn walk(walk: &mut scan::Walk<'_, 'a>) -> Option<Self> {
         let mut block = Block::default();
-        let mut seen = [false; 6];
-        let cow = |text: Option<Text<'a>>| text.map(Text::into_cow);
-        walk.object(|key, walk| {
-            match scan::wanted(key, Self::KEYS, &mut seen)? {
-                None => {
-                    walk.skip()?;
-                }
-                Some(0) => block.kind = cow(walk.optional_string()?),
-                Some(1) => block.text = walk.optional_string()?,
-                Some(2) => block.thinking = walk.optional_string()?,
-                Some(3) => block.id = cow(walk.optional_string()?),
-                Some(4) => block.name = cow(walk.optional_string()?),
-                Some(_) => block.arguments = walk.raw()?,
+        walk.fields(Self::KEYS, |field, walk| {
+            match field {
+                0 => block.kind = walk.optional_str()?,
+                1 => block.text = walk.optional_string()?,
+                2 => block.thinking = walk.optional_string()?,
+                3 => block.id = walk.optional_str()?,
+                4 => block.name = walk.optional_str()?,
+                _ => block.arguments = walk.raw()?,
             }
             Some(())
         })?;

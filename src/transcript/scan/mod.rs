@@ -45,19 +45,6 @@ pub fn top_level_fields(line: &[u8]) -> Option<Vec<(&[u8], Range<usize>)>> {
     Scanner::new(line).top_level_fields()
 }
 
-/// Which of `keys` a member's key is (`Some(None)` for another key); `None` when it is one
-/// already `seen`: serde refuses a repeated field, so the walk gives up and leaves it to serde.
-pub fn wanted<const N: usize>(
-    key: &[u8],
-    keys: [&str; N],
-    seen: &mut [bool; N],
-) -> Option<Option<usize>> {
-    let Some(slot) = keys.iter().position(|k| k.as_bytes() == key) else {
-        return Some(None);
-    };
-    (!std::mem::replace(&mut seen[slot], true)).then_some(Some(slot))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

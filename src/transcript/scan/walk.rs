@@ -87,6 +87,28 @@ impl<'s, 'a> Walk<'s, 'a> {
         }
     }
 
+    /// [`Walk::optional_string`] decoded, for fields that are compared or kept rather than
+    /// counted (types, ids, names).
+    pub fn optional_str(&mut self) -> Option<Option<std::borrow::Cow<'a, str>>> {
+        Some(self.optional_string()?.map(Text::into_cow))
+    }
+
+    /// Walks the object that comes next as serde reads a struct with the fields `keys`: each
+    /// member whose key is one of them is handed to `field` with its index in `keys` and the
+    /// walk standing at its value, which `field` must read; other members are skipped. A key
+    /// that repeats one of `keys` ends the walk, as serde refuses a repeated field.
+    pub fn fields<const N: usize>(
+        &mut self,
+        keys: [&str; N],
+        mut field: impl FnMut(usize, &mut Walk<'s, 'a>) -> Option<()>,
+    ) -> Option<()> {
+        let mut seen = [false; N];
+        self.object(|key, walk| match wanted(key, keys, &mut seen)? {
+            Some(slot) => field(slot, walk),
+            None => walk.skip().map(drop),
+        })
+    }
+
     /// Walks the object that comes next, handing `member` each key (as written) with the walk
     /// standing at its value, which `member` must read or skip. A key holding an escape ends
     /// the walk (serde would decode it; the walk compares keys as written).
@@ -156,6 +178,19 @@ impl<'s, 'a> Walk<'s, 'a> {
             }
         }
     }
+}
+
+/// Which of `keys` a member's key is (`Some(None)` for another key); `None` when it is one
+/// already `seen`: serde refuses a repeated field, so the walk gives up and leaves it to serde.
+fn wanted<const N: usize>(
+    key: &[u8],
+    keys: [&str; N],
+    seen: &mut [bool; N],
+) -> Option<Option<usize>> {
+    let Some(slot) = keys.iter().position(|k| k.as_bytes() == key) else {
+        return Some(None);
+    };
+    (!std::mem::replace(&mut seen[slot], true)).then_some(Some(slot))
 }
 
 #[cfg(test)]
