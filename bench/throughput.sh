@@ -469,6 +469,7 @@ target_of() { case $1 in claude-code) echo 2000 ;; codex | pi) echo 1500 ;; *) e
 
 echo
 echo "condense throughput  $(date -u '+%Y-%m-%d %H:%M UTC')  commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- src Cargo.toml 2>/dev/null || echo ' (+ uncommitted changes)')"
+[[ -n ${CONDENSE_BIN:-} ]] && echo "condense timed: $CONDENSE_BIN (CONDENSE_BIN), not this checkout's build"
 echo "nproc: $(nproc)   cpu: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)   load average at start $LOAD_START, at end $(loadavg)"
 echo "command: SIZE_MB=$SIZE_MB PREFIX_MB=$PREFIX_MB BPE_MB=$BPE_MB RUNS=$RUNS SLOW_S=$SLOW_S FORMATS=$FORMATS ORJSON_VERSION=$ORJSON_VERSION bash bench/throughput.sh"
 echo "wall = best of $RUNS after a warm-up (page cache warm); cpu = user+sys of that run; RSS = peak over the runs"
