@@ -389,7 +389,8 @@ mod tests {
     #[test]
     fn features_of_an_escaped_text_read_in_pieces_are_those_of_the_whole() {
         let body = r#"fn main() {\n    println!(\"héllo\");\n}\n\n\tcafé \u4e2d\u6587 x2  y\r\n"#;
-        let text = Text::from_json_body(body).unwrap();
+        let raw = format!("\"{body}\"");
+        let text = crate::transcript::scan::json_text(&raw).unwrap();
         let whole = Features::of(&serde_json::from_str::<String>(&format!("\"{body}\"")).unwrap());
         assert_eq!(Features::of_pieces(&text), whole);
     }

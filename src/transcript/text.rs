@@ -3,9 +3,10 @@
 //! Most commands read a part's text as a `&str` (through `Deref`), but `estimate` with a
 //! character estimator only needs how many code points it holds. Decoding every escaped string
 //! of a large file into an owned one (an allocation, a copy and an unescape per part) was most
-//! of the time `estimate` spent, so a reader that has the string's JSON body at hand keeps it
-//! escaped: [`Text::code_points`] counts straight from the escapes, and the first `Deref`
-//! decodes it once and keeps the result.
+//! of the time `estimate` spent, so a reader that walks the line ([`super::scan`]) keeps the
+//! string's body escaped, with the code points its escapes stand for counted as it checked
+//! them: [`Text::code_points`] decodes nothing, and the first `Deref` decodes the text once
+//! and keeps the result.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -29,16 +30,6 @@ enum Repr<'a> {
 }
 
 impl<'a> Text<'a> {
-    /// The text of a JSON string given by its body, the bytes between its quotes, as a scanner
-    /// that stops at the first unescaped quote delimits it; `None` when the body is no valid
-    /// JSON string body (a raw control character, an unknown or short escape).
-    pub fn from_json_body(body: &'a str) -> Option<Text<'a>> {
-        match escaped_body(body)? {
-            false => Some(Text(Repr::Decoded(Cow::Borrowed(body)))),
-            true => Some(Text::escaped(body, escaped_code_points(body))),
-        }
-    }
-
     /// The text of a JSON string body whose escapes the caller checked, and which decodes to
     /// `points` code points.
     pub(crate) fn escaped(body: &'a str, points: u64) -> Text<'a> {
@@ -194,34 +185,6 @@ impl<'a> From<Text<'a>> for Cow<'a, str> {
     }
 }
 
-/// Whether `body` holds escapes, or `None` when it is no valid JSON string body.
-fn escaped_body(body: &str) -> Option<bool> {
-    let bytes = body.as_bytes();
-    // A raw control character makes the JSON invalid. Testing whole chunks without an early
-    // exit lets the compiler use vector instructions; valid text has none.
-    if bytes
-        .chunks(64)
-        .any(|chunk| chunk.iter().fold(false, |found, &b| found | (b < 0x20)))
-    {
-        return None;
-    }
-    let mut escaped = false;
-    let mut i = 0;
-    while let Some(at) = memchr(b'\\', &bytes[i..]) {
-        escaped = true;
-        let at = i + at;
-        i = match bytes.get(at + 1)? {
-            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => at + 2,
-            b'u' => {
-                hex4(bytes, at + 2)?;
-                at + 6
-            }
-            _ => return None,
-        };
-    }
-    Some(escaped)
-}
-
 /// The value of the four hex digits at `at`.
 pub(super) fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
     let digits = std::str::from_utf8(bytes.get(at..at + 4)?).ok()?;
@@ -237,35 +200,6 @@ pub(super) fn is_high_surrogate(unit: u32) -> bool {
 
 pub(super) fn is_low_surrogate(unit: u32) -> bool {
     (0xDC00..0xE000).contains(&unit)
-}
-
-/// The code points of a valid escaped body: every character is one, except that an escape
-/// (`\n`, two characters) is one, `\uXXXX` (six) is one, and a surrogate pair written as two
-/// of those (twelve) is one. A lone surrogate is one, as it decodes to U+FFFD.
-fn escaped_code_points(body: &str) -> u64 {
-    let bytes = body.as_bytes();
-    let mut points = body.chars().count() as u64;
-    let mut i = 0;
-    while let Some(at) = memchr(b'\\', &bytes[i..]) {
-        let at = i + at;
-        if bytes[at + 1] != b'u' {
-            points -= 1;
-            i = at + 2;
-            continue;
-        }
-        let unit = hex4(bytes, at + 2).unwrap_or(0);
-        points -= 5;
-        i = at + 6;
-        if is_high_surrogate(unit)
-            && bytes.get(i) == Some(&b'\\')
-            && bytes.get(i + 1) == Some(&b'u')
-            && hex4(bytes, i + 2).is_some_and(is_low_surrogate)
-        {
-            points -= 6;
-            i += 6;
-        }
-    }
-    points
 }
 
 /// Decodes a valid escaped body (lone surrogates become U+FFFD).
@@ -318,7 +252,12 @@ fn pieces(body: &str, piece: &mut impl FnMut(&str)) {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::transcript::scan;
+
+    /// A JSON string of `body`, quotes added, for [`scan::json_text`] to read as a reader would.
+    fn quoted(body: &str) -> String {
+        format!("\"{body}\"")
+    }
 
     /// What serde_json makes of the same JSON string.
     fn serde(body: &str) -> Option<String> {
@@ -337,7 +276,8 @@ mod tests {
             r"\b\f\r",
             r"end\\",
         ] {
-            let text = Text::from_json_body(body).unwrap();
+            let raw = quoted(body);
+            let text = scan::json_text(&raw).unwrap();
             let expected = serde(body).unwrap();
             assert_eq!(
                 text.code_points(),
@@ -360,10 +300,12 @@ mod tests {
 
     #[test]
     fn a_lone_surrogate_is_one_replacement_character() {
-        let text = Text::from_json_body(r"a\ud83db").unwrap();
+        let raw = quoted(r"a\ud83db");
+        let text = scan::json_text(&raw).unwrap();
         assert_eq!(text.code_points(), 3);
         assert_eq!(text.as_str(), "a\u{FFFD}b");
-        let text = Text::from_json_body(r"\ude00\ud83d\u0041").unwrap();
+        let raw = quoted(r"\ude00\ud83d\u0041");
+        let text = scan::json_text(&raw).unwrap();
         assert_eq!(text.code_points(), 3);
         assert_eq!(text.as_str(), "\u{FFFD}\u{FFFD}A");
     }
@@ -377,7 +319,7 @@ mod tests {
             "raw\nnewline",
             r#"trailing \"#,
         ] {
-            assert!(Text::from_json_body(body).is_none(), "{body}");
+            assert!(scan::json_text(&quoted(body)).is_none(), "{body}");
             assert!(serde(body).is_none(), "serde_json accepts {body}");
         }
     }
@@ -390,7 +332,8 @@ mod tests {
             "plain",
             r#"x\ud83dy"#,
         ] {
-            let text = Text::from_json_body(body).unwrap();
+            let raw = quoted(body);
+            let text = scan::json_text(&raw).unwrap();
             let mut joined = String::new();
             text.for_each_piece(|piece| joined.push_str(piece));
             assert_eq!(joined, text.as_str(), "{body}");

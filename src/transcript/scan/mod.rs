@@ -31,11 +31,24 @@ pub fn skip_space(line: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// The text of `raw`, the JSON text of one string value (quotes included); `None` when it is
-/// no valid JSON string. A string without escapes is borrowed.
-pub fn json_string(raw: &str) -> Option<std::borrow::Cow<'_, str>> {
+/// The text of `raw`, the JSON text of one string value (quotes included), read as a walk
+/// reads a string: still escaped, its code points counted; `None` when it is no valid JSON
+/// string.
+pub fn json_text(raw: &str) -> Option<Text<'_>> {
+    // Ids, types and names hold no escapes: such a string is its body, with nothing to index.
     let body = raw.strip_prefix('"')?.strip_suffix('"')?;
-    Text::from_json_body(body).map(Text::into_cow)
+    if !body.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        return Some(Text::from(body));
+    }
+    let scanner = Scanner::new(raw.as_bytes());
+    let mut walk = Walk::new(&scanner, raw, 0);
+    let text = walk.string()?;
+    (walk.position() == raw.len()).then_some(text)
+}
+
+/// [`json_text`], decoded (a string without escapes is borrowed).
+pub fn json_string(raw: &str) -> Option<std::borrow::Cow<'_, str>> {
+    json_text(raw).map(Text::into_cow)
 }
 
 /// The top-level fields of a JSON object line, as (key as written, value span) pairs, in
