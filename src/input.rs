@@ -232,33 +232,49 @@ impl<'a> Iterator for Lines<'a> {
         let end = memchr(b'\n', self.rest).map_or(self.rest.len(), |i| i + 1);
         let (full, rest) = self.rest.split_at(end);
         self.rest = rest;
-        let mut text = full.strip_suffix(b"\n").unwrap_or(full);
-        text = text.strip_suffix(b"\r").unwrap_or(text);
-        if self.number == 1 {
-            text = text.strip_prefix(BOM).unwrap_or(text);
-        }
-        let line = Line {
-            number: self.number,
-            text,
-            full,
-        };
+        let line = Line::of(full, self.number);
         self.number += 1;
         Some(line)
     }
 }
 
+impl<'a> Line<'a> {
+    /// Line `number`, which occupies the bytes `full` (its terminator included).
+    fn of(full: &'a [u8], number: usize) -> Self {
+        let mut text = full.strip_suffix(b"\n").unwrap_or(full);
+        text = text.strip_suffix(b"\r").unwrap_or(text);
+        if number == 1 {
+            text = text.strip_prefix(BOM).unwrap_or(text);
+        }
+        Line { number, text, full }
+    }
+}
+
 /// A block of complete lines, owning its bytes so it can move between threads.
+#[derive(Default)]
 pub struct Block {
     /// The bytes of the lines.
     pub bytes: Vec<u8>,
     /// The number of the first line.
     pub first_line: usize,
+    /// Where each line ends in `bytes`, just past its terminator: the reader finds them once,
+    /// as it numbers the lines of the next block, and nothing searches for them again.
+    ends: Vec<usize>,
 }
 
 impl Block {
     /// The block's lines.
-    pub fn lines(&self) -> Lines<'_> {
-        lines(&self.bytes, self.first_line)
+    pub fn lines(&self) -> impl Iterator<Item = Line<'_>> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(&self.ends)
+            .zip(self.first_line..)
+            .map(|((start, &end), number)| Line::of(&self.bytes[start..end], number))
+    }
+
+    /// How many lines the block holds.
+    pub fn line_count(&self) -> usize {
+        self.ends.len()
     }
 }
 
@@ -283,12 +299,13 @@ impl<R: Read> Blocks<R> {
         }
     }
 
-    /// The next block, read into `buffer` (a spare one to reuse, or a new `Vec`), or `None` at
-    /// the end of input.
-    pub fn next_block(&mut self, mut buffer: Vec<u8>) -> io::Result<Option<Block>> {
+    /// The next block, read into `spare` (a spent block whose buffers are reused, or a new
+    /// one), or `None` at the end of input.
+    pub fn next_block(&mut self, mut spare: Block) -> io::Result<Option<Block>> {
         if self.done {
             return Ok(None);
         }
+        let buffer = &mut spare.bytes;
         buffer.clear();
         buffer.append(&mut self.carry);
         loop {
@@ -296,33 +313,41 @@ impl<R: Read> Blocks<R> {
             // `take` + `read_to_end` fills spare capacity without zeroing it first.
             let read = (&mut self.reader)
                 .take(BLOCK_SIZE as u64)
-                .read_to_end(&mut buffer)?;
+                .read_to_end(buffer)?;
             if read == 0 {
                 self.done = true;
                 if buffer.is_empty() {
                     return Ok(None);
                 }
-                return Ok(Some(self.hand_out(buffer)));
+                return Ok(Some(self.hand_out(spare)));
             }
             // Search only the new bytes: the carried ones hold no newline.
             if let Some(i) = memrchr(b'\n', &buffer[searched..]) {
                 self.carry.extend_from_slice(&buffer[searched + i + 1..]);
                 buffer.truncate(searched + i + 1);
-                return Ok(Some(self.hand_out(buffer)));
+                return Ok(Some(self.hand_out(spare)));
             }
         }
     }
 
-    fn hand_out(&mut self, bytes: Vec<u8>) -> Block {
-        let first_line = self.next_line;
-        self.next_line += memchr_iter(b'\n', &bytes).count();
-        Block { bytes, first_line }
+    /// The block, its lines found and numbered.
+    fn hand_out(&mut self, mut block: Block) -> Block {
+        block.ends.clear();
+        block
+            .ends
+            .extend(memchr_iter(b'\n', &block.bytes).map(|i| i + 1));
+        if block.ends.last() != Some(&block.bytes.len()) {
+            block.ends.push(block.bytes.len()); // the last line of the input, unterminated
+        }
+        block.first_line = self.next_line;
+        self.next_line += block.ends.len();
+        block
     }
 }
 
 /// Reads `reader` (named `name` in errors) block by block on a thread of its own and hands each
 /// block to `consume` in order, so reading the next block overlaps working on this one. Spent
-/// buffers come back for reuse, which keeps memory at a few blocks however long the input is.
+/// blocks come back for reuse, which keeps memory at a few blocks however long the input is.
 pub fn for_each_block<R, F>(name: &str, reader: R, mut consume: F) -> Result<()>
 where
     R: Read + Send,
@@ -330,7 +355,7 @@ where
 {
     const IN_FLIGHT: usize = 2;
     let (full_tx, full_rx) = sync_channel::<io::Result<Block>>(IN_FLIGHT);
-    let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(IN_FLIGHT + 1);
+    let (spare_tx, spare_rx) = sync_channel::<Block>(IN_FLIGHT + 1);
     std::thread::scope(|scope| {
         scope.spawn(move || {
             let mut blocks = Blocks::new(reader);
@@ -352,7 +377,7 @@ where
         for block in full_rx {
             let block = block.with_context(|| format!("{name}: cannot read"))?;
             consume(&block)?;
-            let _ = spare_tx.try_send(block.bytes);
+            let _ = spare_tx.try_send(block);
         }
         Ok(())
     })

@@ -116,25 +116,33 @@ impl<'a> Fields<'a> {
     /// slowly. A line the walk cannot follow goes to serde_json, which says what is wrong.
     fn of(text: &'a str) -> Result<Self> {
         let scanner = scan::Scanner::new(text.as_bytes());
-        let Some(found) = scanner.top_level_fields() else {
-            let line: Line<'a> = serde_json::from_str(text)?;
-            let get = |raw: Option<&'a RawValue>| raw.map(RawValue::get);
-            return Ok(Fields {
-                kind: get(line.kind),
-                subtype: get(line.subtype),
-                is_sidechain: get(line.is_sidechain),
-                request_id: get(line.request_id),
-                message: get(line.message),
-                uuid: get(line.uuid),
-                parent_uuid: get(line.parent_uuid),
-                compact_metadata: get(line.compact_metadata),
-                message_walk: None,
-            });
-        };
+        if let Some((mut fields, message_start)) = Fields::walk(&scanner, text) {
+            fields.message_walk = message_start.map(|start| (start, scanner));
+            return Ok(fields);
+        }
+        let line: Line<'a> = serde_json::from_str(text)?;
+        let get = |raw: Option<&'a RawValue>| raw.map(RawValue::get);
+        Ok(Fields {
+            kind: get(line.kind),
+            subtype: get(line.subtype),
+            is_sidechain: get(line.is_sidechain),
+            request_id: get(line.request_id),
+            message: get(line.message),
+            uuid: get(line.uuid),
+            parent_uuid: get(line.parent_uuid),
+            compact_metadata: get(line.compact_metadata),
+            message_walk: None,
+        })
+    }
+
+    /// The fields found by walking the top level of the line `scanner` scanned, and where
+    /// `message` starts; `None` where the walk gives up (an escaped key, a line that is no
+    /// object).
+    fn walk(scanner: &scan::Scanner<'a>, text: &'a str) -> Option<(Fields<'a>, Option<usize>)> {
         let mut fields = Fields::default();
         let mut message_start = None;
-        // The first of a repeated key wins, as serde's borrowed reading would reject it anyway.
-        for (key, span) in found {
+        let mut walk = scan::Walk::new(scanner, text, 0);
+        walk.object(|key, walk| {
             let slot = match key {
                 b"type" => &mut fields.kind,
                 b"subtype" => &mut fields.subtype,
@@ -144,15 +152,21 @@ impl<'a> Fields<'a> {
                 b"uuid" => &mut fields.uuid,
                 b"parentUuid" => &mut fields.parent_uuid,
                 b"compactMetadata" => &mut fields.compact_metadata,
-                _ => continue,
+                _ => return walk.skip().map(drop),
             };
-            if key == b"message" && slot.is_none() {
-                message_start = Some(span.start);
+            let start = walk.position();
+            let value = walk.value()?;
+            // The first of a repeated key wins, as serde's borrowed reading would reject it
+            // anyway.
+            if slot.is_none() {
+                *slot = Some(value);
+                if key == b"message" {
+                    message_start = Some(start);
+                }
             }
-            slot.get_or_insert(&text[span]);
-        }
-        fields.message_walk = message_start.map(|start| (start, scanner));
-        Ok(fields)
+            Some(())
+        })?;
+        (walk.position() == text.len()).then_some((fields, message_start))
     }
 }
 

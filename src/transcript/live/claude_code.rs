@@ -18,14 +18,12 @@
 //!    `assistant` fragments of a response on the chain (same `message.id`) and tool results.
 //!    Those join the context, in file order, right after the chain record they hang under.
 
-use std::collections::{HashMap, HashSet};
-
-use super::{Live, Node};
+use super::{Live, Map, Node, Set};
 use crate::transcript::{Event, Keep, NodeId, Parent, Role};
 
 /// The live context of a Claude Code session.
 pub fn live(nodes: &[Node]) -> Live {
-    let mut by_id: HashMap<NodeId, usize> = HashMap::new();
+    let mut by_id: Map<NodeId, usize> = Map::default();
     for (index, node) in nodes.iter().enumerate() {
         if let Some(id) = node.link.id {
             by_id.entry(id).or_insert(index);
@@ -54,7 +52,7 @@ pub fn live(nodes: &[Node]) -> Live {
     };
 
     let mut chain = Vec::new();
-    let mut on_chain = HashSet::new();
+    let mut on_chain = Set::default();
     let mut current = Some(leaf);
     while let Some(index) = current.filter(|&i| on_chain.insert(i)) {
         chain.push(index);
@@ -64,7 +62,7 @@ pub fn live(nodes: &[Node]) -> Live {
 
     // Records beside the chain that belong to a response on it: further fragments of that
     // response (parallel tool calls) and the tool results under them or under the chain.
-    let responses: HashSet<NodeId> = chain
+    let responses: Set<NodeId> = chain
         .iter()
         .filter_map(|&i| nodes[i].link.response)
         .collect();
@@ -83,7 +81,7 @@ pub fn live(nodes: &[Node]) -> Live {
                     }
             })
     };
-    let mut children: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut children: Map<usize, Vec<usize>> = Map::default();
     for index in (0..nodes.len()).filter(|&i| belongs(i)) {
         if let Some(p) = parent[index] {
             children.entry(p).or_default().push(index);
@@ -108,7 +106,7 @@ pub fn live(nodes: &[Node]) -> Live {
 /// Applies a compaction's kept-messages metadata (step 2 of the module docs).
 fn relink_preserved(
     nodes: &[Node],
-    by_id: &HashMap<NodeId, usize>,
+    by_id: &Map<NodeId, usize>,
     parent: &mut [Option<usize>],
     dropped: &mut [bool],
 ) {
@@ -145,7 +143,7 @@ fn relink_preserved(
         anchor = by_id.get(&anchor_id).copied();
         preserved = list;
     }
-    let kept: HashSet<usize> = preserved.iter().copied().collect();
+    let kept: Set<usize> = preserved.iter().copied().collect();
     if let (Some(&first), Some(&last)) = (preserved.first(), preserved.last()) {
         let mut under = anchor;
         for &index in &preserved {
@@ -175,13 +173,13 @@ fn relink_preserved(
 /// `head`; `None` when the walk does not reach it.
 fn walk_segment(
     nodes: &[Node],
-    by_id: &HashMap<NodeId, usize>,
+    by_id: &Map<NodeId, usize>,
     parent: &[Option<usize>],
     head: NodeId,
     tail: NodeId,
 ) -> Option<Vec<usize>> {
     let mut list = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = Set::default();
     let mut current = by_id.get(&tail).copied();
     while let Some(index) = current.filter(|&i| seen.insert(i)) {
         list.push(index);

@@ -6,16 +6,14 @@
 //! map again with those messages (read as the records that follow the `$set` record).
 //! Lines without an id (the metadata line, `$set`) are not messages.
 
-use std::collections::HashMap;
-
-use super::{Live, Node};
+use super::{Live, Map, Node};
 use crate::transcript::{Event, NodeId};
 
 /// The live context of a Gemini CLI session.
 pub fn live(nodes: &[Node]) -> Live {
     let mut order: Vec<usize> = Vec::new();
     let mut ids: Vec<NodeId> = Vec::new();
-    let mut position: HashMap<NodeId, usize> = HashMap::new();
+    let mut position: Map<NodeId, usize> = Map::default();
     for (index, node) in nodes.iter().enumerate() {
         let cut = match (&node.link.event, node.link.id) {
             (Event::RewindTo(target), _) => Some(position.get(target).copied().unwrap_or(0)),

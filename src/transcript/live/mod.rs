@@ -16,7 +16,45 @@ mod codex;
 mod gemini;
 mod pi;
 
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
 use super::{Event, FormatId, Link, Record, Role};
+
+/// A map keyed by node ids or record indexes, for the rules. The rules run on one thread after
+/// the cores have read the file, once per record of it, so the hash is on `estimate`'s critical
+/// path: std's SipHash resists keys chosen against it, which costs more than everything else a
+/// lookup does, and these keys are hashes already or plain indexes.
+type Map<K, V> = HashMap<K, V, BuildHasherDefault<SpreadHasher>>;
+
+/// A set of node ids or record indexes (see [`Map`]).
+type Set<K> = HashSet<K, BuildHasherDefault<SpreadHasher>>;
+
+/// Spreads integer keys over the table with one multiply by an odd constant (2^64 over the
+/// golden ratio), which carries every bit of a small index into the high bits the table
+/// probes with.
+#[derive(Default)]
+struct SpreadHasher(u64);
+
+impl Hasher for SpreadHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
 
 /// What the live-context rules need to know of one record.
 #[derive(Debug, Clone, Copy)]

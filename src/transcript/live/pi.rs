@@ -5,9 +5,7 @@
 //! entries after it. A v1 session has no ids: pi's migration links each entry to the one before
 //! it (the header is entry 0 but no node) and turns `firstKeptEntryIndex` into that entry's id.
 
-use std::collections::{HashMap, HashSet};
-
-use super::{Live, Node};
+use super::{Live, Map, Node, Set};
 use crate::transcript::{Event, Keep, NodeId, Parent};
 
 /// The live context of a pi session.
@@ -46,7 +44,7 @@ pub fn live(nodes: &[Node]) -> Live {
 /// The path from the root to the last entry with an id, walking `parentId` (the last entry
 /// with an id wins, as in pi's index; a cycle ends the walk).
 fn tree_path(nodes: &[Node]) -> Vec<usize> {
-    let by_id: HashMap<NodeId, usize> = nodes
+    let by_id: Map<NodeId, usize> = nodes
         .iter()
         .enumerate()
         .filter_map(|(i, node)| node.link.id.map(|id| (id, i)))
@@ -55,7 +53,7 @@ fn tree_path(nodes: &[Node]) -> Vec<usize> {
         return Vec::new();
     };
     let mut path = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = Set::default();
     let mut current = Some(leaf);
     while let Some(index) = current.filter(|&i| seen.insert(i)) {
         path.push(index);
