@@ -155,6 +155,53 @@ impl LenientU64 {
     pub fn or_zero(self) -> u64 {
         self.0.unwrap_or(0)
     }
+
+    /// The value the walk stands at, read as [`Deserialize`] reads it; `None` where the walk
+    /// gives up and serde must read it: a fraction or exponent (serde's float rounding decides
+    /// those), an object or array (whose contents serde checks), or no valid JSON value.
+    pub fn walk(walk: &mut scan::Walk<'_, '_>) -> Option<Self> {
+        match walk.peek()? {
+            b'"' => walk.string().map(|_| LenientU64(None)),
+            b't' | b'f' | b'n' => {
+                matches!(walk.value()?, "true" | "false" | "null").then_some(LenientU64(None))
+            }
+            b'-' | b'0'..=b'9' => {
+                let raw = walk.value()?;
+                let (negative, digits) = match raw.strip_prefix('-') {
+                    Some(digits) => (true, digits),
+                    None => (false, raw),
+                };
+                let integer = !digits.is_empty()
+                    && digits.bytes().all(|b| b.is_ascii_digit())
+                    && (digits == "0" || !digits.starts_with('0'));
+                if !integer {
+                    return None;
+                }
+                Some(LenientU64(match negative {
+                    // Past u64, serde reads a float too large to keep: none either way.
+                    false => digits.parse().ok(),
+                    // Only `-0` is no negative count.
+                    true => (digits == "0").then_some(0),
+                }))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The counts named `keys` of the object the walk stands at, read as serde reads a struct of
+/// [`LenientU64`] fields with those names (absent ones are none, other members are skipped);
+/// `None` where the walk gives up and serde must read the object.
+pub fn walk_counts<const N: usize>(
+    walk: &mut scan::Walk<'_, '_>,
+    keys: [&str; N],
+) -> Option<[LenientU64; N]> {
+    let mut counts = [LenientU64(None); N];
+    walk.fields(keys, |field, walk| {
+        counts[field] = LenientU64::walk(walk)?;
+        Some(())
+    })?;
+    Some(counts)
 }
 
 /// An Anthropic Messages API content block, flattened: every field any block type uses.
@@ -340,6 +387,57 @@ mod tests {
         assert!(matches!(l, StrOrSeq::Seq(ref v) if v.len() == 1));
         let n: StrOrSeq<AnthropicBlock> = serde_json::from_str("null").unwrap();
         assert!(matches!(n, StrOrSeq::Seq(ref v) if v.is_empty()));
+    }
+
+    #[test]
+    fn walked_counts_read_what_serde_reads_or_leave_it_to_serde() {
+        let serde = |s: &str| serde_json::from_str::<LenientU64>(s).ok();
+        for value in [
+            "0",
+            "42",
+            "-0",
+            "-7",
+            "18446744073709551615",
+            "18446744073709551616",
+            "99999999999999999999999",
+            "-99999999999999999999",
+            "\"7\"",
+            "\"\\u00e9\"",
+            "true",
+            "false",
+            "null",
+        ] {
+            let text = format!("[{value}]");
+            let scanner = scan::Scanner::new(text.as_bytes());
+            let mut walk = scan::Walk::new(&scanner, &text, 1);
+            assert_eq!(LenientU64::walk(&mut walk), serde(value), "{value}");
+        }
+        // What serde must decide: floats, containers, and what is no JSON at all.
+        for value in [
+            "1.5",
+            "1e3",
+            "-0.0",
+            "{\"a\":1}",
+            "[1]",
+            "01",
+            "-",
+            "12x",
+            "nul",
+            "\"\\q\"",
+        ] {
+            let text = format!("[{value}]");
+            let scanner = scan::Scanner::new(text.as_bytes());
+            let mut walk = scan::Walk::new(&scanner, &text, 1);
+            assert_eq!(LenientU64::walk(&mut walk), None, "{value}");
+        }
+        let usage = r#"{"b":"x","a":3,"c":{"d":1},"e":-1}"#;
+        let scanner = scan::Scanner::new(usage.as_bytes());
+        let mut walk = scan::Walk::new(&scanner, usage, 0);
+        let counts = walk_counts(&mut walk, ["a", "b", "e", "absent"]).unwrap();
+        assert_eq!(counts.map(|c| c.0), [Some(3), None, None, None]);
+        let repeated = r#"{"a":1,"a":2}"#;
+        let scanner = scan::Scanner::new(repeated.as_bytes());
+        assert!(walk_counts(&mut scan::Walk::new(&scanner, repeated, 0), ["a"]).is_none());
     }
 
     #[test]

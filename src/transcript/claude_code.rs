@@ -60,7 +60,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::blocks::{push_anthropic_content, raw_json, AnthropicBlock, LenientU64, StrOrSeq};
+use super::blocks::{
+    push_anthropic_content, raw_json, walk_counts, AnthropicBlock, LenientU64, StrOrSeq,
+};
 use super::scan;
 use super::write::{
     derived_uuid, push_kept, push_line, top_level_str, top_level_value, Compacted, Sink,
@@ -182,6 +184,9 @@ struct ApiMessage<'a> {
     /// Read separately and leniently: usage is advisory and must never fail a line.
     #[serde(borrow, default, deserialize_with = "raw_json")]
     usage: Option<&'a str>,
+    /// The counts of `usage`, when the walk read them along with the message.
+    #[serde(skip)]
+    usage_counts: Option<[LenientU64; 4]>,
 }
 
 impl<'a> ApiMessage<'a> {
@@ -206,13 +211,20 @@ impl<'a> ApiMessage<'a> {
             id: None,
             model: None,
             usage: None,
+            usage_counts: None,
         };
         walk.fields(["content", "id", "model", "usage"], |field, walk| {
             match field {
                 0 => message.content = StrOrSeq::walk(walk, AnthropicBlock::walk)?,
                 1 => message.id = walk.raw()?,
                 2 => message.model = walk.raw()?,
-                _ => message.usage = walk.raw()?,
+                _ => {
+                    let mut counts = walk.clone();
+                    message.usage = walk.raw()?;
+                    if message.usage.is_some() {
+                        message.usage_counts = walk_counts(&mut counts, ApiUsage::KEYS);
+                    }
+                }
             }
             Some(())
         })?;
@@ -228,6 +240,25 @@ struct ApiUsage {
     cache_creation_input_tokens: LenientU64,
     cache_read_input_tokens: LenientU64,
     output_tokens: LenientU64,
+}
+
+impl ApiUsage {
+    /// The fields, in the order of [`ApiUsage::counts`].
+    const KEYS: [&'static str; 4] = [
+        "input_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+        "output_tokens",
+    ];
+
+    fn counts(&self) -> [LenientU64; 4] {
+        [
+            self.input_tokens,
+            self.cache_creation_input_tokens,
+            self.cache_read_input_tokens,
+            self.output_tokens,
+        ]
+    }
 }
 
 impl Format for ClaudeCode {
@@ -516,13 +547,12 @@ fn response_usage(message: &ApiMessage<'_>, request_id: Option<Cow<'_, str>>) ->
     if raw_str(message.model).as_deref() == Some("<synthetic>") {
         return None;
     }
-    let usage: ApiUsage = serde_json::from_str(message.usage?).ok()?;
-    let counts = [
-        usage.input_tokens,
-        usage.cache_creation_input_tokens,
-        usage.cache_read_input_tokens,
-        usage.output_tokens,
-    ];
+    let counts = match message.usage_counts {
+        Some(counts) => counts,
+        None => serde_json::from_str::<ApiUsage>(message.usage?)
+            .ok()?
+            .counts(),
+    };
     // A `usage` without a single readable count reports nothing (and is not a size of zero).
     if counts.iter().all(|count| count.0.is_none()) {
         return None;
@@ -769,6 +799,10 @@ mod tests {
                         continue;
                     };
                     walked += 1;
+                    let serde_counts = message
+                        .usage
+                        .map(|raw| serde_json::from_str::<ApiUsage>(raw).unwrap().counts());
+                    assert_eq!(message.usage_counts, serde_counts, "{name}:{}", n + 1);
                     let mut parts = Vec::new();
                     push_anthropic_content(message.content, &mut parts);
                     let walk = (parts, message.id, message.model, message.usage);

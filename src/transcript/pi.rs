@@ -71,7 +71,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::blocks::{borrowed_str, borrowed_text, raw_json, BorrowedStr};
-use super::blocks::{join_texts, LenientU64, StrOrSeq};
+use super::blocks::{join_texts, walk_counts, LenientU64, StrOrSeq};
 use super::load::Transcript;
 use super::scan;
 use super::text::Text;
@@ -431,6 +431,9 @@ struct AgentMessage<'a> {
     /// Read separately and leniently: usage is advisory and must never fail a line.
     #[serde(borrow, deserialize_with = "raw_json")]
     usage: Option<&'a str>,
+    /// The counts of `usage`, when the walk read them along with the message.
+    #[serde(skip)]
+    usage_counts: Option<[LenientU64; 5]>,
     /// `bashExecution`: the command and its output.
     #[serde(borrow, deserialize_with = "borrowed_str")]
     command: Option<Cow<'a, str>>,
@@ -484,7 +487,13 @@ impl<'a> AgentMessage<'a> {
                 0 => message.role = walk.optional_str()?,
                 1 => message.content = StrOrSeq::walk(walk, Block::walk)?,
                 2 => message.tool_call_id = walk.optional_str()?,
-                3 => message.usage = walk.raw()?,
+                3 => {
+                    let mut counts = walk.clone();
+                    message.usage = walk.raw()?;
+                    if message.usage.is_some() {
+                        message.usage_counts = walk_counts(&mut counts, PiUsage::KEYS);
+                    }
+                }
                 4 => message.command = walk.optional_str()?,
                 5 => message.output = walk.optional_string()?,
                 6 => message.exclude_from_context = walk.raw()?,
@@ -529,6 +538,21 @@ struct PiUsage {
     total_tokens: LenientU64,
 }
 
+impl PiUsage {
+    /// The fields, in the order of [`PiUsage::counts`].
+    const KEYS: [&'static str; 5] = ["input", "output", "cacheRead", "cacheWrite", "totalTokens"];
+
+    fn counts(&self) -> [LenientU64; 5] {
+        [
+            self.input,
+            self.output,
+            self.cache_read,
+            self.cache_write,
+            self.total_tokens,
+        ]
+    }
+}
+
 fn user_record<'a>(line: usize, raw: &'a [u8], parts: Vec<Part<'a>>) -> Record<'a> {
     Record::new(line, raw, Entry::Message(Message::new(Role::User, parts)))
 }
@@ -541,7 +565,13 @@ fn read_message<'a>(line: usize, raw: &'a [u8], message: AgentMessage<'a>) -> Re
     let (role, parts) = match role_name.as_ref() {
         "user" | "custom" | "hookMessage" => (Role::User, content_parts(message.content)),
         "assistant" => {
-            let usage = message.usage.and_then(context_size);
+            let usage = match message.usage_counts {
+                Some(counts) => context_size(counts),
+                None => message
+                    .usage
+                    .and_then(|raw| serde_json::from_str::<PiUsage>(raw).ok())
+                    .and_then(|usage| context_size(usage.counts())),
+            };
             let parts = content_parts(message.content);
             let mut record = Record::new(
                 line,
@@ -637,19 +667,15 @@ fn tool_result_parts<'a>(content: StrOrSeq<'a, Block<'a>>) -> Vec<Part<'a>> {
     }
 }
 
-/// The context size an assistant message's usage reports, if it reports one.
-fn context_size(raw: &str) -> Option<Usage> {
-    let usage: PiUsage = serde_json::from_str(raw).ok()?;
-    let context_tokens = match usage.total_tokens.0.filter(|&total| total > 0) {
+/// The context size an assistant message's usage reports (its counts as [`PiUsage::counts`]
+/// orders them), if it reports one.
+fn context_size(counts: [LenientU64; 5]) -> Option<Usage> {
+    let [input, output, cache_read, cache_write, total_tokens] = counts;
+    let context_tokens = match total_tokens.0.filter(|&total| total > 0) {
         Some(total) => total,
-        None => [
-            usage.input,
-            usage.output,
-            usage.cache_read,
-            usage.cache_write,
-        ]
-        .iter()
-        .fold(0u64, |sum, count| sum.saturating_add(count.or_zero())),
+        None => [input, output, cache_read, cache_write]
+            .iter()
+            .fold(0u64, |sum, count| sum.saturating_add(count.or_zero())),
     };
     (context_tokens > 0).then_some(Usage {
         context_tokens,
@@ -762,12 +788,16 @@ mod tests {
             "fixtures/agents/pi-branched.jsonl",
             "fixtures/agents/pi-compacted-twice.jsonl",
         ];
-        let mut walked = 0;
+        let (mut walked, mut usages) = (0, 0);
         for file in files {
             let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
             let text = std::fs::read_to_string(path).unwrap();
             for (n, line) in text.lines().enumerate() {
                 let entry = Line::walk(line).unwrap_or_else(|| panic!("{file}:{}", n + 1));
+                if let Some(message) = entry.message.as_ref().filter(|m| m.usage.is_some()) {
+                    assert!(message.usage_counts.is_some(), "{file}:{}", n + 1);
+                    usages += 1;
+                }
                 let serde: Line = serde_json::from_str(line).unwrap();
                 let walk = record_of(n + 1, line, entry).map_err(|e| e.to_string());
                 let serde = record_of(n + 1, line, serde).map_err(|e| e.to_string());
@@ -776,6 +806,7 @@ mod tests {
             }
         }
         assert!(walked > 1000, "{walked}");
+        assert!(usages > 100, "{usages}");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::{skip_space, Scanner};
 /// A cursor that reads one JSON value after another in a single pass: each member of an
 /// object or element of an array is handed to the caller, who reads it (descending into it)
 /// or skips it, so nested values are walked once rather than once per level.
+#[derive(Clone)]
 pub struct Walk<'s, 'a> {
     text: &'a str,
     scanner: &'s Scanner<'a>,
