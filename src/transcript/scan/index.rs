@@ -48,7 +48,8 @@ struct Word {
     quotes: u64,
     /// Backslashes that start an escape (not those another backslash escapes).
     escapes: u64,
-    /// Brackets and braces outside strings: where objects and arrays open and close.
+    /// Brackets and braces outside strings: where objects and arrays open and close (and
+    /// the bytes [`Masks::of`] cannot tell from them, which valid JSON never holds there).
     structure: u64,
 }
 
@@ -164,12 +165,13 @@ impl<'a> Scanner<'a> {
                         bits &= bits - 1;
                         match line[at] {
                             b'{' | b'[' => depth += 1,
-                            _ => {
+                            b'}' | b']' => {
                                 depth = depth.checked_sub(1)?;
                                 if depth == 0 {
                                     return Some(at + 1);
                                 }
                             }
+                            _ => return None, // no bracket: the text is no valid JSON
                         }
                     }
                     word += 1;
@@ -237,6 +239,7 @@ struct Carry {
 struct Masks {
     quotes: u64,
     backslashes: u64,
+    /// The brackets, and some bytes no valid JSON holds outside a string (see [`Masks::of`]).
     brackets: u64,
 }
 
@@ -253,10 +256,13 @@ impl Masks {
             let shift = 16 * k;
             masks.quotes |= bits(lane.simd_eq(u8x16::splat(b'"'))) << shift;
             masks.backslashes |= bits(lane.simd_eq(u8x16::splat(b'\\'))) << shift;
-            // `[` and `]` are `{` and `}` with bit 0x20 cleared.
-            let folded = lane | u8x16::splat(0x20);
-            let brackets = folded.simd_eq(u8x16::splat(b'{')) | folded.simd_eq(u8x16::splat(b'}'));
-            masks.brackets |= bits(brackets) << shift;
+            // `[` `]` `{` `}` (0x5B 0x5D 0x7B 0x7D) are the bytes that setting bits 0x26 turns
+            // into 0x7F, with `Y` `_` `y` and DEL: one compare, where telling them apart took
+            // three. Those four never stand outside a string in valid JSON (only punctuation,
+            // digits, `eE.+-` and the letters of `true`, `false` and `null` do), and a skip
+            // that meets one gives up.
+            let folded = lane | u8x16::splat(0x26);
+            masks.brackets |= bits(folded.simd_eq(u8x16::splat(0x7f))) << shift;
         }
         masks
     }
@@ -334,6 +340,20 @@ impl<'a> Scanner<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_skip_from_bracket_to_bracket_and_bytes_like_brackets_outside_strings_stop_it() {
+        let inside = br#"[{"a":"Y_y\u007f]}{["},[1,2.5e3,true,null]] x"#;
+        assert_eq!(Scanner::new(inside).skip_value(0), Some(inside.len() - 2));
+        for bad in [&b"[1,y]"[..], b"{\"a\":_}", b"[Y]", b"[\x7f]"] {
+            assert_eq!(
+                Scanner::new(bad).skip_value(0),
+                None,
+                "{}",
+                bad.escape_ascii()
+            );
+        }
+    }
 
     #[test]
     fn strings_end_at_the_first_quote_no_backslash_escapes() {

@@ -132,7 +132,7 @@ impl<'s, 'a> Walk<'s, 'a> {
             }
             let key_end = self.scanner.skip_string(self.at)?;
             let key = &bytes[self.at + 1..key_end - 1];
-            if key.contains(&b'\\') {
+            if key.iter().any(|&b| b == b'\\') {
                 return None;
             }
             self.at = skip_space(bytes, key_end);
