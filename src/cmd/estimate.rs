@@ -24,7 +24,7 @@ use crate::output::{self, Warnings};
 use crate::settings::{Flags, MaxContext, Settings};
 use crate::tokens::Tokenizer;
 use crate::transcript::live::{live, newest_void, Live};
-use crate::transcript::read::{detect_format, no_message_error, read_records, BadLine};
+use crate::transcript::read::{detect_format, no_message_error, read_each_record, BadLine};
 use crate::transcript::{FormatId, PartKind, Role};
 use crate::{Outcome, UsageError};
 
@@ -219,27 +219,31 @@ fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> 
     Ok(report)
 }
 
-/// What measuring a block gives: for each non-blank line in order, the measures of its
-/// records, or the line's number and what is wrong with it.
-type Measured = Vec<std::result::Result<Vec<RecordMeasure>, (usize, BadLine)>>;
+/// What measuring a block gives, in line order: the measure of each record, or the number of
+/// a line that could not be read and what is wrong with it. One list per run of lines, each
+/// measured as one job, rather than a list per line.
+type Measured = Vec<Vec<std::result::Result<RecordMeasure, (usize, BadLine)>>>;
+
+/// How many lines one job measures: lines are small jobs, and splitting a block finer than
+/// this costs more in hand-offs between threads than it balances.
+const LINES_A_JOB: usize = 256;
 
 /// Measures the lines of a block on all cores.
 fn measure_block(format: FormatId, block: &Block, tokenizer: Tokenizer) -> Measured {
     let lines: Vec<Line> = block.lines().filter(|l| !l.is_blank()).collect();
     lines
-        .par_iter()
-        // Lines are small jobs: splitting the block finer than this costs more in hand-offs
-        // between threads than it balances.
-        .with_min_len(256)
-        .map(|line| {
-            read_records(format, line)
-                .map(|records| {
-                    records
-                        .iter()
-                        .map(|record| RecordMeasure::of(tokenizer, record))
-                        .collect::<Vec<_>>()
-                })
-                .map_err(|bad| (line.number, bad))
+        .par_chunks(LINES_A_JOB)
+        .map(|lines| {
+            let mut measures = Vec::with_capacity(lines.len());
+            for line in lines {
+                let read = read_each_record(format, line, &mut |record| {
+                    measures.push(Ok(RecordMeasure::of(tokenizer, &record)));
+                });
+                if let Err(bad) = read {
+                    measures.push(Err((line.number, bad)));
+                }
+            }
+            measures
         })
         .collect()
 }
@@ -248,13 +252,11 @@ impl FileReport {
     /// Folds a block's measures into the file's totals, in line order; a bad line is an error
     /// naming it, unless invalid lines are skipped.
     fn fold_block(&mut self, measured: Measured, options: &ReadOptions) -> Result<()> {
-        for result in measured {
+        for result in measured.into_iter().flatten() {
             match result {
-                Ok(records) => {
-                    for record in records {
-                        self.file.add(&record);
-                        self.records.push(record);
-                    }
+                Ok(record) => {
+                    self.file.add(&record);
+                    self.records.push(record);
                 }
                 Err((line, BadLine::Incomplete)) => self.incomplete_line = Some(line),
                 Err((line, BadLine::Invalid(error))) if options.skip_invalid => {

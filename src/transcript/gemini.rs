@@ -151,6 +151,16 @@ impl Format for Gemini {
     /// A `$set` line carrying `messages` (Gemini CLI writes one as a checkpoint when it resumes
     /// a session) starts the message list anew with those messages: the line is its own
     /// record, then each message is a record of its own, holding its object's bytes.
+    fn read_each<'a>(
+        &self,
+        line: usize,
+        text: &'a str,
+        each: &mut dyn FnMut(Record<'a>),
+    ) -> Result<()> {
+        self.read_all(line, text)?.into_iter().for_each(each);
+        Ok(())
+    }
+
     fn read_all<'a>(&self, line: usize, text: &'a str) -> Result<Vec<Record<'a>>> {
         let first = self.read(line, text)?;
         if first.link.event != Event::Reset {

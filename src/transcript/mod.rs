@@ -106,6 +106,19 @@ pub trait Format: Sync {
         Ok(vec![self.read(line, text)?])
     }
 
+    /// [`Format::read_all`], handing each record to `each` as it is read rather than listing
+    /// them: `estimate` measures a record and drops it, and a list would cost an allocation a
+    /// line. A format that overrides `read_all` overrides this too.
+    fn read_each<'a>(
+        &self,
+        line: usize,
+        text: &'a str,
+        each: &mut dyn FnMut(Record<'a>),
+    ) -> Result<()> {
+        each(self.read(line, text)?);
+        Ok(())
+    }
+
     /// The model a line says the session runs on, for formats that record it (`--max-context
     /// auto` looks up its window).
     fn model(&self, _raw: &[u8]) -> Option<String> {

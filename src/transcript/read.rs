@@ -209,26 +209,50 @@ pub fn read_line<'a>(format: FormatId, line: &Line<'a>) -> Result<Record<'a>, Ba
 /// Reads one non-blank line of a transcript in format `format` into every record it holds
 /// (see [`super::Format::read_all`]); never an empty list.
 pub fn read_records<'a>(format: FormatId, line: &Line<'a>) -> Result<Vec<Record<'a>>, BadLine> {
-    let text = utf8(line.text)?;
-    if let Some(found) = not_an_object(text) {
-        return Err(BadLine::Invalid(anyhow!(
-            "expected a JSON object, found {found}"
-        )));
-    }
+    let text = object_text(line)?;
     format
         .format()
         .read_all(line.number, text)
-        .map_err(|error| {
-            let cut_off = line.is_unterminated()
-                && error
-                    .downcast_ref::<serde_json::Error>()
-                    .is_some_and(serde_json::Error::is_eof);
-            if cut_off {
-                BadLine::Incomplete
-            } else {
-                BadLine::Invalid(describe(error))
-            }
-        })
+        .map_err(|error| bad_line(line, error))
+}
+
+/// [`read_records`], handing each record to `each` as it is read (see
+/// [`super::Format::read_each`]).
+pub fn read_each_record<'a>(
+    format: FormatId,
+    line: &Line<'a>,
+    each: &mut dyn FnMut(Record<'a>),
+) -> Result<(), BadLine> {
+    let text = object_text(line)?;
+    format
+        .format()
+        .read_each(line.number, text, each)
+        .map_err(|error| bad_line(line, error))
+}
+
+/// A line's text, when it is UTF-8 and starts a JSON object.
+fn object_text<'a>(line: &Line<'a>) -> Result<&'a str, BadLine> {
+    let text = utf8(line.text)?;
+    match not_an_object(text) {
+        Some(found) => Err(BadLine::Invalid(anyhow!(
+            "expected a JSON object, found {found}"
+        ))),
+        None => Ok(text),
+    }
+}
+
+/// What is wrong with a line its format could not read: a last line cut off mid-write is
+/// incomplete rather than invalid.
+fn bad_line(line: &Line<'_>, error: Error) -> BadLine {
+    let cut_off = line.is_unterminated()
+        && error
+            .downcast_ref::<serde_json::Error>()
+            .is_some_and(serde_json::Error::is_eof);
+    if cut_off {
+        BadLine::Incomplete
+    } else {
+        BadLine::Invalid(describe(error))
+    }
 }
 
 /// A line as text. The check is SIMD-accelerated (lines run to megabytes of tool output, and a

@@ -59,14 +59,14 @@ impl<'a> Scanner<'a> {
         let mut carry = Carry::default();
         let mut words = SPARE_WORDS.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
         words.clear();
-        words.extend(bytes.chunks(64).map(|block| match block.try_into() {
-            Ok(block) => Masks::of(block).word(&mut carry),
-            Err(_) => {
-                let mut padded = [b' '; 64];
-                padded[..block.len()].copy_from_slice(block);
-                Masks::of(&padded).word(&mut carry)
-            }
-        }));
+        words.reserve(bytes.len().div_ceil(64));
+        let (blocks, rest) = bytes.as_chunks::<64>();
+        words.extend(blocks.iter().map(|block| Masks::of(block).word(&mut carry)));
+        if !rest.is_empty() {
+            let mut padded = [b' '; 64];
+            padded[..rest.len()].copy_from_slice(rest);
+            words.push(Masks::of(&padded).word(&mut carry));
+        }
         Scanner { bytes, words }
     }
 
