@@ -1033,7 +1033,8 @@ mod tests {
 
     #[test]
     fn a_line_the_walk_gives_up_on_is_read_by_serde() {
-        let message = r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"a"}]}"#;
+        let message =
+            r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"a"}]}"#;
         for line in [
             // Repeated fields: serde keeps the last envelope `type`, refuses a repeated item
             // field, and ignores a repeated field it does not read.
@@ -1052,10 +1053,8 @@ mod tests {
             item(r#"{"type":"function_call","name":"f","call_id":["c"]}"#),
             item(r#"{"type":"brand_new","content":{"odd":1}}"#),
             r#"{"type":7,"payload":{}}"#.to_owned(),
-            r#"{"timestamp":"t","type":"event_msg","payload":{"type":["token_count"]}}"#
-                .to_owned(),
-            r#"{"type":"compacted","payload":{"message":"S","replacement_history":{}}}"#
-                .to_owned(),
+            r#"{"timestamp":"t","type":"event_msg","payload":{"type":["token_count"]}}"#.to_owned(),
+            r#"{"type":"compacted","payload":{"message":"S","replacement_history":{}}}"#.to_owned(),
             r#"{"type":"compacted","payload":{"message":"S","replacement_history":[null]}}"#
                 .to_owned(),
             item(r#"{"type":"message","role":"user","content":"bad \q"}"#),
@@ -1076,7 +1075,8 @@ mod tests {
 
     #[test]
     fn the_walk_reads_every_layout_as_serde_does() {
-        let message = r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"a\nb"}]}"#;
+        let message =
+            r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"a\nb"}]}"#;
         for line in [
             // Payload before type, and an envelope type without a payload.
             format!(r#"{{"payload":{message},"type":"response_item","timestamp":"t"}}"#),
