@@ -243,7 +243,7 @@ fn record_of<'a>(line: usize, text: &'a str, read: Line<'a>) -> Result<Record<'a
     let raw = text.as_bytes();
     let Some(kind) = read.kind else {
         if let Some(record_type) = read.record_type {
-            let name = Cow::Owned(format!("record_type/{record_type}"));
+            let name = named("record_type/", &record_type);
             return Ok(Record::new(line, raw, Entry::Bookkeeping(name)));
         }
         if read.has_id && read.has_instructions {
@@ -338,7 +338,7 @@ fn unknown_item(line: usize, text: &str) -> Option<Record<'_>> {
     if MESSAGE_ITEMS.contains(&kind.as_ref()) {
         return None;
     }
-    let name = Cow::Owned(format!("response_item/{kind}"));
+    let name = named("response_item/", &kind);
     Some(Record::new(line, text.as_bytes(), Entry::Bookkeeping(name)))
 }
 
@@ -701,7 +701,7 @@ fn read_item<'a>(line: usize, raw: &'a [u8], item: Item<'a>) -> Result<Record<'a
                 text: item.tools.unwrap_or_default().into(),
             }],
         )),
-        _ => Entry::Bookkeeping(Cow::Owned(format!("response_item/{kind}"))),
+        _ => Entry::Bookkeeping(named("response_item/", &kind)),
     };
     Ok(Record::new(line, raw, entry))
 }
@@ -811,10 +811,19 @@ fn json_text(raw: Option<&str>) -> Cow<'_, str> {
     }
 }
 
+/// A bookkeeping name, `prefix` then `kind`: most lines are bookkeeping, and `format!` took
+/// several times as long to join the two.
+fn named(prefix: &str, kind: &str) -> Cow<'static, str> {
+    let mut name = String::with_capacity(prefix.len() + kind.len());
+    name.push_str(prefix);
+    name.push_str(kind);
+    Cow::Owned(name)
+}
+
 /// `event_msg/<type>`, or `event_msg` for an event without a type.
 fn event_name<'a>(event: &Event<'a>) -> Cow<'a, str> {
     match &event.kind {
-        Some(kind) => Cow::Owned(format!("event_msg/{kind}")),
+        Some(kind) => named("event_msg/", kind),
         None => Cow::Borrowed("event_msg"),
     }
 }
@@ -838,29 +847,31 @@ fn token_usage(info: Option<&str>) -> Option<Usage> {
 /// What the model sees after a compaction: the replacement history's message texts and images,
 /// with the summary first unless the history already carries it.
 fn compacted_parts(compacted: Compacted<'_>) -> Vec<Part<'_>> {
-    let mut history = Vec::new();
+    let mut parts = Vec::new();
     for item in compacted.replacement_history.into_iter().flatten() {
         // Only messages carry what the model reads as the new context; `compaction` blobs are
         // opaque and `ghost_snapshot`s are never sent.
         if matches!(item.kind.as_deref(), Some("message" | "agent_message")) {
-            history.extend(
-                content_parts(item.content)
-                    .into_iter()
-                    .filter(|part| matches!(part, Part::Text(_) | Part::Media(_))),
-            );
+            // `content_parts`, without a vector of its own for each item.
+            match item.content {
+                StrOrSeq::Str(text) => parts.push(Part::Text(text)),
+                StrOrSeq::Seq(items) => parts.extend(
+                    items
+                        .into_iter()
+                        .filter_map(content_part)
+                        .filter(|part| matches!(part, Part::Text(_) | Part::Media(_))),
+                ),
+            }
         }
     }
-    let summary = compacted.message.filter(|message| !message.is_empty());
-    let mut parts = Vec::with_capacity(history.len() + 1);
-    if let Some(summary) = summary {
-        let repeated = history
+    if let Some(summary) = compacted.message.filter(|message| !message.is_empty()) {
+        let repeated = parts
             .iter()
             .any(|part| matches!(part, Part::Text(text) if **text == *summary));
         if !repeated {
-            parts.push(Part::Text(summary.into()));
+            parts.insert(0, Part::Text(summary.into()));
         }
     }
-    parts.extend(history);
     parts
 }
 
