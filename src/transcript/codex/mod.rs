@@ -314,7 +314,7 @@ const MESSAGE_ITEMS: [&str; 12] = [
     "tool_search_output",
 ];
 
-/// The bookkeeping record of a line [`read_line`] could not read because it is a response item
+/// The bookkeeping record of a line [`record_of`] could not read because it is a response item
 /// of a type not read here, whose fields may have any shape; `None` for every other line, whose
 /// error stands. Only failed lines pay for this second look.
 fn unknown_item(line: usize, text: &str) -> Option<Record<'_>> {
