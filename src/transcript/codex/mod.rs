@@ -36,9 +36,11 @@
 //! (`record_type/<value>`), and every other line is a bare response item, read like a
 //! `response_item` payload.
 //!
-//! Speed: the envelope is read by a hand-written visitor that, once it has seen `type`, reads
-//! `payload` straight into the struct for that type, so a line is scanned once. Only when
-//! `payload` comes before `type` is it kept raw and read afterwards.
+//! Speed: a line is walked with [`super::scan`] (`walk`), which passes over skipped payloads and
+//! blobs from delimiter to delimiter and keeps message texts escaped ([`Text`]); serde reads it
+//! when the walk gives up. Both read the envelope the same way: once `type` has been seen,
+//! `payload` is read straight into the struct for that type, so a line is read once. Only when
+//! `payload` comes before `type` is it kept (raw, or as where it starts) and read afterwards.
 //!
 //! Writing back (`inject`), as Codex's local compaction records itself. A rollout is
 //! append-only and Codex resumes from the newest `compacted` line that has a
@@ -71,13 +73,16 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::blocks::{borrowed_str, join_texts, BorrowedStr, LenientU64, StrOrSeq};
+use super::blocks::{borrowed_str, borrowed_text, join_texts, raw_json, BorrowedStr};
+use super::blocks::{LenientU64, StrOrSeq};
 use super::classify::{is_real_user_request, text_of};
 use super::model::Event as LinkEvent;
 use super::text::Text;
 use super::write::Compacted as Compaction;
 use super::write::{push_kept, push_line, top_level_str, top_level_value, Sink};
 use super::{str_field, Entry, Format, Keep, MediaKind, Message, Part, Record, Role, Usage};
+
+mod walk;
 
 /// The Codex CLI rollout format.
 pub struct Codex;
@@ -168,7 +173,11 @@ impl Format for Codex {
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
-        read_line(line, text).or_else(|error| unknown_item(line, text).ok_or(error))
+        let record = match Line::walk(text) {
+            Some(read) => record_of(line, text, read),
+            None => Line::parse(text).and_then(|read| record_of(line, text, read)),
+        };
+        record.or_else(|error| unknown_item(line, text).ok_or(error))
     }
 
     /// A `turn_context` line's `payload.model`.
@@ -189,16 +198,55 @@ impl Format for Codex {
     }
 }
 
-/// Reads a line, assuming every response item has the field shapes of the types known here.
-fn read_line(line: usize, text: &str) -> Result<Record<'_>> {
-    let envelope: Envelope<'_> = serde_json::from_str(text)?;
+/// A line as read, by [`Line::walk`] or [`Line::parse`]: the envelope's fields, with the payload
+/// read into the shape its type calls for.
+#[derive(Default)]
+struct Line<'a> {
+    kind: Option<Cow<'a, str>>,
+    /// The payload; for a bare response item of the legacy layout, the line itself. `None` for
+    /// a line without `type` (whose payload is not read) or an envelope without `payload`.
+    payload: Option<Payload<'a>>,
+    record_type: Option<Cow<'a, str>>,
+    has_id: bool,
+    has_instructions: bool,
+}
+
+impl<'a> Line<'a> {
+    /// The line read with serde, assuming every response item has the field shapes of the
+    /// types known here.
+    fn parse(text: &'a str) -> Result<Self> {
+        let envelope: Envelope<'a> = serde_json::from_str(text)?;
+        let payload = match (&envelope.kind, envelope.payload, envelope.raw_payload) {
+            (None, ..) => None,
+            (Some(_), Some(payload), _) => Some(payload),
+            // `payload` came before `type`: read it now that the type is known.
+            (Some(kind), None, Some(raw_payload)) => Some(
+                PayloadSeed(kind)
+                    .deserialize(&mut serde_json::Deserializer::from_str(raw_payload.get()))?,
+            ),
+            (Some(kind), None, None) if ENVELOPE_TYPES.contains(&kind.as_ref()) => None,
+            // No payload at all: a bare response item of the legacy layout.
+            (Some(_), None, None) => Some(Payload::Item(serde_json::from_str(text)?)),
+        };
+        Ok(Line {
+            kind: envelope.kind,
+            payload,
+            record_type: envelope.record_type,
+            has_id: envelope.has_id,
+            has_instructions: envelope.has_instructions,
+        })
+    }
+}
+
+/// The record of line number `line`, whose text is `text`, read into `read`.
+fn record_of<'a>(line: usize, text: &'a str, read: Line<'a>) -> Result<Record<'a>> {
     let raw = text.as_bytes();
-    let Some(kind) = envelope.kind else {
-        if let Some(record_type) = envelope.record_type {
-            let name = Cow::Owned(format!("record_type/{record_type}"));
+    let Some(kind) = read.kind else {
+        if let Some(record_type) = read.record_type {
+            let name = named("record_type/", &record_type);
             return Ok(Record::new(line, raw, Entry::Bookkeeping(name)));
         }
-        if envelope.has_id && envelope.has_instructions {
+        if read.has_id && read.has_instructions {
             return Ok(Record::new(
                 line,
                 raw,
@@ -207,16 +255,8 @@ fn read_line(line: usize, text: &str) -> Result<Record<'_>> {
         }
         bail!("line has no \"type\"");
     };
-    let payload = match (envelope.payload, envelope.raw_payload) {
-        (Some(payload), _) => payload,
-        // `payload` came before `type`: read it now that the type is known.
-        (None, Some(raw_payload)) => PayloadSeed(&kind)
-            .deserialize(&mut serde_json::Deserializer::from_str(raw_payload.get()))?,
-        (None, None) if ENVELOPE_TYPES.contains(&kind.as_ref()) => {
-            bail!("{kind} line has no \"payload\"")
-        }
-        // No payload at all: a bare response item of the legacy layout.
-        (None, None) => Payload::Item(serde_json::from_str(text)?),
+    let Some(payload) = read.payload else {
+        bail!("{kind} line has no \"payload\"")
     };
     match payload {
         Payload::Item(item) => read_item(line, raw, *item),
@@ -225,9 +265,7 @@ fn read_line(line: usize, text: &str) -> Result<Record<'_>> {
             match event.kind.as_deref() {
                 Some("token_count") => record.usage = token_usage(event.info),
                 Some("thread_rolled_back") => {
-                    let turns = event
-                        .num_turns
-                        .and_then(|raw| raw.get().parse::<u32>().ok());
+                    let turns = event.num_turns.and_then(|raw| raw.parse::<u32>().ok());
                     record.link.event = LinkEvent::RollBack(turns.unwrap_or(0));
                 }
                 _ => {}
@@ -276,7 +314,7 @@ const MESSAGE_ITEMS: [&str; 12] = [
     "tool_search_output",
 ];
 
-/// The bookkeeping record of a line [`read_line`] could not read because it is a response item
+/// The bookkeeping record of a line [`record_of`] could not read because it is a response item
 /// of a type not read here, whose fields may have any shape; `None` for every other line, whose
 /// error stands. Only failed lines pay for this second look.
 fn unknown_item(line: usize, text: &str) -> Option<Record<'_>> {
@@ -300,7 +338,7 @@ fn unknown_item(line: usize, text: &str) -> Option<Record<'_>> {
     if MESSAGE_ITEMS.contains(&kind.as_ref()) {
         return None;
     }
-    let name = Cow::Owned(format!("response_item/{kind}"));
+    let name = named("response_item/", &kind);
     Some(Record::new(line, text.as_bytes(), Entry::Bookkeeping(name)))
 }
 
@@ -444,19 +482,19 @@ struct Item<'a> {
     #[serde(borrow, deserialize_with = "borrowed_str")]
     id: Option<Cow<'a, str>>,
     /// `function_call`: a JSON string holding JSON; `tool_search_call`: an object.
-    #[serde(borrow)]
-    arguments: Option<&'a RawValue>,
+    #[serde(borrow, deserialize_with = "raw_json")]
+    arguments: Option<&'a str>,
     /// `custom_tool_call`: the freeform input, a string.
-    #[serde(borrow)]
-    input: Option<&'a RawValue>,
+    #[serde(borrow, deserialize_with = "raw_json")]
+    input: Option<&'a str>,
     #[serde(borrow)]
     output: ToolOutput<'a>,
     /// `local_shell_call` and `web_search_call`.
-    #[serde(borrow)]
-    action: Option<&'a RawValue>,
+    #[serde(borrow, deserialize_with = "raw_json")]
+    action: Option<&'a str>,
     /// `tool_search_output`: the tool definitions found.
-    #[serde(borrow)]
-    tools: Option<&'a RawValue>,
+    #[serde(borrow, deserialize_with = "raw_json")]
+    tools: Option<&'a str>,
     /// `image_generation_call`: the image, base64.
     result: Option<IgnoredAny>,
 }
@@ -469,8 +507,8 @@ struct Item<'a> {
 struct ContentItem<'a> {
     #[serde(rename = "type", borrow, deserialize_with = "borrowed_str")]
     kind: Option<Cow<'a, str>>,
-    #[serde(borrow, deserialize_with = "borrowed_str")]
-    text: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "borrowed_text")]
+    text: Option<Text<'a>>,
 }
 
 /// A tool call's output. Codex writes a string, a list of content items, or (seen in newer
@@ -489,8 +527,8 @@ enum ToolOutput<'a> {
 struct OutputObject<'a> {
     #[serde(rename = "type", borrow, deserialize_with = "borrowed_str")]
     kind: Option<Cow<'a, str>>,
-    #[serde(borrow, deserialize_with = "borrowed_str")]
-    text: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "borrowed_text")]
+    text: Option<Text<'a>>,
     #[serde(borrow)]
     content: StrOrSeq<'a, ContentItem<'a>>,
 }
@@ -542,18 +580,25 @@ impl<'de: 'a, 'a> Deserialize<'de> for ToolOutput<'a> {
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
                 let object = OutputObject::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                Ok(match (object.kind, object.content) {
-                    (Some(kind), _) => ToolOutput::Items(vec![ContentItem {
-                        kind: Some(kind),
-                        text: object.text,
-                    }]),
-                    (None, StrOrSeq::Str(text)) => ToolOutput::Text(text),
-                    (None, StrOrSeq::Seq(items)) => ToolOutput::Items(items),
-                })
+                Ok(object.into())
             }
         }
 
         deserializer.deserialize_any(OutputVisitor)
+    }
+}
+
+impl<'a> From<OutputObject<'a>> for ToolOutput<'a> {
+    /// An object with a `type` is one content item; one without is read through its `content`.
+    fn from(object: OutputObject<'a>) -> Self {
+        match (object.kind, object.content) {
+            (Some(kind), _) => ToolOutput::Items(vec![ContentItem {
+                kind: Some(kind),
+                text: object.text,
+            }]),
+            (None, StrOrSeq::Str(text)) => ToolOutput::Text(text),
+            (None, StrOrSeq::Seq(items)) => ToolOutput::Items(items),
+        }
     }
 }
 
@@ -564,11 +609,11 @@ impl<'de: 'a, 'a> Deserialize<'de> for ToolOutput<'a> {
 struct Event<'a> {
     #[serde(rename = "type", borrow, deserialize_with = "borrowed_str")]
     kind: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    info: Option<&'a RawValue>,
+    #[serde(borrow, deserialize_with = "raw_json")]
+    info: Option<&'a str>,
     /// `thread_rolled_back`: how many user turns were dropped.
-    #[serde(borrow)]
-    num_turns: Option<&'a RawValue>,
+    #[serde(borrow, deserialize_with = "raw_json")]
+    num_turns: Option<&'a str>,
 }
 
 #[derive(Deserialize, Default)]
@@ -653,13 +698,10 @@ fn read_item<'a>(line: usize, raw: &'a [u8], item: Item<'a>) -> Result<Record<'a
             Role::Tool,
             vec![Part::ToolResult {
                 call_id: item.call_id,
-                text: item
-                    .tools
-                    .map_or(Cow::Borrowed(""), |raw| Cow::Borrowed(raw.get()))
-                    .into(),
+                text: item.tools.unwrap_or_default().into(),
             }],
         )),
-        _ => Entry::Bookkeeping(Cow::Owned(format!("response_item/{kind}"))),
+        _ => Entry::Bookkeeping(named("response_item/", &kind)),
     };
     Ok(Record::new(line, raw, entry))
 }
@@ -668,12 +710,12 @@ fn read_item<'a>(line: usize, raw: &'a [u8], item: Item<'a>) -> Result<Record<'a
 fn tool_call<'a>(
     id: Option<Cow<'a, str>>,
     name: &'static str,
-    arguments: Option<&'a RawValue>,
+    arguments: Option<&'a str>,
 ) -> Part<'a> {
     Part::ToolCall {
         id,
         name: Cow::Borrowed(name),
-        arguments: arguments.map_or(Cow::Borrowed("{}"), |raw| Cow::Borrowed(raw.get())),
+        arguments: Cow::Borrowed(arguments.unwrap_or("{}")),
     }
 }
 
@@ -689,10 +731,10 @@ fn content_parts<'a>(content: StrOrSeq<'a, ContentItem<'a>>) -> Vec<Part<'a>> {
 fn content_part(item: ContentItem<'_>) -> Option<Part<'_>> {
     let Some(kind) = item.kind else {
         // An untyped item with text is text; an untyped item without it says nothing.
-        return item.text.map(|text| Part::Text(text.into()));
+        return item.text.map(Part::Text);
     };
     Some(match kind.as_ref() {
-        "input_text" | "output_text" | "text" => Part::Text(item.text.unwrap_or_default().into()),
+        "input_text" | "output_text" | "text" => Part::Text(item.text.unwrap_or_default()),
         "input_image" | "image" => Part::Media(MediaKind::Image),
         "input_audio" | "audio" => Part::Media(MediaKind::Audio),
         "input_file" | "file" => Part::Media(MediaKind::Document),
@@ -715,7 +757,7 @@ fn reasoning_parts<'a>(
             StrOrSeq::Seq(items) => parts.extend(
                 items
                     .into_iter()
-                    .filter_map(|item| item.text.map(|text| Part::Thinking(text.into()))),
+                    .filter_map(|item| item.text.map(Part::Thinking)),
             ),
         }
     }
@@ -753,8 +795,8 @@ fn output_parts<'a>(call_id: Option<Cow<'a, str>>, output: ToolOutput<'a>) -> Ve
 /// The text of a JSON value that may be a string (tool-call arguments are a JSON string
 /// holding JSON; a custom tool's input is free text): the string's contents, borrowed when it
 /// has no escapes; any other value as its JSON text; empty when absent or `null`.
-fn json_text(raw: Option<&RawValue>) -> Cow<'_, str> {
-    let Some(json) = raw.map(RawValue::get) else {
+fn json_text(raw: Option<&str>) -> Cow<'_, str> {
+    let Some(json) = raw else {
         return Cow::Borrowed("");
     };
     if !json.starts_with('"') {
@@ -769,10 +811,19 @@ fn json_text(raw: Option<&RawValue>) -> Cow<'_, str> {
     }
 }
 
+/// A bookkeeping name, `prefix` then `kind`: most lines are bookkeeping, and `format!` took
+/// several times as long to join the two.
+fn named(prefix: &str, kind: &str) -> Cow<'static, str> {
+    let mut name = String::with_capacity(prefix.len() + kind.len());
+    name.push_str(prefix);
+    name.push_str(kind);
+    Cow::Owned(name)
+}
+
 /// `event_msg/<type>`, or `event_msg` for an event without a type.
 fn event_name<'a>(event: &Event<'a>) -> Cow<'a, str> {
     match &event.kind {
-        Some(kind) => Cow::Owned(format!("event_msg/{kind}")),
+        Some(kind) => named("event_msg/", kind),
         None => Cow::Borrowed("event_msg"),
     }
 }
@@ -780,8 +831,8 @@ fn event_name<'a>(event: &Event<'a>) -> Cow<'a, str> {
 /// The context size a `token_count` event reports: the last call's total tokens. `info` is
 /// `null` before the first call; a total of zero is a placeholder no real call reports (a
 /// context always holds at least the instructions), so it is not a size either.
-fn token_usage(info: Option<&RawValue>) -> Option<Usage> {
-    let info: TokenInfo = serde_json::from_str(info?.get()).ok()?;
+fn token_usage(info: Option<&str>) -> Option<Usage> {
+    let info: TokenInfo = serde_json::from_str(info?).ok()?;
     let context_tokens = info
         .last_token_usage?
         .total_tokens
@@ -796,29 +847,31 @@ fn token_usage(info: Option<&RawValue>) -> Option<Usage> {
 /// What the model sees after a compaction: the replacement history's message texts and images,
 /// with the summary first unless the history already carries it.
 fn compacted_parts(compacted: Compacted<'_>) -> Vec<Part<'_>> {
-    let mut history = Vec::new();
+    let mut parts = Vec::new();
     for item in compacted.replacement_history.into_iter().flatten() {
         // Only messages carry what the model reads as the new context; `compaction` blobs are
         // opaque and `ghost_snapshot`s are never sent.
         if matches!(item.kind.as_deref(), Some("message" | "agent_message")) {
-            history.extend(
-                content_parts(item.content)
-                    .into_iter()
-                    .filter(|part| matches!(part, Part::Text(_) | Part::Media(_))),
-            );
+            // `content_parts`, without a vector of its own for each item.
+            match item.content {
+                StrOrSeq::Str(text) => parts.push(Part::Text(text)),
+                StrOrSeq::Seq(items) => parts.extend(
+                    items
+                        .into_iter()
+                        .filter_map(content_part)
+                        .filter(|part| matches!(part, Part::Text(_) | Part::Media(_))),
+                ),
+            }
         }
     }
-    let summary = compacted.message.filter(|message| !message.is_empty());
-    let mut parts = Vec::with_capacity(history.len() + 1);
-    if let Some(summary) = summary {
-        let repeated = history
+    if let Some(summary) = compacted.message.filter(|message| !message.is_empty()) {
+        let repeated = parts
             .iter()
             .any(|part| matches!(part, Part::Text(text) if **text == *summary));
         if !repeated {
-            parts.push(Part::Text(summary.into()));
+            parts.insert(0, Part::Text(summary.into()));
         }
     }
-    parts.extend(history);
     parts
 }
 
@@ -942,6 +995,130 @@ mod tests {
 
     fn read(text: &str) -> Record<'_> {
         Codex.read(1, text).unwrap()
+    }
+
+    /// What [`Codex::read`] made of a line before the walk: serde's reading, with the same
+    /// fallback for response items of unknown shape, its error as text.
+    fn by_serde(line: usize, text: &str) -> Result<Record<'_>, String> {
+        Line::parse(text)
+            .and_then(|read| record_of(line, text, read))
+            .or_else(|error| unknown_item(line, text).ok_or(error))
+            .map_err(|error| error.to_string())
+    }
+
+    /// [`by_serde`] with the walk in serde's place; `None` when the walk gives up.
+    fn by_walk(line: usize, text: &str) -> Option<Result<Record<'_>, String>> {
+        let read = Line::walk(text)?;
+        Some(
+            record_of(line, text, read)
+                .or_else(|error| unknown_item(line, text).ok_or(error))
+                .map_err(|error| error.to_string()),
+        )
+    }
+
+    #[test]
+    fn walking_a_line_reads_what_serde_reads_on_every_real_line() {
+        let files = [
+            "fixtures/corpus/codex/agent-sessions-small.jsonl",
+            "fixtures/agents/codex-compacted.jsonl",
+            "fixtures/agents/codex-turns.jsonl",
+        ];
+        let (mut walked, mut lines) = (0, 0);
+        for file in files {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+            let text = std::fs::read_to_string(path).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                lines += 1;
+                let serde = by_serde(n + 1, line);
+                let read = Codex.read(n + 1, line).map_err(|error| error.to_string());
+                assert_eq!(read, serde, "{file}:{}", n + 1);
+                if let Some(walk) = by_walk(n + 1, line) {
+                    assert_eq!(walk, serde, "{file}:{}", n + 1);
+                    walked += 1;
+                }
+            }
+        }
+        // Every line of these files is one the walk can follow: none would fall back to serde.
+        assert!(lines > 200 && walked == lines, "{walked} of {lines}");
+    }
+
+    #[test]
+    fn a_line_the_walk_gives_up_on_is_read_by_serde() {
+        let message =
+            r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"a"}]}"#;
+        for line in [
+            // Repeated fields: serde keeps the last envelope `type`, refuses a repeated item
+            // field, and ignores a repeated field it does not read.
+            item(r#"{"type":"message","role":"user","role":"user","content":[]}"#),
+            format!(r#"{{"type":"event_msg","type":"response_item","payload":{message}}}"#),
+            item(r#"{"type":"reasoning","summary":[],"summary":[],"encrypted_content":"x"}"#),
+            item(r#"{"type":"function_call_output","output":{"type":"input_text","type":"x"}}"#),
+            // Escaped keys, which serde decodes.
+            format!(r#"{{"ty\u0070e":"response_item","payload":{message}}}"#),
+            item(r#"{"type":"message","r\u006fle":"user","content":[]}"#),
+            item(r#"{"type":"message","role":"user","content":[{"t\u0065xt":"a"}]}"#),
+            // Shapes serde refuses.
+            item(r#"{"type":"message","role":"user","content":[{"type":"input_text","text":1}]}"#),
+            item(r#"{"type":"message","role":"user","content":{"text":"a"}}"#),
+            item(r#"{"type":"message","role":7,"content":[]}"#),
+            item(r#"{"type":"function_call","name":"f","call_id":["c"]}"#),
+            item(r#"{"type":"brand_new","content":{"odd":1}}"#),
+            r#"{"type":7,"payload":{}}"#.to_owned(),
+            r#"{"timestamp":"t","type":"event_msg","payload":{"type":["token_count"]}}"#.to_owned(),
+            r#"{"type":"compacted","payload":{"message":"S","replacement_history":{}}}"#.to_owned(),
+            r#"{"type":"compacted","payload":{"message":"S","replacement_history":[null]}}"#
+                .to_owned(),
+            item(r#"{"type":"message","role":"user","content":"bad \q"}"#),
+            // Shapes serde reads by a path of its own: a struct written as an array, a number
+            // for an output.
+            item(r#"["message","user"]"#),
+            item(r#"{"type":"message","role":"user","content":[["input_text","a"]]}"#),
+            item(r#"{"type":"function_call_output","call_id":"c","output":7}"#),
+            // Not one JSON value.
+            format!(r#"{{"type":"response_item","payload":{message}}} x"#),
+            r#"{"type":"response_item","payload":{"type":"mess"#.to_owned(),
+        ] {
+            assert!(Line::walk(&line).is_none(), "{line}");
+            let read = Codex.read(1, &line).map_err(|error| error.to_string());
+            assert_eq!(read, by_serde(1, &line), "{line}");
+        }
+    }
+
+    #[test]
+    fn the_walk_reads_every_layout_as_serde_does() {
+        let message =
+            r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"a\nb"}]}"#;
+        for line in [
+            // Payload before type, and an envelope type without a payload.
+            format!(r#"{{"payload":{message},"type":"response_item","timestamp":"t"}}"#),
+            r#"{"payload":{"type":"token_count","info":{"last_token_usage":{"total_tokens":5}}},"type":"event_msg"}"#.to_owned(),
+            r#"{"payload":[1,{"a":"}"}],"type":"world_state"}"#.to_owned(),
+            r#"{"timestamp":"t","type":"response_item"}"#.to_owned(),
+            r#"{"timestamp":"t","payload":{"type":"message"}}"#.to_owned(),
+            // The legacy layout: a header, a state line, a bare item.
+            r#"{"id":"s","timestamp":"t","instructions":null,"git":{"branch":"main"}}"#.to_owned(),
+            r#"{"record_type":"state"}"#.to_owned(),
+            format!(" {message} "),
+            // Outputs in every shape, and values serde reads as none.
+            item(r#"{"type":"function_call_output","call_id":"c","output":true}"#),
+            item(r#"{"type":"function_call_output","call_id":null,"output":null}"#),
+            item(r#"{"type":"custom_tool_call_output","output":{"content":[{"type":"input_text","text":"x"}]}}"#),
+            item(r#"{"type":"custom_tool_call_output","output":{"content":"x","text":"y"}}"#),
+            item(r#"{"type":"image_generation_call","result":null}"#),
+            item(r#"{"type":"reasoning","summary":"s","content":"c\u00e9","encrypted_content":null}"#),
+            item(r#"{"type":"function_call","name":"f","arguments":"{\"a\":\"\\u00e9\"}","call_id":"c"}"#),
+            item(r#"{"type":"message","role":"user","content":null}"#),
+            // A repeated field neither reads is ignored by both.
+            item(r#"{"type":"ghost_snapshot","x":1,"x":2}"#),
+            r#"{"type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":2}}"#.to_owned(),
+            r#"{"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"total_tokens":1.5e3}}}}"#.to_owned(),
+            // Errors after reading, which both report alike.
+            item(r#"{"type":"message","role":"critic","content":[]}"#),
+            item(r#"{"role":"user","content":[]}"#),
+        ] {
+            let walk = by_walk(1, &line).unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(walk, by_serde(1, &line), "{line}");
+        }
     }
 
     fn parts<'a>(record: &'a Record<'_>) -> &'a [Part<'a>] {
