@@ -60,8 +60,12 @@ impl<'a> Scanner<'a> {
         let mut words = SPARE_WORDS.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
         words.clear();
         words.reserve(bytes.len().div_ceil(64));
-        let (blocks, rest) = bytes.as_chunks::<64>();
-        words.extend(blocks.iter().map(|block| Masks::of(block).word(&mut carry)));
+        let blocks = bytes.chunks_exact(64);
+        let rest = blocks.remainder();
+        words.extend(blocks.map(|block| {
+            let block = block.try_into().expect("chunks of 64");
+            Masks::of(block).word(&mut carry)
+        }));
         if !rest.is_empty() {
             let mut padded = [b' '; 64];
             padded[..rest.len()].copy_from_slice(rest);
