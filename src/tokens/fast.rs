@@ -143,7 +143,10 @@ impl Features {
                 return pos;
             }
             let prev = (*hist & 7) as u8;
-            let class = if is_cjk(ch) {
+            let class = if is_symbol(ch) {
+                self.other += 1;
+                OTHER
+            } else if is_cjk(ch) {
                 self.cjk += 1;
                 OTHER
             } else if ch.is_alphabetic() {
@@ -269,6 +272,13 @@ fn is_cjk(c: char) -> bool {
     )
 }
 
+/// Arrows, box drawing and block elements: the non-ASCII chars transcripts hold most (`→` in
+/// tool output, `─│├└` in trees), none of them a letter. Telling them apart first spares each
+/// a search of the alphabetic tables, which cost more than all the rest of its counting.
+fn is_symbol(c: char) -> bool {
+    matches!(c as u32, 0x2190..=0x21FF | 0x2500..=0x259F)
+}
+
 // Char classes. `NON_ASCII` only appears in `CLASS`, to leave the fast path; the slow path
 // records non-ASCII chars in the history as `LOWER`, `UPPER` or `OTHER`.
 const OTHER: u8 = 0; // controls, and anything that continues no run
@@ -384,6 +394,19 @@ mod tests {
             *slot = v;
         }
         f
+    }
+
+    #[test]
+    fn the_symbols_counted_without_a_table_search_are_no_letters_and_no_cjk() {
+        let symbols = (0..=0x10FFFF)
+            .filter_map(char::from_u32)
+            .filter(|&c| is_symbol(c));
+        let mut seen = 0;
+        for c in symbols {
+            assert!(!c.is_alphabetic() && !is_cjk(c) && !c.is_ascii(), "{c:?}");
+            seen += 1;
+        }
+        assert_eq!(seen, 0x70 + 0xA0);
     }
 
     #[test]
