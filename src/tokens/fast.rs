@@ -90,10 +90,9 @@ impl Features {
     /// Computes all features of `text` in one pass, without allocating.
     pub fn of(text: &str) -> Features {
         let mut f = Features::default();
-        // Classes of the previous two chars, as the low 6 bits of an `INC` index. Start of text
-        // is `OTHER`, which continues no run.
-        let mut hist: usize = 0;
-        f.feed(text, &mut hist);
+        let mut run = Run::default();
+        f.feed(text, &mut run);
+        f.add_packed(run.packed);
         f
     }
 
@@ -101,36 +100,42 @@ impl Features {
     /// same as of the whole, since the run state carries from one piece to the next.
     pub fn of_pieces(text: &Text) -> Features {
         let mut f = Features::default();
-        let mut hist: usize = 0;
-        text.for_each_piece(|piece| f.feed(piece, &mut hist));
+        let mut run = Run::default();
+        text.for_each_piece(|piece| f.feed(piece, &mut run));
+        f.add_packed(run.packed);
         f
     }
 
-    /// Adds the features of `text`, which follows what `hist` describes.
-    fn feed(&mut self, text: &str, hist: &mut usize) {
+    /// Adds the features of `text`, which follows what `run` describes.
+    fn feed(&mut self, text: &str, run: &mut Run) {
         let f = self;
         let bytes = text.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
-            // ASCII fast path. At most 255 bytes per batch so no 8-bit lane can overflow.
-            let end = bytes.len().min(i + 255);
-            let mut packed = 0u64;
+            // ASCII fast path, in batches that leave no 8-bit lane of `packed` room to overflow.
+            // A batch goes on across pieces: escaped texts come in pieces of a few bytes.
+            let end = bytes.len().min(i + BATCH - run.batched);
             let mut hit_non_ascii = false;
+            let start = i;
             for &b in &bytes[i..end] {
                 let c = CLASS[b as usize];
                 if c == NON_ASCII {
                     hit_non_ascii = true;
                     break;
                 }
-                *hist = ((*hist << 3) | c as usize) & 0o777;
-                packed += INC[*hist];
+                run.hist = ((run.hist << 3) | c as usize) & 0o777;
+                run.packed += INC[run.hist];
                 i += 1;
             }
-            f.add_packed(packed);
+            run.batched += i - start;
+            if run.batched == BATCH {
+                f.add_packed(std::mem::take(&mut run.packed));
+                run.batched = 0;
+            }
             if hit_non_ascii {
                 // `i` sits on a char boundary: it only ever advanced over whole ASCII chars
                 // and whole decoded chars.
-                i += f.non_ascii_run(&text[i..], hist);
+                i += f.non_ascii_run(&text[i..], &mut run.hist);
             }
         }
     }
@@ -270,6 +275,22 @@ fn is_cjk(c: char) -> bool {
         | 0x1B000..=0x1B16F // kana supplement / extended
         | 0x20000..=0x3FFFF // ideograph extensions B… and compatibility supplement
     )
+}
+
+/// The most ASCII bytes whose increments [`Run::packed`] adds up before they are counted:
+/// each 8-bit lane of it grows by at most one a byte.
+const BATCH: usize = 255;
+
+/// Where a text's reading stands between its pieces.
+#[derive(Default)]
+struct Run {
+    /// Classes of the last three chars, as the low 9 bits of an `INC` index. Start of text is
+    /// `OTHER`, which continues no run.
+    hist: usize,
+    /// The ASCII increments not yet added, as eight 8-bit lanes.
+    packed: u64,
+    /// How many bytes `packed` holds increments of.
+    batched: usize,
 }
 
 /// Arrows, box drawing and block elements: the non-ASCII chars transcripts hold most (`→` in
