@@ -8,6 +8,8 @@
 #   wc -l FILE                                  reading the bytes and finding the newlines
 #   condense estimate FILE                      chars4, the default estimator, file argument
 #   cat FILE | condense estimate                the same through a pipe (standard input)
+#   cat FILE | python3 bench/drain.py           the pipe alone: what the pipe costs, with the
+#                                               1 MiB buffer condense asks for, and no work
 #   condense estimate --tokenizer fast FILE     the character-class estimator
 #   jq -c . FILE > /dev/null                    a JSON parse and re-serialisation (Claude Code only)
 #   python3 json.loads per line                 a full JSON parse, line by line (bench/loads.py)
@@ -81,6 +83,7 @@ BUILD_TRIES=${BUILD_TRIES:-3}
 DATA=$ROOT/bench/data
 CONDENSE=${CONDENSE_BIN:-$ROOT/target/release/condense}
 LOADS=$ROOT/bench/loads.py
+DRAIN=$ROOT/bench/drain.py
 VENV=$DATA/venv-orjson-$ORJSON_VERSION
 BASELINE_DIR=$ROOT/bench/bpe-baseline
 BASELINE_TARGET=$DATA/target-bpe-baseline
@@ -386,6 +389,11 @@ for format in "${FORMAT_LIST[@]}"; do
     # shellcheck disable=SC2016 # the inner shell expands $1 and $2
     measure "pipe:$format" "cat FILE | condense estimate" "$format" "$full" 1 \
         bash -c 'set -o pipefail; cat "$1" | "$2" estimate' _ @F@ "$CONDENSE"
+    if [[ -n $PYTHON ]]; then
+        # shellcheck disable=SC2016 # the inner shell expands $1, $2 and $3
+        measure "drain:$format" "cat FILE | (pipe alone)" "$format" "$full" 1 \
+            bash -c 'set -o pipefail; cat "$1" | "$2" "$3" > /dev/null' _ @F@ "$PYTHON" "$DRAIN"
+    fi
     measure "fast:$format" "condense estimate --tokenizer fast FILE" "$format" "$full" 1 \
         "$CONDENSE" estimate --tokenizer fast @F@
     if [[ $format == claude-code ]]; then
