@@ -183,13 +183,10 @@ impl<'a> Scanner<'a> {
                 }
             }
             _ => {
-                let mut j = i;
-                while line
-                    .get(j)
-                    .is_some_and(|b| !matches!(b, b',' | b'}' | b']') && !b.is_ascii_whitespace())
-                {
-                    j += 1;
-                }
+                let j = i + line[i..]
+                    .iter()
+                    .take_while(|&&b| !ENDS_LITERAL[usize::from(b)])
+                    .count();
                 (j > i).then_some(j)
             }
         }
@@ -315,6 +312,18 @@ fn has_control(bytes: &[u8]) -> bool {
         .fold(0u8, |found, &b| found | u8::from(b < 0x20))
         != 0
 }
+
+/// The bytes that end a number or literal: what may follow a value, and whitespace.
+const ENDS_LITERAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let ends = *b",}] \t\n\r\x0c";
+    let mut i = 0;
+    while i < ends.len() {
+        table[ends[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
 
 /// The characters that follow a backslash in a two-character escape.
 const SIMPLE_ESCAPE: [bool; 256] = {
