@@ -30,7 +30,8 @@
 # and a line for each way condense ran (file, pipe, fast) against the target. Then the
 # exact BPE comparison: condense-o200k / baseline time ratio (target <= 1.3x). The all-strings
 # baseline counts more text than condense (metadata included), the message-parts one about the
-# same text, so that is the like-for-like ratio. MiB = 2^20 bytes everywhere (the *_MB knobs and file names too).
+# same text, so that is the like-for-like ratio. MiB = 2^20 bytes everywhere (the *_MB knobs
+# and file names too).
 #
 # The files, in bench/data/ (git-ignored), reused while they have the expected size:
 #   claude-code   fixtures/corpus/claude-code/*.jsonl, concatenated and repeated
