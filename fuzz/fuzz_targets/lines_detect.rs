@@ -5,7 +5,7 @@
 
 use std::io::{self, Read};
 
-use condense::input::{lines, Blocks};
+use condense::input::{lines, Block, Blocks};
 use condense::transcript::load::{LoadOptions, Transcript};
 use condense::transcript::read::{detect_format, read_line, BadLine};
 use libfuzzer_sys::fuzz_target;
@@ -57,7 +57,7 @@ fuzz_target!(|data: &[u8]| {
     let step = 1 + usize::from(data.first().copied().unwrap_or(0) % 16);
     let mut blocks = Blocks::new(Trickle { rest: data, step });
     let mut from_blocks = Vec::new();
-    while let Some(block) = blocks.next_block(Vec::new()).expect("reading memory") {
+    while let Some(block) = blocks.next_block(Block::default()).expect("reading memory") {
         from_blocks.extend(block.lines().map(|l| (l.number, l.full.to_vec())));
     }
     let direct: Vec<_> = all.iter().map(|l| (l.number, l.full.to_vec())).collect();
