@@ -271,11 +271,6 @@ impl Block {
             .zip(self.first_line..)
             .map(|((start, &end), number)| Line::of(&self.bytes[start..end], number))
     }
-
-    /// How many lines the block holds.
-    pub fn line_count(&self) -> usize {
-        self.ends.len()
-    }
 }
 
 /// Reads a source block by block, each block holding only complete lines (a block grows past

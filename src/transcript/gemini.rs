@@ -157,14 +157,10 @@ impl Format for Gemini {
         text: &'a str,
         each: &mut dyn FnMut(Record<'a>),
     ) -> Result<()> {
-        self.read_all(line, text)?.into_iter().for_each(each);
-        Ok(())
-    }
-
-    fn read_all<'a>(&self, line: usize, text: &'a str) -> Result<Vec<Record<'a>>> {
         let first = self.read(line, text)?;
         if first.link.event != Event::Reset {
-            return Ok(vec![first]);
+            each(first);
+            return Ok(());
         }
         #[derive(Deserialize)]
         struct Line<'a> {
@@ -184,7 +180,9 @@ impl Format for Gemini {
                 records.push(self.read(line, inner)?);
             }
         }
-        Ok(records)
+        // Handed out once all are read: a message that fails fails the whole line.
+        records.into_iter().for_each(each);
+        Ok(())
     }
 }
 
@@ -260,7 +258,7 @@ pub const PRUNE_SET_KEY: &str = "condensePrune";
 /// (`loadConversationRecord`): a record with a string `id` is a message, which replaces an
 /// earlier one with the same id in place; `$rewindTo` drops the message it names and all after
 /// it (all of them when the id is unknown); `$set` with a `messages` list starts the list anew
-/// (with the messages it carries, read as records of their own by [`Gemini::read_all`]).
+/// (with the messages it carries, read as records of their own by [`Gemini::read_each`]).
 fn record_link(record: &Line<'_>) -> Link {
     let string = |raw: Option<&RawValue>| {
         raw.and_then(|raw| serde_json::from_str::<Cow<str>>(raw.get()).ok())
@@ -690,7 +688,10 @@ mod tests {
     #[test]
     fn a_message_list_checkpoint_is_read_as_its_messages() {
         let text = r#"{"$set":{"messages":[{"id":"u1","type":"user","content":"first"},{"id":"g1","type":"gemini","content":"answer"}],"lastUpdated":"t"}}"#;
-        let records = Gemini.read_all(7, text).unwrap();
+        let mut records = Vec::new();
+        Gemini
+            .read_each(7, text, &mut |record| records.push(record))
+            .unwrap();
         assert_eq!(records.len(), 3);
         assert_eq!(records[0].link.event, Event::Reset);
         assert_eq!(

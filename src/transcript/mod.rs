@@ -99,16 +99,12 @@ pub trait Format: Sync {
     /// without quoting the line (it may hold terminal escape codes).
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>>;
 
-    /// Reads one line into every record it holds: one for most lines, more where a line
-    /// carries a list of messages (Gemini's `$set` checkpoint), whose records then hold the
-    /// bytes of their own object within the line.
-    fn read_all<'a>(&self, line: usize, text: &'a str) -> Result<Vec<Record<'a>>> {
-        Ok(vec![self.read(line, text)?])
-    }
-
-    /// [`Format::read_all`], handing each record to `each` as it is read rather than listing
-    /// them: `estimate` measures a record and drops it, and a list would cost an allocation a
-    /// line. A format that overrides `read_all` overrides this too.
+    /// Reads one line into every record it holds, handing each to `each` in order: one for
+    /// most lines, more where a line carries a list of messages (Gemini's `$set` checkpoint),
+    /// whose records then hold the bytes of their own object within the line. A line with an
+    /// error hands out none of its records. Records go to `each` rather than into a list
+    /// because `estimate` measures a record and drops it, and a list would cost an allocation
+    /// a line.
     fn read_each<'a>(
         &self,
         line: usize,

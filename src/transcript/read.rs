@@ -207,17 +207,14 @@ pub fn read_line<'a>(format: FormatId, line: &Line<'a>) -> Result<Record<'a>, Ba
 }
 
 /// Reads one non-blank line of a transcript in format `format` into every record it holds
-/// (see [`super::Format::read_all`]); never an empty list.
+/// (see [`super::Format::read_each`]); never an empty list.
 pub fn read_records<'a>(format: FormatId, line: &Line<'a>) -> Result<Vec<Record<'a>>, BadLine> {
-    let text = object_text(line)?;
-    format
-        .format()
-        .read_all(line.number, text)
-        .map_err(|error| bad_line(line, error))
+    let mut records = Vec::new();
+    read_each_record(format, line, &mut |record| records.push(record))?;
+    Ok(records)
 }
 
-/// [`read_records`], handing each record to `each` as it is read (see
-/// [`super::Format::read_each`]).
+/// [`read_records`], handing each record to `each` as it is read.
 pub fn read_each_record<'a>(
     format: FormatId,
     line: &Line<'a>,
