@@ -204,6 +204,31 @@ pub fn walk_counts<const N: usize>(
     Some(counts)
 }
 
+/// The `usage` value the walk stands at: its JSON text (`None` for `null`) and, read from the
+/// same place, its counts named `keys` when the walk can read them (see [`walk_counts`]).
+pub fn walk_usage<'a, const N: usize>(
+    walk: &mut scan::Walk<'_, 'a>,
+    keys: [&str; N],
+) -> Option<(Option<&'a str>, Option<[LenientU64; N]>)> {
+    let mut counts = walk.clone();
+    let raw = walk.raw()?;
+    Some((raw, raw.and_then(|_| walk_counts(&mut counts, keys))))
+}
+
+/// The counts of a `usage` object: those the walk read, or else those serde reads from its
+/// JSON text `raw` as a `T`, which `counts` lists; `None` without a usage or when serde
+/// cannot read it.
+pub fn usage_counts<T: de::DeserializeOwned, const N: usize>(
+    walked: Option<[LenientU64; N]>,
+    raw: Option<&str>,
+    counts: impl FnOnce(T) -> [LenientU64; N],
+) -> Option<[LenientU64; N]> {
+    match walked {
+        Some(walked) => Some(walked),
+        None => serde_json::from_str(raw?).ok().map(counts),
+    }
+}
+
 /// An Anthropic Messages API content block, flattened: every field any block type uses.
 #[derive(Debug, Default, serde::Deserialize)]
 #[serde(default)]

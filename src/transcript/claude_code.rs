@@ -61,7 +61,8 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::blocks::{
-    push_anthropic_content, raw_json, walk_counts, AnthropicBlock, LenientU64, StrOrSeq,
+    push_anthropic_content, raw_json, usage_counts, walk_usage, AnthropicBlock, LenientU64,
+    StrOrSeq,
 };
 use super::scan;
 use super::write::{
@@ -218,13 +219,7 @@ impl<'a> ApiMessage<'a> {
                 0 => message.content = StrOrSeq::walk(walk, AnthropicBlock::walk)?,
                 1 => message.id = walk.raw()?,
                 2 => message.model = walk.raw()?,
-                _ => {
-                    let mut counts = walk.clone();
-                    message.usage = walk.raw()?;
-                    if message.usage.is_some() {
-                        message.usage_counts = walk_counts(&mut counts, ApiUsage::KEYS);
-                    }
-                }
+                _ => (message.usage, message.usage_counts) = walk_usage(walk, ApiUsage::KEYS)?,
             }
             Some(())
         })?;
@@ -547,12 +542,9 @@ fn response_usage(message: &ApiMessage<'_>, request_id: Option<Cow<'_, str>>) ->
     if raw_str(message.model).as_deref() == Some("<synthetic>") {
         return None;
     }
-    let counts = match message.usage_counts {
-        Some(counts) => counts,
-        None => serde_json::from_str::<ApiUsage>(message.usage?)
-            .ok()?
-            .counts(),
-    };
+    let counts = usage_counts(message.usage_counts, message.usage, |usage: ApiUsage| {
+        usage.counts()
+    })?;
     // A `usage` without a single readable count reports nothing (and is not a size of zero).
     if counts.iter().all(|count| count.0.is_none()) {
         return None;

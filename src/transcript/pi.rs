@@ -71,7 +71,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::blocks::{borrowed_str, borrowed_text, raw_json, BorrowedStr};
-use super::blocks::{join_texts, walk_counts, LenientU64, StrOrSeq};
+use super::blocks::{join_texts, usage_counts, walk_usage, LenientU64, StrOrSeq};
 use super::load::Transcript;
 use super::scan;
 use super::text::Text;
@@ -487,13 +487,7 @@ impl<'a> AgentMessage<'a> {
                 0 => message.role = walk.optional_str()?,
                 1 => message.content = StrOrSeq::walk(walk, Block::walk)?,
                 2 => message.tool_call_id = walk.optional_str()?,
-                3 => {
-                    let mut counts = walk.clone();
-                    message.usage = walk.raw()?;
-                    if message.usage.is_some() {
-                        message.usage_counts = walk_counts(&mut counts, PiUsage::KEYS);
-                    }
-                }
+                3 => (message.usage, message.usage_counts) = walk_usage(walk, PiUsage::KEYS)?,
                 4 => message.command = walk.optional_str()?,
                 5 => message.output = walk.optional_string()?,
                 6 => message.exclude_from_context = walk.raw()?,
@@ -565,13 +559,10 @@ fn read_message<'a>(line: usize, raw: &'a [u8], message: AgentMessage<'a>) -> Re
     let (role, parts) = match role_name.as_ref() {
         "user" | "custom" | "hookMessage" => (Role::User, content_parts(message.content)),
         "assistant" => {
-            let usage = match message.usage_counts {
-                Some(counts) => context_size(counts),
-                None => message
-                    .usage
-                    .and_then(|raw| serde_json::from_str::<PiUsage>(raw).ok())
-                    .and_then(|usage| context_size(usage.counts())),
-            };
+            let usage = usage_counts(message.usage_counts, message.usage, |usage: PiUsage| {
+                usage.counts()
+            })
+            .and_then(context_size);
             let parts = content_parts(message.content);
             let mut record = Record::new(
                 line,
