@@ -314,28 +314,21 @@ fn has_control(bytes: &[u8]) -> bool {
 }
 
 /// The bytes that end a number or literal: what may follow a value, and whitespace.
-const ENDS_LITERAL: [bool; 256] = {
-    let mut table = [false; 256];
-    let ends = *b",}] \t\n\r\x0c";
-    let mut i = 0;
-    while i < ends.len() {
-        table[ends[i] as usize] = true;
-        i += 1;
-    }
-    table
-};
+const ENDS_LITERAL: [bool; 256] = byte_set(b",}] \t\n\r\x0c");
 
 /// The characters that follow a backslash in a two-character escape.
-const SIMPLE_ESCAPE: [bool; 256] = {
+const SIMPLE_ESCAPE: [bool; 256] = byte_set(b"\"\\/bfnrt");
+
+/// A table of which bytes are among `members`.
+const fn byte_set(members: &[u8]) -> [bool; 256] {
     let mut table = [false; 256];
-    let simple = *b"\"\\/bfnrt";
     let mut i = 0;
-    while i < simple.len() {
-        table[simple[i] as usize] = true;
+    while i < members.len() {
+        table[members[i] as usize] = true;
         i += 1;
     }
     table
-};
+}
 
 impl<'a> Scanner<'a> {
     /// [`super::top_level_fields`] of the text scanned.
