@@ -67,7 +67,9 @@ impl Session {
     }
 }
 
-/// The writer: `count` lines, one every 2 ms, in `style`, each whole or in two chunks.
+/// The writer: `count` lines, one every 2 ms, in `style`, each whole or in two chunks. Its
+/// `sleep`s close descriptor 3, so that the shell is the one process holding the file open:
+/// one that inherited it would be named in a refusal as well as the shell.
 const WRITER: &str = r#"
 path=$1 count=$2 style=$3 split=$4 head=$5 tail=$6
 i=0
@@ -76,7 +78,7 @@ while [ "$i" -lt "$count" ]; do
   i=$((i + 1))
   if [ "$style" = keep ]; then
     if [ "$split" = 1 ]; then
-      printf '%s%s' "$head" "$i" >&3; sleep 0.001; printf '%s\n' "$tail" >&3
+      printf '%s%s' "$head" "$i" >&3; sleep 0.001 3>&-; printf '%s\n' "$tail" >&3
     else
       printf '%s%s%s\n' "$head" "$i" "$tail" >&3
     fi
@@ -87,7 +89,7 @@ while [ "$i" -lt "$count" ]; do
       printf '%s%s%s\n' "$head" "$i" "$tail" >>"$path"
     fi
   fi
-  sleep 0.002
+  sleep 0.002 3>&-
 done
 "#;
 
