@@ -169,17 +169,20 @@ impl Format for Pi {
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
-        let entry: Line<'a> = match Line::walk(text) {
-            Some(entry) => entry,
-            None => serde_json::from_str(text)?,
-        };
-        record_of(line, text, entry)
+        // The entry is read into one place and taken from there: a `Line` is over 500 bytes,
+        // and handing it on by value copied it several times a line.
+        let mut entry = Line::default();
+        if Line::walk(text, &mut entry).is_none() {
+            entry = serde_json::from_str(text)?;
+        }
+        record_of(line, text, &mut entry)
     }
 }
 
-/// The record of an entry read from line `line`, whose text is `text`.
-fn record_of<'a>(line: usize, text: &'a str, entry: Line<'a>) -> Result<Record<'a>> {
-    let mut link = entry_link(&entry);
+/// The record of an entry read from line `line`, whose text is `text`; what it uses is taken
+/// out of `entry`.
+fn record_of<'a>(line: usize, text: &'a str, entry: &mut Line<'a>) -> Result<Record<'a>> {
+    let mut link = entry_link(entry);
     if entry.kind.as_deref() == Some("custom")
         && super::write::top_level_str(text.as_bytes(), "customType").as_deref()
             == Some(PRUNE_CUSTOM_TYPE)
@@ -249,16 +252,16 @@ fn entry_link<'a>(entry: &Line<'a>) -> Link {
     }
 }
 
-/// The record of an entry, without its link.
-fn read_entry<'a>(line: usize, text: &'a str, entry: Line<'a>) -> Result<Record<'a>> {
+/// The record of an entry, without its link; what it uses is taken out of `entry`.
+fn read_entry<'a>(line: usize, text: &'a str, entry: &mut Line<'a>) -> Result<Record<'a>> {
     let raw = text.as_bytes();
-    let Some(kind) = entry.kind else {
+    let Some(kind) = entry.kind.take() else {
         bail!("line has no \"type\"");
     };
     let bookkeeping = |name| Ok(Record::new(line, raw, Entry::Bookkeeping(name)));
     match kind.as_ref() {
         "message" => {
-            let message = match (entry.message, entry.raw_message) {
+            let message = match (entry.message.take(), entry.raw_message) {
                 (Some(message), _) => message,
                 (None, Some(raw_message)) if raw_message.starts_with('{') => {
                     serde_json::from_str(raw_message)?
@@ -278,7 +281,7 @@ fn read_entry<'a>(line: usize, text: &'a str, entry: Line<'a>) -> Result<Record<
             None => bookkeeping(kind),
         },
         "custom_message" => {
-            let content = match (entry.content, entry.raw_content) {
+            let content = match (entry.content.take(), entry.raw_content) {
                 (Some(content), _) => content,
                 (None, Some(raw_content)) => serde_json::from_str(raw_content)?,
                 (None, None) => StrOrSeq::default(),
@@ -383,13 +386,12 @@ impl<'de> Visitor<'de> for LineVisitor {
 }
 
 impl<'a> Line<'a> {
-    /// The entry `text` holds, read by walking it (see [`scan`]) as [`LineVisitor`] reads it,
-    /// so that message text stays escaped until something needs it decoded; `None` when the
-    /// walk gives up, and serde must read the line.
-    fn walk(text: &'a str) -> Option<Self> {
+    /// Reads the entry `text` holds into `line`, a default one, by walking it (see [`scan`])
+    /// as [`LineVisitor`] reads it, so that message text stays escaped until something needs
+    /// it decoded; `None` when the walk gives up, and serde must read the line.
+    fn walk(text: &'a str, line: &mut Line<'a>) -> Option<()> {
         let scanner = scan::Scanner::new(text.as_bytes());
         let mut walk = scan::Walk::new(&scanner, text, 0);
-        let mut line = Line::default();
         walk.object(|key, walk| {
             let kind = line.kind.as_deref();
             match (key, kind) {
@@ -413,7 +415,7 @@ impl<'a> Line<'a> {
             }
             Some(())
         })?;
-        (walk.position() == text.len()).then_some(line)
+        (walk.position() == text.len()).then_some(())
     }
 }
 
@@ -784,14 +786,15 @@ mod tests {
             let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
             let text = std::fs::read_to_string(path).unwrap();
             for (n, line) in text.lines().enumerate() {
-                let entry = Line::walk(line).unwrap_or_else(|| panic!("{file}:{}", n + 1));
+                let mut entry = Line::default();
+                Line::walk(line, &mut entry).unwrap_or_else(|| panic!("{file}:{}", n + 1));
                 if let Some(message) = entry.message.as_ref().filter(|m| m.usage.is_some()) {
                     assert!(message.usage_counts.is_some(), "{file}:{}", n + 1);
                     usages += 1;
                 }
-                let serde: Line = serde_json::from_str(line).unwrap();
-                let walk = record_of(n + 1, line, entry).map_err(|e| e.to_string());
-                let serde = record_of(n + 1, line, serde).map_err(|e| e.to_string());
+                let mut serde: Line = serde_json::from_str(line).unwrap();
+                let walk = record_of(n + 1, line, &mut entry).map_err(|e| e.to_string());
+                let serde = record_of(n + 1, line, &mut serde).map_err(|e| e.to_string());
                 assert_eq!(walk, serde, "{file}:{}", n + 1);
                 walked += 1;
             }
@@ -809,10 +812,10 @@ mod tests {
             r#"{"type":"message","message":{"role":"user","content":"bad \q"}}"#,
             r#"{"type":7}"#,
         ] {
-            assert!(Line::walk(line).is_none(), "{line}");
+            assert!(Line::walk(line, &mut Line::default()).is_none(), "{line}");
             let serde = serde_json::from_str::<Line>(line)
                 .map_err(anyhow::Error::from)
-                .and_then(|entry| record_of(1, line, entry).map(|_| ()));
+                .and_then(|mut entry| record_of(1, line, &mut entry).map(|_| ()));
             assert_eq!(Pi.read(1, line).is_ok(), serde.is_ok(), "{line}");
         }
     }
