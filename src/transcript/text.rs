@@ -272,6 +272,7 @@ mod tests {
             r#"a\nb\tc\\d\/e\"f"#,
             r"caf\u00e9 \u4e2d\u6587",
             r"emoji \ud83d\ude00 pair",
+            r"two pairs \ud83d\ude00\ud83d\ude00 in a row",
             "héllo \\n wörld ✓",
             r"\b\f\r",
             r"end\\",
@@ -308,6 +309,11 @@ mod tests {
         let text = scan::json_text(&raw).unwrap();
         assert_eq!(text.code_points(), 3);
         assert_eq!(text.as_str(), "\u{FFFD}\u{FFFD}A");
+        // A high surrogate before a pair, and a low one after it.
+        let raw = quoted(r"\ud83d\ud83d\ude00\ude00");
+        let text = scan::json_text(&raw).unwrap();
+        assert_eq!(text.code_points(), 3);
+        assert_eq!(text.as_str(), "\u{FFFD}\u{1F600}\u{FFFD}");
     }
 
     #[test]

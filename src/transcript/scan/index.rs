@@ -80,45 +80,38 @@ impl<'a> Scanner<'a> {
     /// or short escape).
     pub(super) fn text(&self, line: &'a str, open: usize, close: usize) -> Option<Text<'a>> {
         let body = open + 1..close;
-        if has_control(&self.bytes[body.clone()]) {
+        let (control, ascii) = control_and_ascii(&self.bytes[body.clone()]);
+        if control {
             return None;
         }
         let bytes = self.bytes;
         // What escapes take beyond the one character each stands for.
         let mut extra = 0u64;
         let mut escaped = false;
-        let mut next = body.start;
         let mut word = body.start / 64;
         let mut bits = self.words.get(word)?.escapes & (u64::MAX << (body.start % 64));
-        loop {
+        'words: loop {
             while bits != 0 {
                 let at = word * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
                 if at >= body.end {
-                    break;
+                    break 'words;
                 }
-                if at < next {
-                    continue; // the second half of a surrogate pair, counted with the first
-                }
+                bits &= bits - 1;
                 escaped = true;
-                let kind = *bytes.get(at + 1)?;
-                if SIMPLE_ESCAPE[usize::from(kind)] {
-                    extra += 1;
-                    next = at + 2;
-                } else if kind == b'u' {
-                    let unit = hex4(bytes, at + 2)?;
-                    extra += 5;
-                    next = at + 6;
-                    let pair = is_high_surrogate(unit)
-                        && bytes.get(next) == Some(&b'\\')
-                        && bytes.get(next + 1) == Some(&b'u')
-                        && hex4(bytes, next + 2).is_some_and(is_low_surrogate);
-                    if pair {
-                        extra += 6;
-                        next += 6;
+                match ESCAPE_KIND[usize::from(*bytes.get(at + 1)?)] {
+                    SIMPLE => extra += 1,
+                    UNICODE => {
+                        let unit = hex4(bytes, at + 2)?;
+                        extra += 5;
+                        // A surrogate pair is one character of twelve bytes: one more than
+                        // its halves take as two escapes, the second of which comes next.
+                        let pair = is_high_surrogate(unit)
+                            && bytes.get(at + 6) == Some(&b'\\')
+                            && bytes.get(at + 7) == Some(&b'u')
+                            && hex4(bytes, at + 8).is_some_and(is_low_surrogate);
+                        extra += u64::from(pair);
                     }
-                } else {
-                    return None;
+                    _ => return None,
                 }
             }
             word += 1;
@@ -132,8 +125,11 @@ impl<'a> Scanner<'a> {
         if !escaped {
             return Some(Text::from(text));
         }
-        let points = text.chars().count() as u64 - extra;
-        Some(Text::escaped(text, points))
+        let chars = match ascii {
+            true => text.len(),
+            false => text.chars().count(),
+        };
+        Some(Text::escaped(text, chars as u64 - extra))
     }
 
     /// The text scanned.
@@ -303,21 +299,41 @@ impl Masks {
     }
 }
 
-/// True when `bytes` holds a byte below 0x20, which a JSON string may not hold raw. Valid
-/// text has none, so every byte is looked at: an OR over all of them, which the compiler
-/// turns into vector instructions.
-fn has_control(bytes: &[u8]) -> bool {
-    bytes
-        .iter()
-        .fold(0u8, |found, &b| found | u8::from(b < 0x20))
-        != 0
+/// Whether `bytes` holds a byte below 0x20, which a JSON string may not hold raw, and whether
+/// they are all ASCII, when their characters are as many as they are. Valid text has no
+/// control byte, so every byte is looked at: ORs over all of them, which the compiler turns
+/// into vector instructions.
+fn control_and_ascii(bytes: &[u8]) -> (bool, bool) {
+    let (control, all) = bytes.iter().fold((0u8, 0u8), |(control, all), &b| {
+        (control | u8::from(b < 0x20), all | b)
+    });
+    (control != 0, all.is_ascii())
 }
 
 /// The bytes that end a number or literal: what may follow a value, and whitespace.
 const ENDS_LITERAL: [bool; 256] = byte_set(b",}] \t\n\r\x0c");
 
-/// The characters that follow a backslash in a two-character escape.
-const SIMPLE_ESCAPE: [bool; 256] = byte_set(b"\"\\/bfnrt");
+/// What the character after a backslash makes of the escape: [`SIMPLE`], [`UNICODE`], or
+/// neither (no valid escape).
+const ESCAPE_KIND: [u8; 256] = escape_kinds();
+/// A two-character escape, which stands for one character.
+const SIMPLE: u8 = 1;
+/// A `\uXXXX` escape.
+const UNICODE: u8 = 2;
+
+const fn escape_kinds() -> [u8; 256] {
+    let mut kinds = [0; 256];
+    let simple = byte_set(b"\"\\/bfnrt");
+    let mut b = 0;
+    while b < 256 {
+        if simple[b] {
+            kinds[b] = SIMPLE;
+        }
+        b += 1;
+    }
+    kinds[b'u' as usize] = UNICODE;
+    kinds
+}
 
 /// A table of which bytes are among `members`.
 const fn byte_set(members: &[u8]) -> [bool; 256] {
