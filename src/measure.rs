@@ -78,7 +78,7 @@ impl RecordMeasure {
         RecordMeasure {
             line: record.line,
             message,
-            usage: record.usage.clone(),
+            usage: record.usage,
             compaction: record.compaction,
             link: record.link.clone(),
         }
@@ -223,7 +223,7 @@ impl Measure {
         if !same_response {
             self.context.pending_units = 0;
         }
-        self.context.last_usage = Some(usage.clone());
+        self.context.last_usage = Some(*usage);
     }
 
     /// Main-chain tokens.
@@ -279,7 +279,7 @@ mod tests {
         let mut record = Record::new(1, b"", Entry::Bookkeeping("_usage".into()));
         record.usage = Some(Usage {
             context_tokens: tokens,
-            response_key: key.map(str::to_owned),
+            response_key: key.map(crate::transcript::node_id),
         });
         RecordMeasure::of(Tokenizer::Chars4, &record)
     }

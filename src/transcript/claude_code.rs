@@ -69,7 +69,8 @@ use super::write::{
     derived_uuid, push_kept, push_line, top_level_str, top_level_value, Compacted, Sink,
 };
 use super::{
-    node_id, str_field, Entry, Event, Format, Keep, Link, Message, Parent, Record, Role, Usage,
+    node_id, str_field, Entry, Event, Format, Keep, Link, Message, NodeId, Parent, Record, Role,
+    Usage,
 };
 
 /// The Claude Code session log format.
@@ -552,14 +553,21 @@ fn response_usage(message: &ApiMessage<'_>, request_id: Option<Cow<'_, str>>) ->
     let context_tokens = counts
         .iter()
         .fold(0u64, |sum, count| sum.saturating_add(count.or_zero()));
-    let response_key = raw_str(message.id).map(|id| match request_id {
-        Some(request) => format!("{id}/{request}"),
-        None => id.into_owned(),
-    });
+    let response_key = raw_str(message.id).map(|id| response_key(&id, request_id.as_deref()));
     Some(Usage {
         context_tokens,
         response_key,
     })
+}
+
+/// The key of the API response an assistant line belongs to: its `message.id` and, when the
+/// line has one, its `requestId`.
+fn response_key(id: &str, request_id: Option<&str>) -> NodeId {
+    match request_id {
+        // Mixed, not joined: the pair is hashed without building a string per line.
+        Some(request) => node_id(id).rotate_left(21) ^ node_id(request),
+        None => node_id(id),
+    }
 }
 
 /// The summary text's opening: Claude Code's marker sentence (what tools recognise compact
@@ -864,7 +872,7 @@ mod tests {
             record.usage,
             Some(Usage {
                 context_tokens: 32_410,
-                response_key: Some("msg_1/req_1".into())
+                response_key: Some(response_key("msg_1", Some("req_1")))
             })
         );
     }
@@ -879,7 +887,7 @@ mod tests {
             ),
             Some(Usage {
                 context_tokens: 5,
-                response_key: Some("msg_2".into())
+                response_key: Some(node_id("msg_2"))
             })
         );
         // No usage, unreadable usage, and a harness-made message: no context size.

@@ -230,14 +230,15 @@ pub enum Entry<'a> {
 }
 
 /// A context size the provider itself reported at this point of the transcript.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Usage {
     /// Tokens in the context window after this call (prompt plus output).
     pub context_tokens: u64,
     /// Records with the same key repeat one provider response (Claude Code writes one API
     /// response as several lines, each carrying the same usage); `None` when every usage record
-    /// stands alone.
-    pub response_key: Option<String>,
+    /// stands alone. A hash, like a [`NodeId`]: keys are only ever compared, and `estimate`
+    /// keeps one per line.
+    pub response_key: Option<NodeId>,
 }
 
 /// One non-blank line of a transcript, read into the model.
