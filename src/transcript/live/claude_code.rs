@@ -23,7 +23,8 @@ use crate::transcript::{Event, Keep, NodeId, Parent, Role};
 
 /// The live context of a Claude Code session.
 pub fn live(nodes: &[Node]) -> Live {
-    let mut by_id: Map<NodeId, usize> = Map::default();
+    let mut by_id: Map<NodeId, usize> =
+        Map::with_capacity_and_hasher(nodes.len(), Default::default());
     for (index, node) in nodes.iter().enumerate() {
         if let Some(id) = node.link.id {
             by_id.entry(id).or_insert(index);
@@ -52,9 +53,9 @@ pub fn live(nodes: &[Node]) -> Live {
     };
 
     let mut chain = Vec::new();
-    let mut on_chain = Set::default();
+    let mut on_chain = vec![false; nodes.len()];
     let mut current = Some(leaf);
-    while let Some(index) = current.filter(|&i| on_chain.insert(i)) {
+    while let Some(index) = current.filter(|&i| !std::mem::replace(&mut on_chain[i], true)) {
         chain.push(index);
         current = parent[index];
     }
@@ -69,7 +70,7 @@ pub fn live(nodes: &[Node]) -> Live {
     let belongs = |index: usize| {
         let node = &nodes[index];
         !dropped[index]
-            && !on_chain.contains(&index)
+            && !on_chain[index]
             && node.message.is_some_and(|m| {
                 !m.sidechain
                     && match m.role {

@@ -5,7 +5,7 @@
 //! entries after it. A v1 session has no ids: pi's migration links each entry to the one before
 //! it (the header is entry 0 but no node) and turns `firstKeptEntryIndex` into that entry's id.
 
-use super::{Live, Map, Node, Set};
+use super::{Live, Map, Node};
 use crate::transcript::{Event, Keep, NodeId, Parent};
 
 /// The live context of a pi session.
@@ -44,18 +44,21 @@ pub fn live(nodes: &[Node]) -> Live {
 /// The path from the root to the last entry with an id, walking `parentId` (the last entry
 /// with an id wins, as in pi's index; a cycle ends the walk).
 fn tree_path(nodes: &[Node]) -> Vec<usize> {
-    let by_id: Map<NodeId, usize> = nodes
-        .iter()
-        .enumerate()
-        .filter_map(|(i, node)| node.link.id.map(|id| (id, i)))
-        .collect();
+    let mut by_id: Map<NodeId, usize> =
+        Map::with_capacity_and_hasher(nodes.len(), Default::default());
+    by_id.extend(
+        nodes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, node)| node.link.id.map(|id| (id, i))),
+    );
     let Some(leaf) = nodes.iter().rposition(|node| node.link.id.is_some()) else {
         return Vec::new();
     };
     let mut path = Vec::new();
-    let mut seen = Set::default();
+    let mut seen = vec![false; nodes.len()];
     let mut current = Some(leaf);
-    while let Some(index) = current.filter(|&i| seen.insert(i)) {
+    while let Some(index) = current.filter(|&i| !std::mem::replace(&mut seen[i], true)) {
         path.push(index);
         current = match nodes[index].link.parent {
             Parent::Node(parent) => by_id.get(&parent).copied(),
