@@ -6,7 +6,8 @@
 //! of the time `estimate` spent, so a reader that walks the line ([`super::scan`]) keeps the
 //! string's body escaped, with the code points its escapes stand for counted as it checked
 //! them: [`Text::code_points`] decodes nothing, and the first `Deref` decodes the text once
-//! and keeps the result.
+//! and keeps the result. A body with no escapes is borrowed as it is, and when it is all ASCII
+//! its length, which the scan found, is its count.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -20,6 +21,8 @@ pub struct Text<'a>(Repr<'a>);
 
 enum Repr<'a> {
     Decoded(Cow<'a, str>),
+    /// The body of a JSON string with no escapes, borrowed as it is, and its code points.
+    Counted { text: &'a str, points: u64 },
     /// The body of a JSON string (between its quotes) whose escapes were checked, and the
     /// code points it decodes to.
     Escaped {
@@ -40,10 +43,16 @@ impl<'a> Text<'a> {
         })
     }
 
+    /// The body of a JSON string with no escapes, whose code points the caller counted.
+    pub(crate) fn counted(text: &'a str, points: u64) -> Text<'a> {
+        Text(Repr::Counted { text, points })
+    }
+
     /// The text as a string slice, decoding it the first time if it is still escaped.
     pub fn as_str(&self) -> &str {
         match &self.0 {
             Repr::Decoded(text) => text,
+            Repr::Counted { text, .. } => text,
             Repr::Escaped { body, decoded, .. } => decoded.get_or_init(|| unescape(body)),
         }
     }
@@ -52,7 +61,7 @@ impl<'a> Text<'a> {
     pub fn code_points(&self) -> u64 {
         match &self.0 {
             Repr::Decoded(text) => text.chars().count() as u64,
-            Repr::Escaped { points, .. } => *points,
+            Repr::Counted { points, .. } | Repr::Escaped { points, .. } => *points,
         }
     }
 
@@ -72,6 +81,7 @@ impl<'a> Text<'a> {
     pub fn is_borrowed(&self) -> bool {
         match &self.0 {
             Repr::Decoded(text) => matches!(text, Cow::Borrowed(_)),
+            Repr::Counted { .. } => true,
             Repr::Escaped { decoded, .. } => decoded.get().is_none(),
         }
     }
@@ -80,6 +90,7 @@ impl<'a> Text<'a> {
     pub fn into_cow(self) -> Cow<'a, str> {
         match self.0 {
             Repr::Decoded(text) => text,
+            Repr::Counted { text, .. } => Cow::Borrowed(text),
             Repr::Escaped { body, decoded, .. } => {
                 Cow::Owned(decoded.into_inner().unwrap_or_else(|| unescape(body)))
             }
@@ -110,6 +121,10 @@ impl Clone for Text<'_> {
     fn clone(&self) -> Self {
         match &self.0 {
             Repr::Decoded(text) => Text(Repr::Decoded(text.clone())),
+            Repr::Counted { text, points } => Text(Repr::Counted {
+                text,
+                points: *points,
+            }),
             Repr::Escaped {
                 body,
                 points,

@@ -123,7 +123,11 @@ impl<'a> Scanner<'a> {
         // Quotes are ASCII, so the body starts and ends on character boundaries.
         let text = line.get(body.clone())?;
         if !escaped {
-            return Some(Text::from(text));
+            // An ASCII body's count is its length: it need not be counted again.
+            return Some(match ascii {
+                true => Text::counted(text, text.len() as u64),
+                false => Text::from(text),
+            });
         }
         let chars = match ascii {
             true => text.len(),
