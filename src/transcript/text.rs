@@ -68,6 +68,17 @@ impl<'a> Text<'a> {
         }
     }
 
+    /// The body of a text that is still JSON-escaped, as it stands in the line, while it has
+    /// not been decoded: a reader that understands escapes reads it faster than the pieces of
+    /// [`for_each_piece`](Self::for_each_piece). Its escapes were checked, so every backslash
+    /// starts a valid escape and none is cut off at the end.
+    pub(crate) fn escaped_body(&self) -> Option<&str> {
+        match &self.0 {
+            Repr::Escaped { body, decoded, .. } if decoded.get().is_none() => Some(body),
+            _ => None,
+        }
+    }
+
     /// True when no copy of the text was made: it borrows from the line, decoded or not.
     pub fn is_borrowed(&self) -> bool {
         match &self.0 {
@@ -209,6 +220,24 @@ fn unescape(body: &str) -> String {
     out
 }
 
+/// The character the `\uXXXX` escape at `at` of a valid escaped body stands for, and where
+/// the escape ends: a surrogate pair is one character (two escapes), and a lone surrogate is
+/// U+FFFD, as serde_json reads it.
+pub(crate) fn unicode_escape(bytes: &[u8], at: usize) -> (char, usize) {
+    let unit = hex4(bytes, at + 2).unwrap_or(0xFFFD);
+    let low = (bytes.get(at + 6) == Some(&b'\\') && bytes.get(at + 7) == Some(&b'u'))
+        .then(|| hex4(bytes, at + 8))
+        .flatten()
+        .filter(|&low| is_high_surrogate(unit) && is_low_surrogate(low));
+    match low {
+        Some(low) => {
+            let point = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+            (char::from_u32(point).unwrap_or('\u{FFFD}'), at + 12)
+        }
+        None => (char::from_u32(unit).unwrap_or('\u{FFFD}'), at + 6),
+    }
+}
+
 /// Hands `piece` a valid escaped body decoded, in order: each run between escapes as it is,
 /// each escape as the character it stands for (a lone surrogate as U+FFFD).
 fn pieces(body: &str, piece: &mut impl FnMut(&str)) {
@@ -226,20 +255,7 @@ fn pieces(body: &str, piece: &mut impl FnMut(&str)) {
             b'r' => ('\r', at + 2),
             b'b' => ('\u{8}', at + 2),
             b'f' => ('\u{c}', at + 2),
-            b'u' => {
-                let unit = hex4(bytes, at + 2).unwrap_or(0xFFFD);
-                let low = (bytes.get(at + 6) == Some(&b'\\') && bytes.get(at + 7) == Some(&b'u'))
-                    .then(|| hex4(bytes, at + 8))
-                    .flatten()
-                    .filter(|&low| is_high_surrogate(unit) && is_low_surrogate(low));
-                match low {
-                    Some(low) => {
-                        let point = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-                        (char::from_u32(point).unwrap_or('\u{FFFD}'), at + 12)
-                    }
-                    None => (char::from_u32(unit).unwrap_or('\u{FFFD}'), at + 6),
-                }
-            }
+            b'u' => unicode_escape(bytes, at),
             other => (char::from(other), at + 2),
         };
         piece(c.encode_utf8(&mut buffer));

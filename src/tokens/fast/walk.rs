@@ -1,0 +1,110 @@
+//! Reading a whole text: its ASCII in chunks of up to 64 bytes (`chunk`), and what a chunk
+//! leaves out (non-ASCII chars, `\u` escapes) one char at a time (`scalar`), with the history
+//! of the last chars carried from one to the next.
+//!
+//! A text comes either decoded (a plain `&str`, where a backslash is punctuation like any
+//! other) or as the escaped body of a JSON string, read as it stands in the line: decoding it
+//! first, or handing it over in the pieces between its escapes, cost more than the counting.
+
+use super::chunk::{below, ByteMasks, Chunk, Escapes};
+use super::Features;
+use crate::transcript::text::unicode_escape;
+
+/// The 64 bytes from the start of `rest`, zero-padded when fewer are left: a zero byte is in
+/// no class and changes no count of the bytes before it.
+#[inline]
+fn window(rest: &[u8]) -> [u8; 64] {
+    match rest.first_chunk::<64>() {
+        Some(window) => *window,
+        None => {
+            let mut padded = [0u8; 64];
+            padded[..rest.len()].copy_from_slice(rest);
+            padded
+        }
+    }
+}
+
+/// How many bytes of a window's ASCII start the chunk takes: up to its first non-ASCII byte,
+/// at most what is left of the text.
+#[inline]
+fn ascii_len(masks: &ByteMasks, left: usize) -> usize {
+    (masks.non_ascii.trailing_zeros() as usize).min(left)
+}
+
+/// Adds the features of the decoded `text`, which follows what `hist` describes.
+pub(super) fn plain(f: &mut Features, text: &str, hist: &mut usize) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &bytes[i..];
+        let masks = ByteMasks::of::<false>(&window(rest));
+        let len = ascii_len(&masks, rest.len());
+        if len > 0 {
+            Chunk::new(&masks, len, &Escapes::default()).count(f, hist);
+        }
+        i += len;
+        if len < rest.len().min(64) {
+            // Stopped at a non-ASCII byte; `i` is on a char boundary, after whole ASCII chars.
+            i += f.non_ascii_run(&text[i..], hist);
+        }
+    }
+}
+
+/// Adds the features of the text the escaped JSON string body `body` stands for (its escapes
+/// checked, as [`crate::transcript::text::Text::escaped_body`] hands it out), which follows
+/// what `hist` describes.
+pub(super) fn escaped(f: &mut Features, body: &str, hist: &mut usize) {
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &bytes[i..];
+        let window = window(rest);
+        let masks = ByteMasks::of::<true>(&window);
+        let mut len = ascii_len(&masks, rest.len());
+        let mut escapes = Escapes::default();
+        let mut unicode = false;
+        // A backslash escapes the byte after it, itself included: `\\n` is a backslash and an
+        // `n`. Escapes are few (one every 19 bytes in pi's sessions), so they are visited one
+        // by one, from the first on, skipping each escaped byte.
+        let mut pending = masks.backslashes & below(len);
+        while pending != 0 {
+            let at = pending.trailing_zeros() as usize;
+            if at + 1 >= len {
+                // An escape the window cuts in two waits for the next chunk. Before the text's
+                // end or a non-ASCII byte a backslash escapes nothing in a checked body; were
+                // it to, it is read as the punctuation it is.
+                if len == 64 {
+                    len = at;
+                }
+                break;
+            }
+            let kind = window[at + 1];
+            if kind == b'u' {
+                // `\uXXXX` stands for any char, even two escapes long: decoded on its own.
+                len = at;
+                unicode = true;
+                break;
+            }
+            let start = 1u64 << at;
+            escapes.starts |= start;
+            match kind {
+                b'n' | b'r' => escapes.newlines |= start << 1,
+                b't' => escapes.spaces |= start << 1,
+                _ => {}
+            }
+            pending &= !(start | start << 1);
+        }
+        if len > 0 {
+            Chunk::new(&masks, len, &escapes).count(f, hist);
+        }
+        i += len;
+        if unicode {
+            let (ch, next) = unicode_escape(bytes, i);
+            f.char(ch, hist);
+            i = next;
+        } else if bytes.get(i).is_some_and(|&b| b >= 0x80) {
+            // `i` is on a char boundary: escapes are ASCII, and so are the bytes before.
+            i += f.non_ascii_run(&body[i..], hist);
+        }
+    }
+}
