@@ -30,8 +30,8 @@ enum Repr<'a> {
 }
 
 impl<'a> Text<'a> {
-    /// The text of a JSON string body whose escapes the caller checked, and which decodes to
-    /// `points` code points.
+    /// The text of a JSON string body whose escapes the caller checked, which holds no raw
+    /// control character, and which decodes to `points` code points.
     pub(crate) fn escaped(body: &'a str, points: u64) -> Text<'a> {
         Text(Repr::Escaped {
             body,
@@ -71,7 +71,8 @@ impl<'a> Text<'a> {
     /// The body of a text that is still JSON-escaped, as it stands in the line, while it has
     /// not been decoded: a reader that understands escapes reads it faster than the pieces of
     /// [`for_each_piece`](Self::for_each_piece). Its escapes were checked, so every backslash
-    /// starts a valid escape and none is cut off at the end.
+    /// starts a valid escape and none is cut off at the end, and it holds no raw control
+    /// character (JSON allows none in a string: newlines and tabs are escapes).
     pub(crate) fn escaped_body(&self) -> Option<&str> {
         match &self.0 {
             Repr::Escaped { body, decoded, .. } if decoded.get().is_none() => Some(body),
@@ -220,10 +221,24 @@ fn unescape(body: &str) -> String {
     out
 }
 
+/// The character the escape whose backslash is at `at` of a valid escaped body stands for,
+/// and where the escape ends.
+pub(crate) fn escape(bytes: &[u8], at: usize) -> (char, usize) {
+    match bytes[at + 1] {
+        b'n' => ('\n', at + 2),
+        b't' => ('\t', at + 2),
+        b'r' => ('\r', at + 2),
+        b'b' => ('\u{8}', at + 2),
+        b'f' => ('\u{c}', at + 2),
+        b'u' => unicode_escape(bytes, at),
+        other => (char::from(other), at + 2),
+    }
+}
+
 /// The character the `\uXXXX` escape at `at` of a valid escaped body stands for, and where
 /// the escape ends: a surrogate pair is one character (two escapes), and a lone surrogate is
 /// U+FFFD, as serde_json reads it.
-pub(crate) fn unicode_escape(bytes: &[u8], at: usize) -> (char, usize) {
+fn unicode_escape(bytes: &[u8], at: usize) -> (char, usize) {
     let unit = hex4(bytes, at + 2).unwrap_or(0xFFFD);
     let low = (bytes.get(at + 6) == Some(&b'\\') && bytes.get(at + 7) == Some(&b'u'))
         .then(|| hex4(bytes, at + 8))
@@ -249,15 +264,7 @@ fn pieces(body: &str, piece: &mut impl FnMut(&str)) {
         if at > i {
             piece(&body[i..at]);
         }
-        let (c, next) = match bytes[at + 1] {
-            b'n' => ('\n', at + 2),
-            b't' => ('\t', at + 2),
-            b'r' => ('\r', at + 2),
-            b'b' => ('\u{8}', at + 2),
-            b'f' => ('\u{c}', at + 2),
-            b'u' => unicode_escape(bytes, at),
-            other => (char::from(other), at + 2),
-        };
+        let (c, next) = escape(bytes, at);
         piece(c.encode_utf8(&mut buffer));
         i = next;
     }

@@ -32,25 +32,32 @@ pub(super) struct ByteMasks {
     newlines: u64,
     /// `' '` and `'\t'`.
     spaces: u64,
-    /// Bytes ≥ 0x80.
-    pub(super) non_ascii: u64,
-    /// Backslashes (left empty when not asked for).
+    /// Backslashes (only looked for in an escaped JSON string body).
     pub(super) backslashes: u64,
 }
 
+/// Which bytes of `window` are not ASCII (≥ 0x80), one bit per byte: where a chunk must end.
+#[inline(always)]
+pub(super) fn non_ascii(window: &[u8; 64]) -> u64 {
+    wide::bytemuck::cast::<_, u8x64>(*window).to_bitmask()
+}
+
 impl ByteMasks {
-    /// The masks of `window`; `BACKSLASHES` says whether to find its backslashes too.
-    #[inline]
-    pub(super) fn of<const BACKSLASHES: bool>(window: &[u8; 64]) -> ByteMasks {
+    /// The masks of `window`. `JSON_BODY` says it is part of an escaped JSON string body,
+    /// which holds no raw control char (its newlines and tabs are all escapes) and whose
+    /// backslashes start escapes, so those are looked for instead.
+    #[inline(always)]
+    pub(super) fn of<const JSON_BODY: bool>(window: &[u8; 64]) -> ByteMasks {
         let bytes: u8x64 = wide::bytemuck::cast(*window);
         let bits = |lanes: u8x64| lanes.to_bitmask();
-        // An unsigned range test in two instructions: adding `0x80 - lo` moves `lo..=hi` to the
-        // bottom of the signed range, where one signed compare (SSE2 has no unsigned one)
-        // tells it from everything else.
+        // An unsigned range test in two instructions: adding `0x7F - hi` moves `lo..=hi` to the
+        // top of the signed range, where one signed compare (SSE2 has no unsigned one) tells
+        // it from everything else.
         let in_range = |lanes: u8x64, lo: u8, hi: u8| {
-            let moved: i8x64 = wide::bytemuck::cast(lanes + u8x64::splat(0x80u8.wrapping_sub(lo)));
-            let bound = 0x80u8.wrapping_add(hi - lo + 1) as i8;
-            moved.simd_lt(i8x64::splat(bound)).to_bitmask()
+            let moved: i8x64 = wide::bytemuck::cast(lanes + u8x64::splat(0x7F - hi));
+            moved
+                .simd_gt(i8x64::splat((0x7E - (hi - lo)) as i8))
+                .to_bitmask()
         };
         let is = |b: u8| bytes.simd_eq(u8x64::splat(b));
         // Shifting each 16-bit pair left by two moves bit 5 of every byte to its bit 7, which
@@ -62,10 +69,17 @@ impl ByteMasks {
             case_bit: bits(case_bit),
             digits: in_range(bytes, b'0', b'9'),
             printable: in_range(bytes, 0x21, 0x7E),
-            newlines: bits(is(b'\n') | is(b'\r')),
-            spaces: bits(is(b' ') | is(b'\t')),
-            non_ascii: bits(bytes),
-            backslashes: if BACKSLASHES { bits(is(b'\\')) } else { 0 },
+            newlines: if JSON_BODY {
+                0
+            } else {
+                bits(is(b'\n') | is(b'\r'))
+            },
+            spaces: if JSON_BODY {
+                bits(is(b' '))
+            } else {
+                bits(is(b' ') | is(b'\t'))
+            },
+            backslashes: if JSON_BODY { bits(is(b'\\')) } else { 0 },
         }
     }
 }
@@ -124,33 +138,49 @@ impl Chunk {
         }
     }
 
-    /// Each char's bit of `mask` moved onto the char after it: bit `k` of the result says
-    /// whether the char before char `k` is in `mask`. `first` is what the char before the
-    /// chunk's first char is.
-    #[inline]
-    fn before(&self, mask: u64, first: bool) -> u64 {
-        let next = (mask << 1) | u64::from(first);
-        // After a start, the char before is two bytes back. A chunk never starts inside an
-        // escape, so bit 0 is never after a start, and bit 1 is only when byte 0 is one: its
-        // char before is then the chunk's, `first`.
-        let after_start = self.starts << 1;
-        let skip = (mask << 2) | (u64::from(first) << 1);
-        (next & !after_start) | (skip & after_start)
+    /// Adds the features of the chunk, whose chars follow what `carry` describes, and leaves
+    /// `carry` describing its last chars.
+    #[inline(always)]
+    pub(super) fn count(&self, f: &mut Features, carry: &mut Carry) {
+        // "The char before" moves each char's bit of a mask onto the char after it; `first`
+        // (0 or 1) is the bit of the char before the chunk.
+        if self.starts == 0 {
+            let before = |mask: u64, first: u64| (mask << 1) | first;
+            self.count_with(f, carry, before, before);
+        } else {
+            // After an escape's start the char before is two bytes back. Giving each start the
+            // bit of the byte before it (the chunk's `first` for byte 0, as a chunk never
+            // starts inside an escape) makes that a plain shift again. A class mask holds no
+            // start; any other mask's bits there are replaced.
+            let starts = self.starts;
+            let class_before = |mask: u64, first: u64| {
+                let filled = mask | (((mask << 1) | first) & starts);
+                (filled << 1) | first
+            };
+            let any_before = |mask: u64, first: u64| {
+                let filled = (mask & !starts) | (((mask << 1) | first) & starts);
+                (filled << 1) | first
+            };
+            self.count_with(f, carry, class_before, any_before);
+        }
     }
 
-    /// Adds the features of the chunk, whose chars follow what `hist` describes (see
-    /// `scalar`), and leaves `hist` describing its last chars.
-    #[inline]
-    pub(super) fn count(&self, f: &mut Features, hist: &mut usize) {
-        let last = (*hist & 7) as u8;
-        let second = ((*hist >> 3) & 7) as u8;
-        let letter_before = self.before(self.letters, last == LOWER || last == UPPER);
-        let lower_before = self.before(self.lower, last == LOWER);
-        let digit_before = self.before(self.digits, last == DIGIT);
-        let punct_before = self.before(self.punct, last == PUNCT);
-        let newline_before = self.before(self.newlines, last == NEWLINE);
-        let space_before = self.before(self.spaces, last == SPACE);
-        let space_two_before = self.before(space_before, second == SPACE);
+    /// [`count`](Self::count) with the "char before" of class masks and of any mask.
+    #[inline(always)]
+    fn count_with(
+        &self,
+        f: &mut Features,
+        carry: &mut Carry,
+        class_before: impl Fn(u64, u64) -> u64,
+        any_before: impl Fn(u64, u64) -> u64,
+    ) {
+        let letter_before = class_before(self.letters, carry.letter);
+        let lower_before = class_before(self.lower, carry.lower);
+        let digit_before = class_before(self.digits, carry.digit);
+        let punct_before = class_before(self.punct, carry.punct);
+        let newline_before = class_before(self.newlines, carry.newline);
+        let space_before = class_before(self.spaces, carry.space);
+        let space_two_before = any_before(space_before, carry.space_before);
 
         let count = |mask: u64| u64::from(mask.count_ones());
         let upper = self.letters & !self.lower;
@@ -166,45 +196,74 @@ impl Chunk {
         // The second space of a run marks it, exactly once per run.
         f.space_runs += count(self.spaces & space_before & !space_two_before);
 
-        // The last byte is a char (a chunk never ends on a start), and the masks "before" say
-        // what the char before it is.
+        // The last byte is a char (a chunk never ends on a start), and the "before" masks say
+        // what the char before it is. A class mask holds nothing past the chunk, so its last
+        // bit is all that is left of it after the shift.
         let at = self.len - 1;
-        let class = |letters: u64, lower: u64, digits, punct, newlines, spaces| {
-            let set = |mask: u64| (mask >> at) & 1 != 0;
-            if set(letters) {
-                if set(lower) {
-                    LOWER
-                } else {
-                    UPPER
-                }
-            } else if set(digits) {
-                DIGIT
-            } else if set(punct) {
-                PUNCT
-            } else if set(newlines) {
-                NEWLINE
-            } else if set(spaces) {
-                SPACE
-            } else {
-                OTHER
-            }
+        *carry = Carry {
+            letter: self.letters >> at,
+            lower: self.lower >> at,
+            digit: self.digits >> at,
+            punct: self.punct >> at,
+            newline: self.newlines >> at,
+            space: self.spaces >> at,
+            space_before: (space_before >> at) & 1,
         };
-        let last = class(
-            self.letters,
-            self.lower,
-            self.digits,
-            self.punct,
-            self.newlines,
-            self.spaces,
-        );
-        let second = class(
-            letter_before,
-            lower_before,
-            digit_before,
-            punct_before,
-            newline_before,
-            space_before,
-        );
-        *hist = (usize::from(second) << 3) | usize::from(last);
+    }
+}
+
+/// What a chunk needs to know of the chars before it: which class the last one is in, and
+/// whether the one before that is a space, each as the bit (0 or 1) that moves into bit 0 of
+/// a mask. Chunk after chunk it is all the state there is; `scalar` reads a history instead.
+#[derive(Clone, Copy)]
+pub(super) struct Carry {
+    letter: u64,
+    lower: u64,
+    digit: u64,
+    punct: u64,
+    newline: u64,
+    space: u64,
+    space_before: u64,
+}
+
+impl Carry {
+    /// The carry of a `scalar` history.
+    pub(super) fn from_hist(hist: usize) -> Carry {
+        let last = (hist & 7) as u8;
+        let before = ((hist >> 3) & 7) as u8;
+        let bit = |is: bool| u64::from(is);
+        Carry {
+            letter: bit(last == LOWER || last == UPPER),
+            lower: bit(last == LOWER),
+            digit: bit(last == DIGIT),
+            punct: bit(last == PUNCT),
+            newline: bit(last == NEWLINE),
+            space: bit(last == SPACE),
+            space_before: bit(before == SPACE),
+        }
+    }
+
+    /// The `scalar` history of this carry. Of the char before the last, the rules only ask
+    /// whether it is a space, so any other class stands as `OTHER`.
+    pub(super) fn hist(self) -> usize {
+        let last = if self.letter != 0 {
+            if self.lower != 0 {
+                LOWER
+            } else {
+                UPPER
+            }
+        } else if self.digit != 0 {
+            DIGIT
+        } else if self.punct != 0 {
+            PUNCT
+        } else if self.newline != 0 {
+            NEWLINE
+        } else if self.space != 0 {
+            SPACE
+        } else {
+            OTHER
+        };
+        let before = if self.space_before != 0 { SPACE } else { OTHER };
+        (usize::from(before) << 3) | usize::from(last)
     }
 }

@@ -12,6 +12,7 @@
 //! which continues no run.
 
 use super::Features;
+use crate::transcript::text::escape;
 
 // Char classes. `NON_ASCII` only appears in `CLASS`, to leave the table path; non-ASCII chars
 // are recorded in the history as `LOWER`, `UPPER` or `OTHER`.
@@ -42,6 +43,10 @@ const L_PUNCT_RUN: u32 = 5;
 const L_NEWLINE_RUN: u32 = 6;
 const L_SPACE_RUN: u32 = 7;
 
+/// The most bytes a short reading may take: each 8-bit lane of a packed sum grows by at most
+/// one a byte.
+pub(super) const MAX_SHORT: usize = 255;
+
 /// Byte → char class; bytes ≥ 0x80 are `NON_ASCII`.
 static CLASS: [u8; 256] = class_table();
 
@@ -55,6 +60,57 @@ fn push(hist: usize, class: u8) -> usize {
 }
 
 impl Features {
+    /// Adds the features of a decoded `text` of at most [`MAX_SHORT`] bytes, char by char:
+    /// for a few bytes, quicker than a chunk.
+    pub(super) fn short_plain(&mut self, text: &str, hist: &mut usize) {
+        debug_assert!(text.len() <= MAX_SHORT);
+        let bytes = text.as_bytes();
+        let mut packed = 0;
+        let mut i = 0;
+        while let Some(&b) = bytes.get(i) {
+            let class = CLASS[usize::from(b)];
+            if class == NON_ASCII {
+                // `i` is on a char boundary, after whole ASCII chars and whole decoded chars.
+                i += self.non_ascii_run(&text[i..], hist);
+            } else {
+                *hist = push(*hist, class);
+                packed += INC[*hist];
+                i += 1;
+            }
+        }
+        self.add_packed(packed);
+    }
+
+    /// [`short_plain`](Self::short_plain) of the text an escaped JSON string body of at most
+    /// [`MAX_SHORT`] bytes stands for, decoding each escape as it comes.
+    pub(super) fn short_escaped(&mut self, body: &str, hist: &mut usize) {
+        debug_assert!(body.len() <= MAX_SHORT);
+        let bytes = body.as_bytes();
+        let mut packed = 0;
+        let mut i = 0;
+        while let Some(&b) = bytes.get(i) {
+            let class = CLASS[usize::from(b)];
+            if b == b'\\' {
+                let (ch, next) = escape(bytes, i);
+                if ch.is_ascii() {
+                    *hist = push(*hist, CLASS[ch as usize]);
+                    packed += INC[*hist];
+                } else {
+                    self.non_ascii_char(ch, hist);
+                }
+                i = next;
+            } else if class == NON_ASCII {
+                // Escapes are ASCII: `i` is on a char boundary.
+                i += self.non_ascii_run(&body[i..], hist);
+            } else {
+                *hist = push(*hist, class);
+                packed += INC[*hist];
+                i += 1;
+            }
+        }
+        self.add_packed(packed);
+    }
+
     /// Adds the features of one char (the one a `\u` escape stands for).
     pub(super) fn char(&mut self, ch: char, hist: &mut usize) {
         if ch.is_ascii() {

@@ -5,10 +5,23 @@
 //! A text comes either decoded (a plain `&str`, where a backslash is punctuation like any
 //! other) or as the escaped body of a JSON string, read as it stands in the line: decoding it
 //! first, or handing it over in the pieces between its escapes, cost more than the counting.
+//!
+//! A chunk costs about as much as a few dozen bytes read one at a time, so what would make a
+//! short one is read char by char instead: the end of a text, and the ASCII between non-ASCII
+//! chars where they are dense (the `│   ├── ` of a directory tree).
 
-use super::chunk::{below, ByteMasks, Chunk, Escapes};
+use super::chunk::{below, non_ascii, ByteMasks, Carry, Chunk, Escapes};
+use super::scalar::MAX_SHORT;
 use super::Features;
-use crate::transcript::text::unicode_escape;
+use crate::transcript::text::escape;
+
+/// Fewer bytes than this, at the end of a text, are read char by char.
+const SHORT_END: usize = 24;
+
+/// An ASCII stretch shorter than this before a non-ASCII char is read char by char.
+const SHORT_STRETCH: usize = 16;
+
+const _: () = assert!(SHORT_END <= MAX_SHORT && SHORT_STRETCH <= MAX_SHORT);
 
 /// The 64 bytes from the start of `rest`, zero-padded when fewer are left: a zero byte is in
 /// no class and changes no count of the bytes before it.
@@ -24,30 +37,42 @@ fn window(rest: &[u8]) -> [u8; 64] {
     }
 }
 
-/// How many bytes of a window's ASCII start the chunk takes: up to its first non-ASCII byte,
-/// at most what is left of the text.
+/// How many bytes of ASCII `window` starts with, at most `left` (what is left of the text).
 #[inline]
-fn ascii_len(masks: &ByteMasks, left: usize) -> usize {
-    (masks.non_ascii.trailing_zeros() as usize).min(left)
+fn ascii_len(window: &[u8; 64], left: usize) -> usize {
+    (non_ascii(window).trailing_zeros() as usize).min(left)
 }
 
 /// Adds the features of the decoded `text`, which follows what `hist` describes.
 pub(super) fn plain(f: &mut Features, text: &str, hist: &mut usize) {
     let bytes = text.as_bytes();
     let mut i = 0;
-    while i < bytes.len() {
+    let mut carry = Carry::from_hist(*hist);
+    while bytes.len() - i >= SHORT_END {
         let rest = &bytes[i..];
-        let masks = ByteMasks::of::<false>(&window(rest));
-        let len = ascii_len(&masks, rest.len());
-        if len > 0 {
-            Chunk::new(&masks, len, &Escapes::default()).count(f, hist);
-        }
-        i += len;
-        if len < rest.len().min(64) {
-            // Stopped at a non-ASCII byte; `i` is on a char boundary, after whole ASCII chars.
+        let window = window(rest);
+        let len = ascii_len(&window, rest.len());
+        let before_non_ascii = len < rest.len().min(64);
+        if before_non_ascii && len < SHORT_STRETCH {
+            *hist = carry.hist();
+            f.short_plain(&text[i..i + len], hist);
+            i += len;
             i += f.non_ascii_run(&text[i..], hist);
+            carry = Carry::from_hist(*hist);
+            continue;
+        }
+        let masks = ByteMasks::of::<false>(&window);
+        Chunk::new(&masks, len, &Escapes::default()).count(f, &mut carry);
+        i += len;
+        if before_non_ascii {
+            // `i` is on a char boundary, after whole ASCII chars.
+            *hist = carry.hist();
+            i += f.non_ascii_run(&text[i..], hist);
+            carry = Carry::from_hist(*hist);
         }
     }
+    *hist = carry.hist();
+    f.short_plain(&text[i..], hist);
 }
 
 /// Adds the features of the text the escaped JSON string body `body` stands for (its escapes
@@ -55,12 +80,27 @@ pub(super) fn plain(f: &mut Features, text: &str, hist: &mut usize) {
 /// what `hist` describes.
 pub(super) fn escaped(f: &mut Features, body: &str, hist: &mut usize) {
     let bytes = body.as_bytes();
+    debug_assert!(
+        bytes.iter().all(|&b| b >= 0x20),
+        "a raw control char in {body:?}"
+    );
     let mut i = 0;
-    while i < bytes.len() {
+    let mut carry = Carry::from_hist(*hist);
+    while bytes.len() - i >= SHORT_END {
         let rest = &bytes[i..];
         let window = window(rest);
+        let mut len = ascii_len(&window, rest.len());
+        let before_non_ascii = len < rest.len().min(64);
+        if before_non_ascii && len < SHORT_STRETCH {
+            // Escapes are ASCII, so the stretch holds whole ones.
+            *hist = carry.hist();
+            f.short_escaped(&body[i..i + len], hist);
+            i += len;
+            i += f.non_ascii_run(&body[i..], hist);
+            carry = Carry::from_hist(*hist);
+            continue;
+        }
         let masks = ByteMasks::of::<true>(&window);
-        let mut len = ascii_len(&masks, rest.len());
         let mut escapes = Escapes::default();
         let mut unicode = false;
         // A backslash escapes the byte after it, itself included: `\\n` is a backslash and an
@@ -78,7 +118,7 @@ pub(super) fn escaped(f: &mut Features, body: &str, hist: &mut usize) {
                 }
                 break;
             }
-            let kind = window[at + 1];
+            let kind = rest[at + 1];
             if kind == b'u' {
                 // `\uXXXX` stands for any char, even two escapes long: decoded on its own.
                 len = at;
@@ -95,16 +135,22 @@ pub(super) fn escaped(f: &mut Features, body: &str, hist: &mut usize) {
             pending &= !(start | start << 1);
         }
         if len > 0 {
-            Chunk::new(&masks, len, &escapes).count(f, hist);
+            Chunk::new(&masks, len, &escapes).count(f, &mut carry);
         }
         i += len;
         if unicode {
-            let (ch, next) = unicode_escape(bytes, i);
+            let (ch, next) = escape(bytes, i);
+            *hist = carry.hist();
             f.char(ch, hist);
+            carry = Carry::from_hist(*hist);
             i = next;
         } else if bytes.get(i).is_some_and(|&b| b >= 0x80) {
             // `i` is on a char boundary: escapes are ASCII, and so are the bytes before.
+            *hist = carry.hist();
             i += f.non_ascii_run(&body[i..], hist);
+            carry = Carry::from_hist(*hist);
         }
     }
+    *hist = carry.hist();
+    f.short_escaped(&body[i..], hist);
 }
