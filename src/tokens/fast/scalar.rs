@@ -1,15 +1,15 @@
 //! Char classes and the feature rules, applied one char at a time.
 //!
-//! [`increments`] is the single statement of the ASCII rules; the 64-byte classifier
+//! `increments` is the single statement of the ASCII rules; the 64-byte classifier
 //! (`chunk`) reproduces it with bit masks. What that classifier leaves out goes through here:
 //! non-ASCII chars, the chars of `\u` escapes, and ASCII stretches too short to be worth a
 //! chunk. ASCII bytes are classified with a 256-entry table, and a second table maps (class
 //! two back, class one back, class now) straight to the eight ASCII feature increments,
 //! packed as eight 8-bit lanes of one `u64`.
 //!
-//! A reading carries its history as the classes of its last two chars, 3 bits each (the
-//! last in bits 0–2): the low bits of an [`INC`] index, with the start of a text as `OTHER`,
-//! which continues no run.
+//! A reading carries its history as the classes of its last chars, 3 bits each (the last in
+//! bits 0–2, the one before in bits 3–5; the rules look no further back): the low bits of
+//! an `INC` index, with the start of a text as `OTHER`, which continues no run.
 
 use super::Features;
 use crate::transcript::text::escape;

@@ -127,11 +127,9 @@ pub(super) fn escaped(f: &mut Features, body: &str, hist: &mut usize) {
             }
             let start = 1u64 << at;
             escapes.starts |= start;
-            match kind {
-                b'n' | b'r' => escapes.newlines |= start << 1,
-                b't' => escapes.spaces |= start << 1,
-                _ => {}
-            }
+            // Without branches: which escape comes next is anyone's guess.
+            escapes.newlines |= u64::from(kind == b'n' || kind == b'r') << (at + 1);
+            escapes.spaces |= u64::from(kind == b't') << (at + 1);
             pending &= !(start | start << 1);
         }
         if len > 0 {
