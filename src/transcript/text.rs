@@ -236,8 +236,8 @@ pub(crate) fn escape(bytes: &[u8], at: usize) -> (char, usize) {
 }
 
 /// The character the `\uXXXX` escape at `at` of a valid escaped body stands for, and where
-/// the escape ends: a surrogate pair is one character (two escapes), and a lone surrogate is
-/// U+FFFD, as serde_json reads it.
+/// the escape ends: a surrogate pair is one character (two escapes), and a lone surrogate
+/// (which serde_json refuses) is U+FFFD.
 fn unicode_escape(bytes: &[u8], at: usize) -> (char, usize) {
     let unit = hex4(bytes, at + 2).unwrap_or(0xFFFD);
     let low = (bytes.get(at + 6) == Some(&b'\\') && bytes.get(at + 7) == Some(&b'u'))
