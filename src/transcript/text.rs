@@ -22,7 +22,10 @@ pub struct Text<'a>(Repr<'a>);
 enum Repr<'a> {
     Decoded(Cow<'a, str>),
     /// The body of a JSON string with no escapes, borrowed as it is, and its code points.
-    Counted { text: &'a str, points: u64 },
+    Counted {
+        text: &'a str,
+        points: u64,
+    },
     /// The body of a JSON string (between its quotes) whose escapes were checked, and the
     /// code points it decodes to.
     Escaped {
@@ -33,8 +36,8 @@ enum Repr<'a> {
 }
 
 impl<'a> Text<'a> {
-    /// The text of a JSON string body whose escapes the caller checked, and which decodes to
-    /// `points` code points.
+    /// The text of a JSON string body whose escapes the caller checked, which holds no raw
+    /// control character, and which decodes to `points` code points.
     pub(crate) fn escaped(body: &'a str, points: u64) -> Text<'a> {
         Text(Repr::Escaped {
             body,
@@ -65,15 +68,15 @@ impl<'a> Text<'a> {
         }
     }
 
-    /// Hands `piece` the text in order, in pieces whose concatenation is the text: a decoded
-    /// text whole, an escaped one as the runs between its escapes and each escape decoded, so
-    /// that it is read without being decoded into a string of its own.
-    pub fn for_each_piece(&self, mut piece: impl FnMut(&str)) {
+    /// The body of a text that is still JSON-escaped, as it stands in the line, while it has
+    /// not been decoded, for a reader that understands escapes: it is read without being
+    /// decoded into a string of its own. Its escapes were checked, so every backslash
+    /// starts a valid escape and none is cut off at the end, and it holds no raw control
+    /// character (JSON allows none in a string: newlines and tabs are escapes).
+    pub(crate) fn escaped_body(&self) -> Option<&str> {
         match &self.0 {
-            Repr::Escaped { body, decoded, .. } if decoded.get().is_none() => {
-                pieces(body, &mut piece)
-            }
-            _ => piece(self.as_str()),
+            Repr::Escaped { body, decoded, .. } if decoded.get().is_none() => Some(body),
+            _ => None,
         }
     }
 
@@ -224,6 +227,38 @@ fn unescape(body: &str) -> String {
     out
 }
 
+/// The character the escape whose backslash is at `at` of a valid escaped body stands for,
+/// and where the escape ends.
+pub(crate) fn escape(bytes: &[u8], at: usize) -> (char, usize) {
+    match bytes[at + 1] {
+        b'n' => ('\n', at + 2),
+        b't' => ('\t', at + 2),
+        b'r' => ('\r', at + 2),
+        b'b' => ('\u{8}', at + 2),
+        b'f' => ('\u{c}', at + 2),
+        b'u' => unicode_escape(bytes, at),
+        other => (char::from(other), at + 2),
+    }
+}
+
+/// The character the `\uXXXX` escape at `at` of a valid escaped body stands for, and where
+/// the escape ends: a surrogate pair is one character (two escapes), and a lone surrogate
+/// (which serde_json refuses) is U+FFFD.
+fn unicode_escape(bytes: &[u8], at: usize) -> (char, usize) {
+    let unit = hex4(bytes, at + 2).unwrap_or(0xFFFD);
+    let low = (bytes.get(at + 6) == Some(&b'\\') && bytes.get(at + 7) == Some(&b'u'))
+        .then(|| hex4(bytes, at + 8))
+        .flatten()
+        .filter(|&low| is_high_surrogate(unit) && is_low_surrogate(low));
+    match low {
+        Some(low) => {
+            let point = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+            (char::from_u32(point).unwrap_or('\u{FFFD}'), at + 12)
+        }
+        None => (char::from_u32(unit).unwrap_or('\u{FFFD}'), at + 6),
+    }
+}
+
 /// Hands `piece` a valid escaped body decoded, in order: each run between escapes as it is,
 /// each escape as the character it stands for (a lone surrogate as U+FFFD).
 fn pieces(body: &str, piece: &mut impl FnMut(&str)) {
@@ -235,28 +270,7 @@ fn pieces(body: &str, piece: &mut impl FnMut(&str)) {
         if at > i {
             piece(&body[i..at]);
         }
-        let (c, next) = match bytes[at + 1] {
-            b'n' => ('\n', at + 2),
-            b't' => ('\t', at + 2),
-            b'r' => ('\r', at + 2),
-            b'b' => ('\u{8}', at + 2),
-            b'f' => ('\u{c}', at + 2),
-            b'u' => {
-                let unit = hex4(bytes, at + 2).unwrap_or(0xFFFD);
-                let low = (bytes.get(at + 6) == Some(&b'\\') && bytes.get(at + 7) == Some(&b'u'))
-                    .then(|| hex4(bytes, at + 8))
-                    .flatten()
-                    .filter(|&low| is_high_surrogate(unit) && is_low_surrogate(low));
-                match low {
-                    Some(low) => {
-                        let point = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-                        (char::from_u32(point).unwrap_or('\u{FFFD}'), at + 12)
-                    }
-                    None => (char::from_u32(unit).unwrap_or('\u{FFFD}'), at + 6),
-                }
-            }
-            other => (char::from(other), at + 2),
-        };
+        let (c, next) = escape(bytes, at);
         piece(c.encode_utf8(&mut buffer));
         i = next;
     }
@@ -342,23 +356,6 @@ mod tests {
         ] {
             assert!(scan::json_text(&quoted(body)).is_none(), "{body}");
             assert!(serde(body).is_none(), "serde_json accepts {body}");
-        }
-    }
-
-    #[test]
-    fn pieces_of_an_escaped_text_make_up_the_text() {
-        for body in [
-            r#"a\nb \u00e9\ud83d\ude00 \\ end"#,
-            r#"\n\n"#,
-            "plain",
-            r#"x\ud83dy"#,
-        ] {
-            let raw = quoted(body);
-            let text = scan::json_text(&raw).unwrap();
-            let mut joined = String::new();
-            text.for_each_piece(|piece| joined.push_str(piece));
-            assert_eq!(joined, text.as_str(), "{body}");
-            assert_eq!(joined.chars().count() as u64, text.code_points(), "{body}");
         }
     }
 }
