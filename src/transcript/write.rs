@@ -15,7 +15,6 @@ use std::ops::Range;
 
 use crate::summary::WRAPPER;
 use crate::transcript::load::Transcript;
-pub use crate::transcript::scan::top_level_fields;
 use crate::transcript::scan::{skip_space, Scanner};
 use crate::transcript::Record;
 

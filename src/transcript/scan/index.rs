@@ -7,12 +7,9 @@
 //! what it found as bits: where a string ends is then a bit search however many escapes it
 //! holds, and a skipped object is passed from bracket to bracket.
 
-use std::ops::Range;
-
 use wide::u8x16;
 
 use super::super::text::{hex4, is_high_surrogate, is_low_surrogate, Text};
-use super::skip_space;
 
 /// A JSON text with the places of its string delimiters and escapes worked out (see the
 /// module docs), one bit per byte: bit `k % 64` of word `k / 64` stands for byte `k`.
@@ -191,40 +188,6 @@ impl<'a> Scanner<'a> {
             }
         }
     }
-
-    /// The members of the object spanning `span`, as (key as written, value span) pairs in
-    /// order; `None` when `span` is no object the scanner can walk.
-    pub fn members(&self, span: Range<usize>) -> Option<Vec<(&'a [u8], Range<usize>)>> {
-        let text = self.bytes;
-        if text.get(span.start) != Some(&b'{') {
-            return None;
-        }
-        let mut fields = Vec::new();
-        let mut i = skip_space(text, span.start + 1);
-        if text.get(i) == Some(&b'}') {
-            return (i + 1 == span.end).then_some(fields);
-        }
-        loop {
-            if text.get(i) != Some(&b'"') {
-                return None;
-            }
-            let key_end = self.skip_string(i)?;
-            let key = &text[i + 1..key_end - 1];
-            i = skip_space(text, key_end);
-            if text.get(i) != Some(&b':') {
-                return None;
-            }
-            let value_start = skip_space(text, i + 1);
-            let value_end = self.skip_value(value_start)?;
-            fields.push((key, value_start..value_end));
-            i = skip_space(text, value_end);
-            match text.get(i) {
-                Some(b',') => i = skip_space(text, i + 1),
-                Some(b'}') if i + 1 == span.end => return Some(fields),
-                _ => return None,
-            }
-        }
-    }
 }
 
 /// What one block of 64 bytes hands the next.
@@ -348,19 +311,6 @@ const fn byte_set(members: &[u8]) -> [bool; 256] {
         i += 1;
     }
     table
-}
-
-impl<'a> Scanner<'a> {
-    /// [`super::top_level_fields`] of the text scanned.
-    pub fn top_level_fields(&self) -> Option<Vec<(&'a [u8], Range<usize>)>> {
-        let line = self.bytes;
-        let start = skip_space(line, 0);
-        let end = self.skip_value(start)?;
-        if skip_space(line, end) != line.len() {
-            return None;
-        }
-        self.members(start..end)
-    }
 }
 
 #[cfg(test)]

@@ -19,8 +19,6 @@ mod walk;
 pub use index::Scanner;
 pub use walk::Walk;
 
-use std::ops::Range;
-
 use super::text::Text;
 
 /// The index of the first non-whitespace byte at or after `i`.
@@ -55,26 +53,30 @@ pub fn json_string(raw: &str) -> Option<std::borrow::Cow<'_, str>> {
     json_text(raw).map(Text::into_cow)
 }
 
-/// The top-level fields of a JSON object line, as (key as written, value span) pairs, in
-/// order; `None` when the line is not an object this scanner can walk (the caller then lets
-/// serde_json say what is wrong). Values are skipped, not validated.
-pub fn top_level_fields(line: &[u8]) -> Option<Vec<(&[u8], Range<usize>)>> {
-    Scanner::new(line).top_level_fields()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The members of the object a line holds, as the readers walk a line: each key as written
+    /// and its value's text; `None` when the line is no such object and nothing else.
+    fn top_level_fields(line: &[u8]) -> Option<Vec<(&[u8], &[u8])>> {
+        let text = std::str::from_utf8(line).ok()?;
+        let scanner = Scanner::new(line);
+        let mut walk = Walk::new(&scanner, text, 0);
+        let mut fields = Vec::new();
+        walk.object(|key, walk| {
+            let span = walk.skip()?;
+            fields.push((key, &line[span]));
+            Some(())
+        })?;
+        (walk.position() == line.len()).then_some(fields)
+    }
+
     #[test]
-    fn top_level_fields_walks_one_level_and_refuses_what_is_not_an_object() {
+    fn walking_a_line_hands_out_its_top_level_members_and_refuses_what_is_not_an_object() {
         let line =
             br#" { "type" : "user", "x": {"type": "inner", "s": "a\"}b"}, "n": [1, {"m": 2}] } "#;
-        let fields = top_level_fields(line).unwrap();
-        let found: Vec<(&[u8], &[u8])> = fields
-            .iter()
-            .map(|(k, span)| (*k, &line[span.clone()]))
-            .collect();
+        let found = top_level_fields(line).unwrap();
         assert_eq!(
             found,
             vec![
