@@ -283,7 +283,9 @@ fn read_entry<'a>(line: usize, text: &'a str, entry: &mut Line<'a>) -> Result<Re
         "custom_message" => {
             let content = match (entry.content.take(), entry.raw_content) {
                 (Some(content), _) => content,
-                (None, Some(raw_content)) => serde_json::from_str(raw_content)?,
+                (None, Some(raw_content)) => {
+                    content_of_blocks(serde_json::from_str(raw_content)?)
+                }
                 (None, None) => StrOrSeq::default(),
             };
             Ok(user_record(line, raw, content_parts(content)))
@@ -303,7 +305,7 @@ struct Line<'a> {
     /// `summary` of `compaction` and `branch_summary`, a string, decoded once the type is known.
     summary: Option<&'a str>,
     /// `content` of a `custom_message` entry, read directly when `type` came first.
-    content: Option<StrOrSeq<'a, Block<'a>>>,
+    content: Option<Content<'a>>,
     /// `content` as raw JSON, when it came before `type`.
     raw_content: Option<&'a str>,
     /// `id` (v2, v3), raw: a header's `id` is the session's, not an entry's.
@@ -364,7 +366,10 @@ impl<'de> Visitor<'de> for LineVisitor {
                 (Key::Summary, Some("compaction" | "branch_summary") | None) => {
                     line.summary = Some(map.next_value::<&RawValue>()?.get())
                 }
-                (Key::Content, Some("custom_message")) => line.content = Some(map.next_value()?),
+                (Key::Content, Some("custom_message")) => {
+                    let blocks = map.next_value::<StrOrSeq<Block>>()?;
+                    line.content = Some(content_of_blocks(blocks))
+                }
                 (Key::Content, None) => {
                     line.raw_content = Some(map.next_value::<&RawValue>()?.get())
                 }
@@ -402,7 +407,7 @@ impl<'a> Line<'a> {
                     line.summary = Some(walk.value()?)
                 }
                 (b"content", Some("custom_message")) => {
-                    line.content = Some(StrOrSeq::walk(walk, Block::walk)?)
+                    line.content = Some(walk_content(walk)?)
                 }
                 (b"content", None) => line.raw_content = Some(walk.value()?),
                 (b"id", _) => line.id = Some(walk.value()?),
@@ -425,8 +430,8 @@ impl<'a> Line<'a> {
 struct AgentMessage<'a> {
     #[serde(borrow, deserialize_with = "borrowed_str")]
     role: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    content: StrOrSeq<'a, Block<'a>>,
+    #[serde(borrow, deserialize_with = "deserialize_content")]
+    content: Content<'a>,
     /// `toolResult`: the id of the call it answers.
     #[serde(rename = "toolCallId", borrow, deserialize_with = "borrowed_str")]
     tool_call_id: Option<Cow<'a, str>>,
@@ -487,7 +492,7 @@ impl<'a> AgentMessage<'a> {
         walk.fields(Self::KEYS, |field, walk| {
             match field {
                 0 => message.role = walk.optional_str()?,
-                1 => message.content = StrOrSeq::walk(walk, Block::walk)?,
+                1 => message.content = walk_content(walk)?,
                 2 => message.tool_call_id = walk.optional_str()?,
                 3 => (message.usage, message.usage_counts) = walk_usage(walk, PiUsage::KEYS)?,
                 4 => message.command = walk.optional_str()?,
@@ -612,11 +617,36 @@ fn read_message<'a>(line: usize, raw: &'a [u8], message: AgentMessage<'a>) -> Re
     ))
 }
 
+/// Message content: a string, or its blocks, each read into the part it stands for as it is
+/// read. A block is more than twice a part's size, and a list of blocks kept only to be turned
+/// into parts cost an allocation and a copy of every block.
+type Content<'a> = StrOrSeq<'a, Part<'a>>;
+
+/// The content the walk stands at (see [`StrOrSeq::walk`]).
+fn walk_content<'a>(walk: &mut scan::Walk<'_, 'a>) -> Option<Content<'a>> {
+    StrOrSeq::walk(walk, |walk| Block::walk(walk).map(block_part))
+}
+
+/// Content as serde reads it, for `#[serde(deserialize_with = "deserialize_content")]`.
+fn deserialize_content<'de: 'a, 'a, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Content<'a>, D::Error> {
+    StrOrSeq::<Block>::deserialize(deserializer).map(content_of_blocks)
+}
+
+/// The content of these blocks.
+fn content_of_blocks<'a>(content: StrOrSeq<'a, Block<'a>>) -> Content<'a> {
+    match content {
+        StrOrSeq::Str(text) => StrOrSeq::Str(text),
+        StrOrSeq::Seq(blocks) => StrOrSeq::Seq(blocks.into_iter().map(block_part).collect()),
+    }
+}
+
 /// The parts of message content, one per block.
-fn content_parts<'a>(content: StrOrSeq<'a, Block<'a>>) -> Vec<Part<'a>> {
+fn content_parts(content: Content<'_>) -> Vec<Part<'_>> {
     match content {
         StrOrSeq::Str(text) => vec![Part::Text(text)],
-        StrOrSeq::Seq(blocks) => blocks.into_iter().map(block_part).collect(),
+        StrOrSeq::Seq(parts) => parts,
     }
 }
 
@@ -637,7 +667,7 @@ fn block_part(block: Block<'_>) -> Part<'_> {
 
 /// A tool result: its text blocks joined into one tool result, then any images it returned. The
 /// parts carry no call id: pi keys the whole message (`toolCallId`).
-fn tool_result_parts<'a>(content: StrOrSeq<'a, Block<'a>>) -> Vec<Part<'a>> {
+fn tool_result_parts(content: Content<'_>) -> Vec<Part<'_>> {
     let result = |text| Part::ToolResult {
         call_id: None,
         text,
@@ -647,8 +677,8 @@ fn tool_result_parts<'a>(content: StrOrSeq<'a, Block<'a>>) -> Vec<Part<'a>> {
         StrOrSeq::Seq(blocks) => {
             let mut texts: Vec<Text> = Vec::new();
             let mut extras = Vec::new();
-            for block in blocks {
-                match block_part(block) {
+            for part in blocks {
+                match part {
                     Part::Text(text) => texts.push(text),
                     other => extras.push(other),
                 }
