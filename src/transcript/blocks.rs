@@ -266,15 +266,24 @@ impl<'a, T> StrOrSeq<'a, T> {
         walk: &mut scan::Walk<'_, 'a>,
         item: impl Fn(&mut scan::Walk<'_, 'a>) -> Option<T>,
     ) -> Option<Self> {
+        Self::walk_into(walk, |walk, items| {
+            items.push(item(walk)?);
+            Some(())
+        })
+    }
+
+    /// As [`StrOrSeq::walk`], with `items` reading each element of a list into the items so
+    /// far: an element may stand for several items (an Anthropic tool result for its parts).
+    pub fn walk_into(
+        walk: &mut scan::Walk<'_, 'a>,
+        mut items: impl FnMut(&mut scan::Walk<'_, 'a>, &mut Vec<T>) -> Option<()>,
+    ) -> Option<Self> {
         match walk.peek()? {
             b'"' => walk.string().map(StrOrSeq::Str),
             b'[' => {
-                let mut items = Vec::new();
-                walk.array(|walk| {
-                    items.push(item(walk)?);
-                    Some(())
-                })?;
-                Some(StrOrSeq::Seq(items))
+                let mut list = Vec::new();
+                walk.array(|walk| items(walk, &mut list))?;
+                Some(StrOrSeq::Seq(list))
             }
             _ => walk.null()?.then(|| StrOrSeq::Seq(Vec::new())),
         }
@@ -317,6 +326,44 @@ impl<'a> AnthropicBlock<'a> {
             Some(())
         })?;
         Some(block)
+    }
+}
+
+/// Anthropic content (a string or blocks) with each block read into its model parts as it is
+/// read: a block is more than twice a part's size, and a list of blocks kept only to be turned
+/// into parts cost an allocation and a copy of every block.
+pub type AnthropicContent<'a> = StrOrSeq<'a, Part<'a>>;
+
+/// The content the walk stands at (see [`StrOrSeq::walk`]).
+pub fn walk_anthropic_content<'a>(walk: &mut scan::Walk<'_, 'a>) -> Option<AnthropicContent<'a>> {
+    StrOrSeq::walk_into(walk, |walk, parts| {
+        push_anthropic_block(AnthropicBlock::walk(walk)?, parts);
+        Some(())
+    })
+}
+
+/// Anthropic content as serde reads it, for
+/// `#[serde(deserialize_with = "deserialize_anthropic_content")]`.
+pub fn deserialize_anthropic_content<'de: 'a, 'a, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<AnthropicContent<'a>, D::Error> {
+    Ok(match StrOrSeq::<AnthropicBlock>::deserialize(deserializer)? {
+        StrOrSeq::Str(text) => StrOrSeq::Str(text),
+        StrOrSeq::Seq(blocks) => {
+            let mut parts = Vec::with_capacity(blocks.len());
+            for block in blocks {
+                push_anthropic_block(block, &mut parts);
+            }
+            StrOrSeq::Seq(parts)
+        }
+    })
+}
+
+/// The model parts of Anthropic content read as [`AnthropicContent`].
+pub fn anthropic_parts(content: AnthropicContent<'_>) -> Vec<Part<'_>> {
+    match content {
+        StrOrSeq::Str(text) => vec![Part::Text(text)],
+        StrOrSeq::Seq(parts) => parts,
     }
 }
 

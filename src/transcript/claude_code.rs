@@ -61,8 +61,8 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::blocks::{
-    push_anthropic_content, raw_json, usage_counts, walk_usage, AnthropicBlock, LenientU64,
-    StrOrSeq,
+    anthropic_parts, deserialize_anthropic_content, raw_json, usage_counts,
+    walk_anthropic_content, walk_usage, AnthropicContent, LenientU64,
 };
 use super::scan;
 use super::write::{
@@ -177,8 +177,8 @@ impl<'a> Fields<'a> {
 /// The parts of an API message a message line needs; `role`, `stop_reason` … are skipped.
 #[derive(Deserialize)]
 struct ApiMessage<'a> {
-    #[serde(borrow, default)]
-    content: StrOrSeq<'a, AnthropicBlock<'a>>,
+    #[serde(borrow, default, deserialize_with = "deserialize_anthropic_content")]
+    content: AnthropicContent<'a>,
     #[serde(borrow, default, deserialize_with = "raw_json")]
     id: Option<&'a str>,
     #[serde(borrow, default, deserialize_with = "raw_json")]
@@ -209,7 +209,7 @@ impl<'a> ApiMessage<'a> {
     /// The message `walk` stands at, which must end at byte `end`.
     fn walk(mut walk: scan::Walk<'_, 'a>, end: usize) -> Option<Self> {
         let mut message = ApiMessage {
-            content: StrOrSeq::default(),
+            content: AnthropicContent::default(),
             id: None,
             model: None,
             usage: None,
@@ -217,7 +217,7 @@ impl<'a> ApiMessage<'a> {
         };
         walk.fields(["content", "id", "model", "usage"], |field, walk| {
             match field {
-                0 => message.content = StrOrSeq::walk(walk, AnthropicBlock::walk)?,
+                0 => message.content = walk_anthropic_content(walk)?,
                 1 => message.id = walk.raw()?,
                 2 => message.model = walk.raw()?,
                 _ => (message.usage, message.usage_counts) = walk_usage(walk, ApiUsage::KEYS)?,
@@ -450,8 +450,7 @@ fn read_entry<'a>(line: usize, text: &'a str, event: &Fields<'a>) -> Result<Reco
         Role::Assistant => raw_str(message.id).map(|id| node_id(&id)),
         _ => None,
     };
-    let mut parts = Vec::new();
-    push_anthropic_content(message.content, &mut parts);
+    let parts = anthropic_parts(message.content);
     let mut record = Record::new(
         line,
         text.as_bytes(),
@@ -767,8 +766,7 @@ mod tests {
     /// The parts and usage serde reads from a message, to hold the walk against.
     fn by_serde(raw: &str) -> (Vec<Part<'_>>, Option<&str>, Option<&str>, Option<&str>) {
         let message: ApiMessage = serde_json::from_str(raw).unwrap();
-        let mut parts = Vec::new();
-        push_anthropic_content(message.content, &mut parts);
+        let parts = anthropic_parts(message.content);
         (parts, message.id, message.model, message.usage)
     }
 
@@ -803,8 +801,7 @@ mod tests {
                         .usage
                         .map(|raw| serde_json::from_str::<ApiUsage>(raw).unwrap().counts());
                     assert_eq!(message.usage_counts, serde_counts, "{name}:{}", n + 1);
-                    let mut parts = Vec::new();
-                    push_anthropic_content(message.content, &mut parts);
+                    let parts = anthropic_parts(message.content);
                     let walk = (parts, message.id, message.model, message.usage);
                     assert_eq!(walk, by_serde(raw), "{name}:{}", n + 1);
                 }
@@ -832,8 +829,7 @@ mod tests {
         }
         let raw = r#"{"content":[{"type":"text","te\u0078t":"a"}]}"#;
         let escaped_key = ApiMessage::of(raw, raw, None);
-        let mut parts = Vec::new();
-        push_anthropic_content(escaped_key.unwrap().content, &mut parts);
+        let parts = anthropic_parts(escaped_key.unwrap().content);
         assert_eq!(parts, [Part::Text("a".into())]);
     }
 
