@@ -330,7 +330,7 @@ impl<'a> AnthropicBlock<'a> {
 }
 
 /// Anthropic content (a string or blocks) with each block read into its model parts as it is
-/// read: a block is more than twice a part's size, and a list of blocks kept only to be turned
+/// read: a block is over three times a part's size, and a list of blocks kept only to be turned
 /// into parts cost an allocation and a copy of every block.
 pub type AnthropicContent<'a> = StrOrSeq<'a, Part<'a>>;
 

@@ -618,8 +618,7 @@ fn read_message<'a>(line: usize, raw: &'a [u8], message: AgentMessage<'a>) -> Re
 }
 
 /// Message content: a string, or its blocks, each read into the part it stands for as it is
-/// read. A block is more than twice a part's size, and a list of blocks kept only to be turned
-/// into parts cost an allocation and a copy of every block.
+/// read (as [`super::blocks::AnthropicContent`] is, and for the same reason).
 type Content<'a> = StrOrSeq<'a, Part<'a>>;
 
 /// The content the walk stands at (see [`StrOrSeq::walk`]).
@@ -674,10 +673,10 @@ fn tool_result_parts(content: Content<'_>) -> Vec<Part<'_>> {
     };
     match content {
         StrOrSeq::Str(text) => vec![result(text)],
-        StrOrSeq::Seq(blocks) => {
+        StrOrSeq::Seq(parts) => {
             let mut texts: Vec<Text> = Vec::new();
             let mut extras = Vec::new();
-            for part in blocks {
+            for part in parts {
                 match part {
                     Part::Text(text) => texts.push(text),
                     other => extras.push(other),
