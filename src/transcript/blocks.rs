@@ -347,7 +347,8 @@ pub fn walk_anthropic_content<'a>(walk: &mut scan::Walk<'_, 'a>) -> Option<Anthr
 pub fn deserialize_anthropic_content<'de: 'a, 'a, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<AnthropicContent<'a>, D::Error> {
-    Ok(match StrOrSeq::<AnthropicBlock>::deserialize(deserializer)? {
+    let content = StrOrSeq::<AnthropicBlock>::deserialize(deserializer)?;
+    Ok(match content {
         StrOrSeq::Str(text) => StrOrSeq::Str(text),
         StrOrSeq::Seq(blocks) => {
             let mut parts = Vec::with_capacity(blocks.len());

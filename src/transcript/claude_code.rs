@@ -61,8 +61,8 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::blocks::{
-    anthropic_parts, deserialize_anthropic_content, raw_json, usage_counts,
-    walk_anthropic_content, walk_usage, AnthropicContent, LenientU64,
+    anthropic_parts, deserialize_anthropic_content, raw_json, usage_counts, walk_anthropic_content,
+    walk_usage, AnthropicContent, LenientU64,
 };
 use super::scan;
 use super::write::{

@@ -283,9 +283,7 @@ fn read_entry<'a>(line: usize, text: &'a str, entry: &mut Line<'a>) -> Result<Re
         "custom_message" => {
             let content = match (entry.content.take(), entry.raw_content) {
                 (Some(content), _) => content,
-                (None, Some(raw_content)) => {
-                    content_of_blocks(serde_json::from_str(raw_content)?)
-                }
+                (None, Some(raw_content)) => content_of_blocks(serde_json::from_str(raw_content)?),
                 (None, None) => StrOrSeq::default(),
             };
             Ok(user_record(line, raw, content_parts(content)))
@@ -406,9 +404,7 @@ impl<'a> Line<'a> {
                 (b"summary", Some("compaction" | "branch_summary") | None) => {
                     line.summary = Some(walk.value()?)
                 }
-                (b"content", Some("custom_message")) => {
-                    line.content = Some(walk_content(walk)?)
-                }
+                (b"content", Some("custom_message")) => line.content = Some(walk_content(walk)?),
                 (b"content", None) => line.raw_content = Some(walk.value()?),
                 (b"id", _) => line.id = Some(walk.value()?),
                 (b"parentId", _) => line.parent_id = Some(walk.value()?),
