@@ -219,11 +219,15 @@ fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> 
     Ok(report)
 }
 
-/// Drops `value` on a thread of its own, or here when no thread can be started. The records of
-/// a large file take a pass of their own to drop (each link is looked at for memory it owns):
-/// some 20 ms on a million records, which the report need not wait for.
-fn drop_aside<T: Send + 'static>(value: T) {
-    let _ = std::thread::Builder::new().spawn(move || drop(value));
+/// Drops the records on a thread of their own when they are many (or here when no thread can
+/// be started). Dropping them takes a pass of its own (each link is looked at for memory it
+/// owns): some 20 ms on a million records, which the report need not wait for, and less than
+/// starting a thread on the few of a session of ordinary size.
+fn drop_aside(records: Vec<RecordMeasure>) {
+    const MANY: usize = 1 << 16;
+    if records.len() >= MANY {
+        let _ = std::thread::Builder::new().spawn(move || drop(records));
+    }
 }
 
 /// What measuring a block gives, in line order: the measure of each record, or the number of
