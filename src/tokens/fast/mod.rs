@@ -97,7 +97,7 @@ impl Features {
     /// Computes all features of `text` in one pass, without allocating.
     pub fn of(text: &str) -> Features {
         let mut f = Features::default();
-        walk::plain(&mut f, text, &mut 0);
+        walk::read::<false>(&mut f, text, &mut 0);
         f
     }
 
@@ -108,8 +108,8 @@ impl Features {
         // The history starts as no char, which continues no run.
         let mut hist = 0;
         match text.escaped_body() {
-            Some(body) => walk::escaped(&mut f, body, &mut hist),
-            None => walk::plain(&mut f, text.as_str(), &mut hist),
+            Some(body) => walk::read::<true>(&mut f, body, &mut hist),
+            None => walk::read::<false>(&mut f, text.as_str(), &mut hist),
         }
         f
     }

@@ -60,37 +60,18 @@ fn push(hist: usize, class: u8) -> usize {
 }
 
 impl Features {
-    /// Adds the features of a decoded `text` of at most [`MAX_SHORT`] bytes, char by char:
-    /// for a few bytes, quicker than a chunk.
-    pub(super) fn short_plain(&mut self, text: &str, hist: &mut usize) {
+    /// Adds the features of `text`, at most [`MAX_SHORT`] bytes, char by char: for a few
+    /// bytes, quicker than a chunk. `JSON_BODY` says it is part of an escaped JSON string body
+    /// (holding whole escapes), whose escapes are decoded as they come; otherwise it is decoded
+    /// text, where a backslash is punctuation.
+    pub(super) fn short<const JSON_BODY: bool>(&mut self, text: &str, hist: &mut usize) {
         debug_assert!(text.len() <= MAX_SHORT);
         let bytes = text.as_bytes();
         let mut packed = 0;
         let mut i = 0;
         while let Some(&b) = bytes.get(i) {
             let class = CLASS[usize::from(b)];
-            if class == NON_ASCII {
-                // `i` is on a char boundary, after whole ASCII chars and whole decoded chars.
-                i += self.non_ascii_run(&text[i..], hist);
-            } else {
-                *hist = push(*hist, class);
-                packed += INC[*hist];
-                i += 1;
-            }
-        }
-        self.add_packed(packed);
-    }
-
-    /// [`short_plain`](Self::short_plain) of the text an escaped JSON string body of at most
-    /// [`MAX_SHORT`] bytes stands for, decoding each escape as it comes.
-    pub(super) fn short_escaped(&mut self, body: &str, hist: &mut usize) {
-        debug_assert!(body.len() <= MAX_SHORT);
-        let bytes = body.as_bytes();
-        let mut packed = 0;
-        let mut i = 0;
-        while let Some(&b) = bytes.get(i) {
-            let class = CLASS[usize::from(b)];
-            if b == b'\\' {
+            if JSON_BODY && b == b'\\' {
                 let (ch, next) = escape(bytes, i);
                 if ch.is_ascii() {
                     *hist = push(*hist, CLASS[ch as usize]);
@@ -100,8 +81,9 @@ impl Features {
                 }
                 i = next;
             } else if class == NON_ASCII {
-                // Escapes are ASCII: `i` is on a char boundary.
-                i += self.non_ascii_run(&body[i..], hist);
+                // `i` is on a char boundary, after whole ASCII chars, whole decoded chars and
+                // whole escapes (which are ASCII).
+                i += self.non_ascii_run(&text[i..], hist);
             } else {
                 *hist = push(*hist, class);
                 packed += INC[*hist];

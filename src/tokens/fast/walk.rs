@@ -43,46 +43,15 @@ fn ascii_len(window: &[u8; 64], left: usize) -> usize {
     (non_ascii(window).trailing_zeros() as usize).min(left)
 }
 
-/// Adds the features of the decoded `text`, which follows what `hist` describes.
-pub(super) fn plain(f: &mut Features, text: &str, hist: &mut usize) {
+/// Adds the features of `text`, which follows what `hist` describes. `JSON_BODY` says it is
+/// the escaped body of a JSON string, its escapes checked (as
+/// [`crate::transcript::text::Text::escaped_body`] hands it out), read as it stands; otherwise
+/// it is decoded text, where a backslash is punctuation like any other.
+pub(super) fn read<const JSON_BODY: bool>(f: &mut Features, text: &str, hist: &mut usize) {
     let bytes = text.as_bytes();
-    let mut i = 0;
-    let mut carry = Carry::from_hist(*hist);
-    while bytes.len() - i >= SHORT_END {
-        let rest = &bytes[i..];
-        let window = window(rest);
-        let len = ascii_len(&window, rest.len());
-        let before_non_ascii = len < rest.len().min(64);
-        if before_non_ascii && len < SHORT_STRETCH {
-            *hist = carry.hist();
-            f.short_plain(&text[i..i + len], hist);
-            i += len;
-            i += f.non_ascii_run(&text[i..], hist);
-            carry = Carry::from_hist(*hist);
-            continue;
-        }
-        let masks = ByteMasks::of::<false>(&window);
-        Chunk::new(&masks, len, &Escapes::default()).count(f, &mut carry);
-        i += len;
-        if before_non_ascii {
-            // `i` is on a char boundary, after whole ASCII chars.
-            *hist = carry.hist();
-            i += f.non_ascii_run(&text[i..], hist);
-            carry = Carry::from_hist(*hist);
-        }
-    }
-    *hist = carry.hist();
-    f.short_plain(&text[i..], hist);
-}
-
-/// Adds the features of the text the escaped JSON string body `body` stands for (its escapes
-/// checked, as [`crate::transcript::text::Text::escaped_body`] hands it out), which follows
-/// what `hist` describes.
-pub(super) fn escaped(f: &mut Features, body: &str, hist: &mut usize) {
-    let bytes = body.as_bytes();
     debug_assert!(
-        bytes.iter().all(|&b| b >= 0x20),
-        "a raw control char in {body:?}"
+        !JSON_BODY || bytes.iter().all(|&b| b >= 0x20),
+        "a raw control char in {text:?}"
     );
     let mut i = 0;
     let mut carry = Carry::from_hist(*hist);
@@ -94,18 +63,19 @@ pub(super) fn escaped(f: &mut Features, body: &str, hist: &mut usize) {
         if before_non_ascii && len < SHORT_STRETCH {
             // Escapes are ASCII, so the stretch holds whole ones.
             *hist = carry.hist();
-            f.short_escaped(&body[i..i + len], hist);
+            f.short::<JSON_BODY>(&text[i..i + len], hist);
             i += len;
-            i += f.non_ascii_run(&body[i..], hist);
+            i += f.non_ascii_run(&text[i..], hist);
             carry = Carry::from_hist(*hist);
             continue;
         }
-        let masks = ByteMasks::of::<true>(&window);
+        let masks = ByteMasks::of::<JSON_BODY>(&window);
         let mut escapes = Escapes::default();
         let mut unicode = false;
         // A backslash escapes the byte after it, itself included: `\\n` is a backslash and an
         // `n`. Escapes are few (one every 19 bytes in pi's sessions), so they are visited one
-        // by one, from the first on, skipping each escaped byte.
+        // by one, from the first on, skipping each escaped byte. Decoded text has none: its
+        // masks leave backslashes out.
         let mut pending = masks.backslashes & below(len);
         while pending != 0 {
             let at = pending.trailing_zeros() as usize;
@@ -145,10 +115,10 @@ pub(super) fn escaped(f: &mut Features, body: &str, hist: &mut usize) {
         } else if bytes.get(i).is_some_and(|&b| b >= 0x80) {
             // `i` is on a char boundary: escapes are ASCII, and so are the bytes before.
             *hist = carry.hist();
-            i += f.non_ascii_run(&body[i..], hist);
+            i += f.non_ascii_run(&text[i..], hist);
             carry = Carry::from_hist(*hist);
         }
     }
     *hist = carry.hist();
-    f.short_escaped(&body[i..], hist);
+    f.short::<JSON_BODY>(&text[i..], hist);
 }
