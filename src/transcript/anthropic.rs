@@ -17,7 +17,9 @@ use anyhow::{bail, Result};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::blocks::{borrowed_str, push_anthropic_content, AnthropicBlock, StrOrSeq};
+use super::blocks::{
+    anthropic_parts, borrowed_str, deserialize_anthropic_content, AnthropicContent,
+};
 use super::write::{chat_user_line, push_kept, push_line, Compacted, Sink};
 use super::{str_field, Entry, Format, Message, Record, Role};
 use crate::summary::WRAPPER;
@@ -30,8 +32,8 @@ pub struct Anthropic;
 struct ApiMessage<'a> {
     #[serde(borrow, default, deserialize_with = "borrowed_str")]
     role: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    content: StrOrSeq<'a, AnthropicBlock<'a>>,
+    #[serde(borrow, default, deserialize_with = "deserialize_anthropic_content")]
+    content: AnthropicContent<'a>,
 }
 
 impl Format for Anthropic {
@@ -80,8 +82,7 @@ impl Format for Anthropic {
             // The value is not quoted: it is transcript text and may hold escape codes.
             _ => bail!("unknown role (expected user, assistant or system)"),
         };
-        let mut parts = Vec::new();
-        push_anthropic_content(message.content, &mut parts);
+        let parts = anthropic_parts(message.content);
         Ok(Record::new(
             line,
             text.as_bytes(),

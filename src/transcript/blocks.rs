@@ -368,21 +368,6 @@ pub fn anthropic_parts(content: AnthropicContent<'_>) -> Vec<Part<'_>> {
     }
 }
 
-/// Appends the model parts of Anthropic content (a string or blocks) to `parts`.
-pub fn push_anthropic_content<'a>(
-    content: StrOrSeq<'a, AnthropicBlock<'a>>,
-    parts: &mut Vec<Part<'a>>,
-) {
-    match content {
-        StrOrSeq::Str(text) => parts.push(Part::Text(text)),
-        StrOrSeq::Seq(blocks) => {
-            for block in blocks {
-                push_anthropic_block(block, parts);
-            }
-        }
-    }
-}
-
 fn push_anthropic_block<'a>(block: AnthropicBlock<'a>, parts: &mut Vec<Part<'a>>) {
     let kind = block.kind.unwrap_or(Cow::Borrowed(""));
     match kind.as_ref() {
@@ -525,13 +510,11 @@ mod tests {
 
     #[test]
     fn tool_result_blocks_join_text_and_keep_media() {
-        let content: StrOrSeq<AnthropicBlock> = serde_json::from_str(
-            r#"[{"type":"tool_use","id":"t","name":"Read","input":{"p":1}},
-                {"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"a"},{"type":"image","source":{}},{"type":"text","text":"b"}]}]"#,
-        )
-        .unwrap();
-        let mut parts = Vec::new();
-        push_anthropic_content(content, &mut parts);
+        let json = r#"[{"type":"tool_use","id":"t","name":"Read","input":{"p":1}},
+                {"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"a"},{"type":"image","source":{}},{"type":"text","text":"b"}]}]"#;
+        let content =
+            deserialize_anthropic_content(&mut serde_json::Deserializer::from_str(json)).unwrap();
+        let parts = anthropic_parts(content);
         assert_eq!(
             parts,
             vec![
