@@ -165,25 +165,7 @@ impl LenientU64 {
             b't' | b'f' | b'n' => {
                 matches!(walk.value()?, "true" | "false" | "null").then_some(LenientU64(None))
             }
-            b'-' | b'0'..=b'9' => {
-                let raw = walk.value()?;
-                let (negative, digits) = match raw.strip_prefix('-') {
-                    Some(digits) => (true, digits),
-                    None => (false, raw),
-                };
-                let integer = !digits.is_empty()
-                    && digits.bytes().all(|b| b.is_ascii_digit())
-                    && (digits == "0" || !digits.starts_with('0'));
-                if !integer {
-                    return None;
-                }
-                Some(LenientU64(match negative {
-                    // Past u64, serde reads a float too large to keep: none either way.
-                    false => digits.parse().ok(),
-                    // Only `-0` is no negative count.
-                    true => (digits == "0").then_some(0),
-                }))
-            }
+            b'-' | b'0'..=b'9' => walk.integer().map(LenientU64),
             _ => None,
         }
     }
@@ -457,7 +439,9 @@ mod tests {
             "-7",
             "18446744073709551615",
             "18446744073709551616",
+            "184467440737095516150",
             "99999999999999999999999",
+            "7 ",
             "-99999999999999999999",
             "\"7\"",
             "\"\\u00e9\"",
@@ -478,8 +462,14 @@ mod tests {
             "{\"a\":1}",
             "[1]",
             "01",
+            "00",
+            "-00",
+            "-01",
             "-",
+            "-a",
             "12x",
+            "1-2",
+            "0x1",
             "nul",
             "\"\\q\"",
         ] {

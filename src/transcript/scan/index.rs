@@ -182,7 +182,7 @@ impl<'a> Scanner<'a> {
             _ => {
                 let j = i + line[i..]
                     .iter()
-                    .take_while(|&&b| !ENDS_LITERAL[usize::from(b)])
+                    .take_while(|&&b| !ends_literal(Some(b)))
                     .count();
                 (j > i).then_some(j)
             }
@@ -275,6 +275,13 @@ fn control_and_ascii(bytes: &[u8]) -> (bool, bool) {
         (control | u8::from(b < 0x20), all | b)
     });
     (control != 0, all.is_ascii())
+}
+
+/// Whether `byte` (`None` past the end of the text) ends a number or literal: what may follow
+/// a value, whitespace, or the end.
+#[inline(always)]
+pub(super) fn ends_literal(byte: Option<u8>) -> bool {
+    byte.is_none_or(|b| ENDS_LITERAL[usize::from(b)])
 }
 
 /// The bytes that end a number or literal: what may follow a value, and whitespace.

@@ -16,6 +16,7 @@
 mod index;
 mod walk;
 
+use index::ends_literal;
 pub use index::Scanner;
 pub use walk::Walk;
 

@@ -3,7 +3,7 @@
 use std::ops::Range;
 
 use super::super::text::Text;
-use super::{skip_space, Scanner};
+use super::{ends_literal, skip_space, Scanner};
 
 /// A cursor that reads one JSON value after another in a single pass: each member of an
 /// object or element of an array is handed to the caller, who reads it (descending into it)
@@ -56,6 +56,36 @@ impl<'s, 'a> Walk<'s, 'a> {
     pub fn value(&mut self) -> Option<&'a str> {
         let span = self.skip()?;
         Some(&self.text[span])
+    }
+
+    /// The next value as an integer written as JSON writes one (no fraction or exponent):
+    /// `Some(Some(n))` for one a `u64` holds, `Some(None)` for one it does not (negative, or
+    /// past `u64::MAX`; `-0` is 0); `None` for any other value, where the walk gives up.
+    /// Digits are read as they are passed over, in one pass.
+    pub fn integer(&mut self) -> Option<Option<u64>> {
+        let bytes = self.text.as_bytes();
+        let negative = self.peek()? == b'-';
+        let first = self.at + usize::from(negative);
+        let mut end = first;
+        let mut value = 0u64;
+        while let Some(&digit) = bytes.get(end).filter(|b| b.is_ascii_digit()) {
+            value = value.wrapping_mul(10).wrapping_add(u64::from(digit - b'0'));
+            end += 1;
+        }
+        // Nineteen digits never overflow a u64; longer runs are parsed again with the check.
+        let value = match end - first {
+            ..=19 => Some(value),
+            _ => self.text[first..end].parse().ok(),
+        };
+        let leading_zero = bytes[first..end].starts_with(b"0") && end - first > 1;
+        if end == first || leading_zero || !ends_literal(bytes.get(end).copied()) {
+            return None;
+        }
+        self.at = skip_space(bytes, end);
+        Some(match negative {
+            false => value,
+            true => (value == Some(0)).then_some(0),
+        })
     }
 
     /// True when the next value is `null`, which is then passed over.
