@@ -10,7 +10,7 @@
 //! short one is read char by char instead: the end of a text, and the ASCII between non-ASCII
 //! chars where they are dense (the `│   ├── ` of a directory tree).
 
-use super::chunk::{below, non_ascii, ByteMasks, Carry, Chunk, Escapes};
+use super::chunk::{below, Carry, Chunk, Classifier, Escapes, Sse2};
 use super::scalar::MAX_SHORT;
 use super::Features;
 use crate::transcript::text::escape;
@@ -38,9 +38,9 @@ fn window(rest: &[u8]) -> [u8; 64] {
 }
 
 /// How many bytes of ASCII `window` starts with, at most `left` (what is left of the text).
-#[inline]
-fn ascii_len(window: &[u8; 64], left: usize) -> usize {
-    (non_ascii(window).trailing_zeros() as usize).min(left)
+#[inline(always)]
+fn ascii_len(classify: impl Classifier, window: &[u8; 64], left: usize) -> usize {
+    (classify.non_ascii(window).trailing_zeros() as usize).min(left)
 }
 
 /// Adds the features of `text`, which follows what `hist` describes. `JSON_BODY` says it is
@@ -48,6 +48,46 @@ fn ascii_len(window: &[u8; 64], left: usize) -> usize {
 /// [`crate::transcript::text::Text::escaped_body`] hands it out), read as it stands; otherwise
 /// it is decoded text, where a backslash is punctuation like any other.
 pub(super) fn read<const JSON_BODY: bool>(f: &mut Features, text: &str, hist: &mut usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(simd) = pulp::x86::V3::try_new() {
+        let classify = super::chunk::Avx2(simd);
+        return simd.vectorize(Read::<JSON_BODY, _> {
+            classify,
+            f,
+            text,
+            hist,
+        });
+    }
+    read_with::<JSON_BODY>(Sse2, f, text, hist);
+}
+
+/// A [`read`] with the classifier it runs.
+struct Read<'r, const JSON_BODY: bool, C> {
+    classify: C,
+    f: &'r mut Features,
+    text: &'r str,
+    hist: &'r mut usize,
+}
+
+/// The AVX2 read: `V3::vectorize` compiles it for the instructions the token proves.
+#[cfg(target_arch = "x86_64")]
+impl<const JSON_BODY: bool> pulp::NullaryFnOnce for Read<'_, JSON_BODY, super::chunk::Avx2> {
+    type Output = ();
+
+    #[inline(always)]
+    fn call(self) {
+        read_with::<JSON_BODY>(self.classify, self.f, self.text, self.hist)
+    }
+}
+
+/// [`read`] with `classify`.
+#[inline(always)]
+fn read_with<const JSON_BODY: bool>(
+    classify: impl Classifier,
+    f: &mut Features,
+    text: &str,
+    hist: &mut usize,
+) {
     let bytes = text.as_bytes();
     debug_assert!(
         !JSON_BODY || bytes.iter().all(|&b| b >= 0x20),
@@ -58,7 +98,7 @@ pub(super) fn read<const JSON_BODY: bool>(f: &mut Features, text: &str, hist: &m
     while bytes.len() - i >= SHORT_END {
         let rest = &bytes[i..];
         let window = window(rest);
-        let mut len = ascii_len(&window, rest.len());
+        let mut len = ascii_len(classify, &window, rest.len());
         let before_non_ascii = len < rest.len().min(64);
         if before_non_ascii && len < SHORT_STRETCH {
             // Escapes are ASCII, so the stretch holds whole ones.
@@ -69,7 +109,7 @@ pub(super) fn read<const JSON_BODY: bool>(f: &mut Features, text: &str, hist: &m
             carry = Carry::from_hist(*hist);
             continue;
         }
-        let masks = ByteMasks::of::<JSON_BODY>(&window);
+        let masks = classify.masks::<JSON_BODY>(&window);
         let mut escapes = Escapes::default();
         let mut unicode = false;
         // A backslash escapes the byte after it, itself included: `\\n` is a backslash and an
