@@ -19,20 +19,19 @@ use super::Features;
 
 /// Which of 64 bytes are in which class, one bit per byte (bit `k` for byte `k`), as the bytes
 /// stand: no escape is decoded here.
-#[derive(Default)]
 pub(super) struct ByteMasks {
     /// ASCII letters of either case.
-    letters: u64,
+    pub(super) letters: u64,
     /// Bytes with bit 0x20 set: among the letters, the lowercase ones.
-    case_bit: u64,
+    pub(super) case_bit: u64,
     /// `0`–`9`.
-    digits: u64,
+    pub(super) digits: u64,
     /// `0x21..=0x7E`: letters, digits and punctuation.
-    printable: u64,
+    pub(super) printable: u64,
     /// `\n` and `\r`.
-    newlines: u64,
+    pub(super) newlines: u64,
     /// `' '` and `'\t'`.
-    spaces: u64,
+    pub(super) spaces: u64,
     /// Backslashes (only looked for in an escaped JSON string body).
     pub(super) backslashes: u64,
 }
@@ -44,19 +43,6 @@ pub(super) fn non_ascii(window: &[u8; 64]) -> u64 {
 }
 
 impl ByteMasks {
-    /// Adds the masks of 32 bytes that start at bit `shift` of these.
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    fn add_half(&mut self, half: ByteMasks, shift: usize) {
-        self.letters |= half.letters << shift;
-        self.case_bit |= half.case_bit << shift;
-        self.digits |= half.digits << shift;
-        self.printable |= half.printable << shift;
-        self.newlines |= half.newlines << shift;
-        self.spaces |= half.spaces << shift;
-        self.backslashes |= half.backslashes << shift;
-    }
-
     /// The masks of `window`. `JSON_BODY` says it is part of an escaped JSON string body,
     /// which holds no raw control char (its newlines and tabs are all escapes) and whose
     /// backslashes start escapes, so those are looked for instead.
@@ -99,7 +85,7 @@ impl ByteMasks {
 }
 
 /// A way to classify a window of 64 bytes: [`Sse2`] on every x86-64 CPU (and, through `wide`,
-/// elsewhere), [`Avx2`] where the CPU has it. The walk is generic over it rather than handed
+/// elsewhere), [`super::avx2::Avx2`] where the CPU has it. The walk is generic over it rather than handed
 /// closures: a closure is compiled on its own, without the vector instructions of the
 /// function it is called from, and would call each vector operation instead of holding it.
 pub(super) trait Classifier: Copy {
@@ -122,110 +108,6 @@ impl Classifier for Sse2 {
     #[inline(always)]
     fn non_ascii(self, window: &[u8; 64]) -> u64 {
         non_ascii(window)
-    }
-}
-
-/// 32-byte compares, on a CPU with AVX2, which the token proves.
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy)]
-pub(super) struct Avx2(pub(super) pulp::x86::V3);
-
-#[cfg(target_arch = "x86_64")]
-impl Classifier for Avx2 {
-    #[inline(always)]
-    fn masks<const JSON_BODY: bool>(self, window: &[u8; 64]) -> ByteMasks {
-        let mut masks = ByteMasks::default();
-        let halves: [avx2::Lanes; 2] = pulp::cast(*window);
-        for (k, half) in halves.into_iter().enumerate() {
-            masks.add_half(avx2_half::<JSON_BODY>(self.0, half), 32 * k);
-        }
-        masks
-    }
-
-    #[inline(always)]
-    fn non_ascii(self, window: &[u8; 64]) -> u64 {
-        let [low, high]: [avx2::Lanes; 2] = pulp::cast(*window);
-        avx2::bits(self.0, low) | avx2::bits(self.0, high) << 32
-    }
-}
-
-/// [`ByteMasks::of`] of 32 bytes with AVX2: the same tests, 32 lanes at a time. (No closures
-/// here: see [`Classifier`].)
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn avx2_half<const JSON_BODY: bool>(simd: pulp::x86::V3, bytes: avx2::Lanes) -> ByteMasks {
-    use avx2::{bits, in_range, is, or};
-    ByteMasks {
-        letters: in_range(simd, or(simd, bytes, avx2::splat(simd, 0x20)), b'a', b'z'),
-        case_bit: bits(simd, simd.avx2._mm256_slli_epi16::<2>(bytes)),
-        digits: in_range(simd, bytes, b'0', b'9'),
-        printable: in_range(simd, bytes, 0x21, 0x7E),
-        newlines: if JSON_BODY {
-            0
-        } else {
-            bits(
-                simd,
-                or(simd, is(simd, bytes, b'\n'), is(simd, bytes, b'\r')),
-            )
-        },
-        spaces: if JSON_BODY {
-            bits(simd, is(simd, bytes, b' '))
-        } else {
-            bits(
-                simd,
-                or(simd, is(simd, bytes, b' '), is(simd, bytes, b'\t')),
-            )
-        },
-        backslashes: if JSON_BODY {
-            bits(simd, is(simd, bytes, b'\\'))
-        } else {
-            0
-        },
-    }
-}
-
-/// The AVX2 operations [`avx2_half`] is made of.
-#[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use pulp::x86::V3;
-
-    /// 32 bytes in a vector register.
-    pub type Lanes = std::arch::x86_64::__m256i;
-
-    /// `b` in every lane.
-    #[inline(always)]
-    pub fn splat(simd: V3, b: u8) -> Lanes {
-        simd.avx._mm256_set1_epi8(b as i8)
-    }
-
-    /// The top bit of each lane, bit `k` for lane `k`.
-    #[inline(always)]
-    pub fn bits(simd: V3, lanes: Lanes) -> u64 {
-        u64::from(simd.avx2._mm256_movemask_epi8(lanes) as u32)
-    }
-
-    /// The lanes of `a` ORed with those of `b`.
-    #[inline(always)]
-    pub fn or(simd: V3, a: Lanes, b: Lanes) -> Lanes {
-        simd.avx2._mm256_or_si256(a, b)
-    }
-
-    /// All ones in the lanes that hold `b`.
-    #[inline(always)]
-    pub fn is(simd: V3, lanes: Lanes, b: u8) -> Lanes {
-        simd.avx2._mm256_cmpeq_epi8(lanes, splat(simd, b))
-    }
-
-    /// The lanes in `lo..=hi`, as [`super::ByteMasks::of`] tests them: moved to the top of
-    /// the signed range, then one signed compare.
-    #[inline(always)]
-    pub fn in_range(simd: V3, lanes: Lanes, lo: u8, hi: u8) -> u64 {
-        let moved = simd.avx2._mm256_add_epi8(lanes, splat(simd, 0x7F - hi));
-        bits(
-            simd,
-            simd.avx2
-                ._mm256_cmpgt_epi8(moved, splat(simd, 0x7E - (hi - lo))),
-        )
     }
 }
 
@@ -454,9 +336,10 @@ mod tests {
         assert_eq!(Sse2.non_ascii(window), non_ascii_bits, "{what}");
         #[cfg(target_arch = "x86_64")]
         if let Some(simd) = pulp::x86::V3::try_new() {
-            let avx2 = simd.vectorize(|| fields(Avx2(simd).masks::<JSON_BODY>(window)));
-            assert_eq!(avx2, want, "AVX2: {what}");
-            let non_ascii = simd.vectorize(|| Avx2(simd).non_ascii(window));
+            let avx2 = super::super::avx2::Avx2(simd);
+            let masks = simd.vectorize(|| fields(avx2.masks::<JSON_BODY>(window)));
+            assert_eq!(masks, want, "AVX2: {what}");
+            let non_ascii = simd.vectorize(|| avx2.non_ascii(window));
             assert_eq!(non_ascii, non_ascii_bits, "AVX2: {what}");
         }
     }

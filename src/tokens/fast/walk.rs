@@ -9,6 +9,9 @@
 //! A chunk costs about as much as a few dozen bytes read one at a time, so what would make a
 //! short one is read char by char instead: the end of a text, and the ASCII between non-ASCII
 //! chars where they are dense (the `│   ├── ` of a directory tree).
+//!
+//! On a CPU with AVX2 (found at run time) the whole walk runs compiled for it: its windows are
+//! classified 32 bytes at a time, and its population counts are one instruction each.
 
 use super::chunk::{below, Carry, Chunk, Classifier, Escapes, Sse2};
 use super::scalar::MAX_SHORT;
@@ -50,7 +53,7 @@ fn ascii_len(classify: impl Classifier, window: &[u8; 64], left: usize) -> usize
 pub(super) fn read<const JSON_BODY: bool>(f: &mut Features, text: &str, hist: &mut usize) {
     #[cfg(target_arch = "x86_64")]
     if let Some(simd) = pulp::x86::V3::try_new() {
-        let classify = super::chunk::Avx2(simd);
+        let classify = super::avx2::Avx2(simd);
         return simd.vectorize(Read::<JSON_BODY, _> {
             classify,
             f,
@@ -62,6 +65,7 @@ pub(super) fn read<const JSON_BODY: bool>(f: &mut Features, text: &str, hist: &m
 }
 
 /// A [`read`] with the classifier it runs.
+#[cfg(target_arch = "x86_64")]
 struct Read<'r, const JSON_BODY: bool, C> {
     classify: C,
     f: &'r mut Features,
@@ -71,7 +75,7 @@ struct Read<'r, const JSON_BODY: bool, C> {
 
 /// The AVX2 read: `V3::vectorize` compiles it for the instructions the token proves.
 #[cfg(target_arch = "x86_64")]
-impl<const JSON_BODY: bool> pulp::NullaryFnOnce for Read<'_, JSON_BODY, super::chunk::Avx2> {
+impl<const JSON_BODY: bool> pulp::NullaryFnOnce for Read<'_, JSON_BODY, super::avx2::Avx2> {
     type Output = ();
 
     #[inline(always)]

@@ -9,10 +9,12 @@
 //! makes it return `None`, and the caller then reads the text with serde_json, which says what
 //! is wrong. Keys are compared as written: a key holding an escape makes a walk give up.
 //!
+//! - `classify`: the bits of each 64 bytes of a text, found with vector compares;
 //! - `index`: the [`Scanner`], which finds a text's string delimiters, escapes and brackets
-//!   once, as bits;
+//!   once, as those bits, and reads strings and skips values with them;
 //! - `walk`: the [`Walk`], a cursor that reads values one after another with it.
 
+mod classify;
 mod index;
 mod walk;
 
