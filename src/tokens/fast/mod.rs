@@ -12,10 +12,9 @@
 //!
 //! Speed: transcript text is mostly ASCII, so it is read 64 bytes at a time, each class of
 //! char a bit mask and each feature a population count of a few of them (`chunk`; with 32-byte
-//! compares on a CPU with AVX2, `avx2`). An escaped
-//! JSON string is read as it stands, escapes and all (`walk`). Non-ASCII chars and `\u`
-//! escapes are decoded and counted one at a time (`scalar`), where the rules are also stated
-//! char by char.
+//! compares on a CPU with AVX2, `avx2`). An escaped JSON string is read as it stands, escapes
+//! and all (`walk`). Non-ASCII chars and `\u` escapes are decoded and counted one at a time
+//! (`scalar`), where the rules are also stated char by char.
 //!
 //! Blind spots, inherent to the spec's features (checked against o200k on the fixtures):
 //! box-drawing trees are overestimated (o200k merges `──` into one token, the model charges
