@@ -80,12 +80,16 @@ impl<C: Classify> IndexBlocks<'_, C> {
     #[inline(always)]
     fn run(self) {
         let mut carry = Carry::default();
-        let mut blocks = self.bytes.chunks_exact(64);
-        for block in &mut blocks {
-            let block = block.try_into().expect("chunks of 64");
-            self.words.push(self.classify.masks(block).word(&mut carry));
-        }
+        let blocks = self.bytes.chunks_exact(64);
         let rest = blocks.remainder();
+        // The words are written in place: a push per block checked the vector's capacity,
+        // and stored its length, each time.
+        let start = self.words.len();
+        self.words.resize(start + blocks.len(), Word::default());
+        for (slot, block) in self.words[start..].iter_mut().zip(blocks) {
+            let block = block.try_into().expect("chunks of 64");
+            *slot = self.classify.masks(block).word(&mut carry);
+        }
         if !rest.is_empty() {
             let mut padded = [b' '; 64];
             padded[..rest.len()].copy_from_slice(rest);
