@@ -257,11 +257,8 @@ impl<'a> Line<'a> {
 /// A block of complete lines, owning its bytes so it can move between threads.
 #[derive(Default)]
 pub struct Block {
-    /// The bytes of the lines, then room for the next read. The room stays initialised from
-    /// one use of the block to the next, so that a read can be handed all of it at once.
-    buffer: Vec<u8>,
-    /// How many bytes of `buffer` are the lines.
-    len: usize,
+    /// The bytes of the lines.
+    pub bytes: Vec<u8>,
     /// The number of the first line.
     pub first_line: usize,
     /// Where each line ends in `bytes`, just past its terminator: the reader finds them once,
@@ -276,12 +273,7 @@ impl Block {
         starts
             .zip(&self.ends)
             .zip(self.first_line..)
-            .map(|((start, &end), number)| Line::of(&self.bytes()[start..end], number))
-    }
-
-    /// The bytes of the block's lines.
-    pub fn bytes(&self) -> &[u8] {
-        &self.buffer[..self.len]
+            .map(|((start, &end), number)| Line::of(&self.bytes[start..end], number))
     }
 }
 
@@ -312,32 +304,29 @@ impl<R: Read> Blocks<R> {
         if self.done {
             return Ok(None);
         }
-        let buffer = &mut spare.buffer;
-        let mut filled = self.carry.len();
-        make_room(buffer, filled + BLOCK_SIZE);
-        buffer[..filled].copy_from_slice(&self.carry);
-        self.carry.clear();
-        let end = loop {
-            let searched = filled;
-            make_room(buffer, filled + BLOCK_SIZE);
-            let read = read_up_to(&mut self.reader, &mut buffer[filled..filled + BLOCK_SIZE])?;
-            filled += read;
+        let buffer = &mut spare.bytes;
+        buffer.clear();
+        buffer.append(&mut self.carry);
+        loop {
+            let searched = buffer.len();
+            // `take` + `read_to_end` fills spare capacity without zeroing it first.
+            let read = (&mut self.reader)
+                .take(BLOCK_SIZE as u64)
+                .read_to_end(buffer)?;
             if read == 0 {
                 self.done = true;
-                if filled == 0 {
+                if buffer.is_empty() {
                     return Ok(None);
                 }
-                break filled;
+                return Ok(Some(self.hand_out(spare)));
             }
             // Search only the new bytes: the carried ones hold no newline.
-            if let Some(i) = memrchr(b'\n', &buffer[searched..filled]) {
-                let end = searched + i + 1;
-                self.carry.extend_from_slice(&buffer[end..filled]);
-                break end;
+            if let Some(i) = memrchr(b'\n', &buffer[searched..]) {
+                self.carry.extend_from_slice(&buffer[searched + i + 1..]);
+                buffer.truncate(searched + i + 1);
+                return Ok(Some(self.hand_out(spare)));
             }
-        };
-        spare.len = end;
-        Ok(Some(self.hand_out(spare)))
+        }
     }
 
     /// The block, its lines found and numbered.
@@ -345,42 +334,14 @@ impl<R: Read> Blocks<R> {
         block.ends.clear();
         block
             .ends
-            .extend(memchr_iter(b'\n', &block.buffer[..block.len]).map(|i| i + 1));
-        if block.ends.last() != Some(&block.len) {
-            block.ends.push(block.len); // the last line of the input, unterminated
+            .extend(memchr_iter(b'\n', &block.bytes).map(|i| i + 1));
+        if block.ends.last() != Some(&block.bytes.len()) {
+            block.ends.push(block.bytes.len()); // the last line of the input, unterminated
         }
         block.first_line = self.next_line;
         self.next_line += block.ends.len();
         block
     }
-}
-
-/// Grows `buffer` to `len` bytes if it is shorter. A new buffer comes zeroed from the
-/// allocator, where a freshly mapped page costs no write; one that grows for a long line has
-/// only its new bytes written.
-fn make_room(buffer: &mut Vec<u8>, len: usize) {
-    if buffer.is_empty() {
-        *buffer = vec![0; len];
-    } else if buffer.len() < len {
-        buffer.resize(len, 0);
-    }
-}
-
-/// Reads into `room` until it is full or the input ends, and returns how many bytes came. A
-/// regular file fills a block in one call; a pipe in as many as its buffer takes to refill.
-/// (Reading into spare capacity instead, with `read_to_end`, asks for 8 KiB first and doubles
-/// from there: nine calls per block from a file.)
-fn read_up_to(reader: &mut impl Read, room: &mut [u8]) -> io::Result<usize> {
-    let mut filled = 0;
-    while filled < room.len() {
-        match reader.read(&mut room[filled..]) {
-            Ok(0) => break,
-            Ok(read) => filled += read,
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-            Err(error) => return Err(error),
-        }
-    }
-    Ok(filled)
 }
 
 /// Reads `reader` (named `name` in errors) block by block on a thread of its own and hands each
@@ -472,42 +433,6 @@ mod tests {
         assert_eq!(rebuilt, input);
         assert_eq!(seen.last().unwrap(), &(4, b"three".to_vec()));
         assert_eq!(seen.len(), 4);
-    }
-
-    #[test]
-    fn a_block_is_read_in_one_call_when_the_reader_has_the_bytes_and_interruptions_are_retried() {
-        // A reader that has every byte at hand (as a regular file has), interrupted once.
-        struct Counted<'a> {
-            rest: &'a [u8],
-            calls: usize,
-        }
-        impl Read for Counted<'_> {
-            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-                self.calls += 1;
-                if self.calls == 2 {
-                    return Err(io::ErrorKind::Interrupted.into());
-                }
-                let n = buf.len().min(self.rest.len());
-                buf[..n].copy_from_slice(&self.rest[..n]);
-                self.rest = &self.rest[n..];
-                Ok(n)
-            }
-        }
-        let line = b"{\"a\":1}\n";
-        let input = line.repeat(BLOCK_SIZE * 5 / 2 / line.len());
-        let mut reader = Counted {
-            rest: &input,
-            calls: 0,
-        };
-        let mut blocks = Blocks::new(&mut reader);
-        let mut rebuilt = Vec::new();
-        while let Some(block) = blocks.next_block(Block::default()).unwrap() {
-            rebuilt.extend_from_slice(block.bytes());
-        }
-        assert_eq!(rebuilt, input);
-        // A call for each of the three blocks (two full, one short), the interruption, and
-        // two empty reads: one stops filling the short block, one finds the input over.
-        assert_eq!(reader.calls, 6);
     }
 
     #[test]
