@@ -85,9 +85,9 @@ impl ByteMasks {
 }
 
 /// A way to classify a window of 64 bytes: [`Sse2`] on every x86-64 CPU (and, through `wide`,
-/// elsewhere), [`super::avx2::Avx2`] where the CPU has it. The walk is generic over it rather than handed
-/// closures: a closure is compiled on its own, without the vector instructions of the
-/// function it is called from, and would call each vector operation instead of holding it.
+/// elsewhere), [`super::avx2::Avx2`] where the CPU has it. The walk is generic over it rather
+/// than handed closures: a closure is compiled on its own, without the vector instructions of
+/// the function it is called from, and would call each vector operation instead of holding it.
 pub(super) trait Classifier: Copy {
     /// [`ByteMasks::of`].
     fn masks<const JSON_BODY: bool>(self, window: &[u8; 64]) -> ByteMasks;
