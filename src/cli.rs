@@ -28,7 +28,7 @@ pub const VERSION: &str = match (cfg!(feature = "bpe"), cfg!(feature = "zstd")) 
 /// Exit status: 0 success, 1 failure (I/O, malformed input), 2 usage error, 3 compaction is due
 /// (`estimate --check`), 4 nothing to compact (`prompt`, `inject`) or prune (`prune`).
 #[derive(Debug, Parser)]
-#[command(name = "condense", version = VERSION, term_width = 100)]
+#[command(name = "condense", version = VERSION, max_term_width = 100)]
 pub struct Cli {
     /// The command to run.
     #[command(subcommand)]

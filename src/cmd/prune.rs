@@ -98,7 +98,7 @@ fn prune(
         return Ok((Outcome::Success, warnings));
     }
     if let Some(nothing) = plan.choice.nothing {
-        warnings.push(format!(
+        warnings.note(format!(
             "{}: nothing to prune ({}); the transcript is written unchanged",
             transcript.name,
             nothing.reason()
