@@ -422,3 +422,54 @@ fn prompt_body_is_the_style_text_alone_with_the_instruction() {
     assert!(text.ends_with("keep the schema\n"));
     assert!(text.contains("**User's Custom Compaction Instruction:**"));
 }
+
+/// On a terminal, a command reading standard input says so on stderr (instead of waiting in
+/// silence) and ends on the first Ctrl-D. `script` (util-linux) gives condense a terminal; the
+/// test types a line and one Ctrl-D, and keeps the terminal open: a condense that waits for a
+/// second end is still running when the test stops waiting.
+#[test]
+fn a_terminal_on_stdin_gets_a_hint_and_one_ctrl_d_ends_it() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    let bin = assert_cmd::cargo::cargo_bin("condense");
+    let mut child = Command::new("script")
+        .args([
+            "-qec",
+            &format!("{} estimate --total", bin.display()),
+            "/dev/null",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("script (util-linux) runs");
+    let mut typing = child.stdin.take().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    typing
+        .write_all(b"{\"role\":\"user\",\"content\":\"hello there\"}\n")
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    typing.write_all(b"\x04").unwrap();
+    typing.flush().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("condense still waits for input after one Ctrl-D");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    drop(typing);
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut text).unwrap();
+    assert!(status.success(), "{text}");
+    assert!(
+        text.contains("condense: reading a transcript from the terminal; end it with Ctrl-D"),
+        "{text}"
+    );
+    // The one message typed, counted: the last line the terminal shows is the total.
+    assert_eq!(text.trim_end().lines().last(), Some("2"), "{text}");
+}
