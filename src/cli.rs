@@ -25,8 +25,10 @@ pub const VERSION: &str = match (cfg!(feature = "bpe"), cfg!(feature = "zstd")) 
 /// OpenAI- or Anthropic-style message lists, on standard input or from files, and writes JSONL
 /// or Markdown to standard output.
 ///
-/// Exit status: 0 success, 1 failure (I/O, malformed input), 2 usage error, 3 compaction is due
-/// (`estimate --check`), 4 nothing to compact (`prompt`, `inject`) or prune (`prune`).
+/// Exit status: 0 success, 1 failure (I/O, malformed input; also no match for `history
+/// --search`, as grep, and no session for `--latest`), 2 usage error, 3 compaction is due
+/// (`estimate --check`), 4 nothing to compact (`prompt`, `inject`, `compact`) or prune
+/// (`prune`).
 #[derive(Debug, Parser)]
 #[command(name = "condense", version = VERSION, max_term_width = 100)]
 pub struct Cli {
@@ -885,7 +887,7 @@ pub struct EstimateArgs {
     /// Print only the number of tokens, summed over all files.
     ///
     /// That is the context size with --context or --max-context.
-    #[arg(long, conflicts_with = "per_message")]
+    #[arg(long, conflicts_with_all = ["per_message", "format"])]
     pub total: bool,
 
     /// Leave out the total line that follows several files (for reports merged later).

@@ -473,3 +473,77 @@ fn a_terminal_on_stdin_gets_a_hint_and_one_ctrl_d_ends_it() {
     // The one message typed, counted: the last line the terminal shows is the total.
     assert_eq!(text.trim_end().lines().last(), Some("2"), "{text}");
 }
+
+/// Exit statuses as grep and cargo users expect: a search with no match is 1 with nothing
+/// printed; no newest session is an error (1), for `sessions --latest` as for `bare --latest`;
+/// an empty session is "nothing to do" (4) for `prune` as for `prompt`; a `--target` prune
+/// cannot reach says so; `--total` is a bare number, so it takes no `--format`.
+#[test]
+fn exit_statuses_answer_as_grep_and_the_other_commands_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let claude = fixture(CLAUDE);
+    let code = |output: &std::process::Output| output.status.code();
+
+    let no_match = condense()
+        .args(["history", "--search", "no such text anywhere 7f3a"])
+        .arg(&claude)
+        .output()
+        .unwrap();
+    assert_eq!(code(&no_match), Some(1));
+    assert!(no_match.stdout.is_empty() && no_match.stderr.is_empty());
+    let word = condense()
+        .args(["history", "--search", "the"])
+        .arg(fixture(
+            "corpus/claude-code/entireio-cli-a6e4c2a0fbd1.jsonl",
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(code(&word), Some(0), "{}", stderr(&word));
+    assert!(!word.stdout.is_empty());
+
+    for command in ["sessions", "bare"] {
+        let none = condense()
+            .env("HOME", dir.path())
+            .args([command, "--latest"])
+            .output()
+            .unwrap();
+        assert_eq!(code(&none), Some(1), "{command} --latest");
+        assert!(none.stdout.is_empty());
+        assert!(
+            stderr(&none).contains("no session found in"),
+            "{command}: {}",
+            stderr(&none)
+        );
+    }
+
+    let empty = dir.path().join("empty.jsonl");
+    fs::write(&empty, "").unwrap();
+    for command in ["prune", "prompt"] {
+        let output = condense().arg(command).arg(&empty).output().unwrap();
+        assert_eq!(code(&output), Some(4), "{command}: {}", stderr(&output));
+        assert!(
+            stderr(&output).contains("empty.jsonl: nothing to"),
+            "{command}"
+        );
+        assert!(!stderr(&output).contains("warning"), "{command}");
+    }
+
+    let short = condense()
+        .args(["prune", "--target", "100"])
+        .arg(fixture(OPENAI))
+        .output()
+        .unwrap();
+    assert_eq!(code(&short), Some(0));
+    assert!(
+        stderr(&short).contains("tokens of live context, above --target 100"),
+        "{}",
+        stderr(&short)
+    );
+
+    let total = condense()
+        .args(["estimate", "--total", "--format", "markdown"])
+        .arg(&claude)
+        .output()
+        .unwrap();
+    assert_eq!(code(&total), Some(2));
+}
