@@ -547,3 +547,74 @@ fn exit_statuses_answer_as_grep_and_the_other_commands_do() {
         .unwrap();
     assert_eq!(code(&total), Some(2));
 }
+
+/// Messages that point the right way: a binary file is "not a transcript" (no `--from` hint,
+/// which could not help); a line of another agent's format after the lines the format was told
+/// from says what it is, not the other format's complaint; `prune --in-place` on a compressed
+/// session says in-place cannot rewrite it (not "invalid UTF-8 … --from").
+#[test]
+fn errors_name_the_real_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = dir.path().join("a.out.jsonl");
+    fs::write(
+        &binary,
+        b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0\x01\0\0\0",
+    )
+    .unwrap();
+    let output = condense().arg("estimate").arg(&binary).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.contains(
+            "a.out.jsonl:1: not a transcript: the file holds binary data (byte 8 is not text)"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("--from"), "{err}");
+
+    // 60 lines of a Claude Code session (more than the 50 the format is told from), then a
+    // plain chat message.
+    let claude = fs::read_to_string(fixture(
+        "corpus/claude-code/entireio-cli-a6e4c2a0fbd1.jsonl",
+    ))
+    .unwrap();
+    let lines: Vec<&str> = claude.lines().collect();
+    assert!(lines.len() > 50);
+    let mixed = dir.path().join("mixed.jsonl");
+    fs::write(
+        &mixed,
+        format!(
+            "{}\n{{\"role\":\"user\",\"content\":\"hi\"}}\n",
+            lines.join("\n")
+        ),
+    )
+    .unwrap();
+    let output = condense().arg("estimate").arg(&mixed).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.contains(&format!("mixed.jsonl:{}: ", lines.len() + 1))
+            && err.contains("it reads as a line in the openai format, in a transcript the first lines showed to be claude-code; the input mixes formats"),
+        "{err}"
+    );
+
+    let gz = dir.path().join("k.jsonl.gz");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder
+        .write_all(&fs::read(fixture(OPENAI)).unwrap())
+        .unwrap();
+    fs::write(&gz, encoder.finish().unwrap()).unwrap();
+    let before = fs::read(&gz).unwrap();
+    let output = condense()
+        .args(["prune", "--in-place"])
+        .arg(&gz)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("--in-place cannot rewrite a compressed transcript"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(fs::read(&gz).unwrap(), before);
+}
