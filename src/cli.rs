@@ -25,10 +25,12 @@ pub const VERSION: &str = match (cfg!(feature = "bpe"), cfg!(feature = "zstd")) 
 /// OpenAI- or Anthropic-style message lists, on standard input or from files, and writes JSONL
 /// or Markdown to standard output.
 ///
-/// Exit status: 0 success, 1 failure (I/O, malformed input), 2 usage error, 3 compaction is due
-/// (`estimate --check`), 4 nothing to compact (`prompt`, `inject`) or prune (`prune`).
+/// Exit status: 0 success, 1 failure (I/O, malformed input; also no match for `history
+/// --search`, as grep, and no session for `--latest`), 2 usage error, 3 compaction is due
+/// (`estimate --check`), 4 nothing to compact (`prompt`, `inject`, `compact`) or prune
+/// (`prune`).
 #[derive(Debug, Parser)]
-#[command(name = "condense", version = VERSION, term_width = 100)]
+#[command(name = "condense", version = VERSION, max_term_width = 100)]
 pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
@@ -136,7 +138,9 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct InputArgs {
     /// The transcript file, or a directory (its newest session file); none, or `-`, reads
-    /// standard input. One transcript: a second FILE is a usage error.
+    /// standard input.
+    ///
+    /// One transcript: a second FILE is a usage error.
     #[arg(value_name = "FILE", conflicts_with_all = ["latest", "session", "hook"])]
     pub file: Option<PathBuf>,
 
@@ -152,14 +156,17 @@ pub struct InputArgs {
 /// Where the transcripts of `estimate` come from, and how they are read.
 #[derive(Debug, Args)]
 pub struct FilesArgs {
-    /// Transcript files, or directories searched for session files (`*.jsonl`, also `.gz` and
-    /// `.zst`, without sub-agent and side files); none, or `-`, reads standard input.
+    /// Transcript files, or directories searched for session files; none, or `-`, reads
+    /// standard input.
+    ///
+    /// A directory is searched for `*.jsonl` files (also `.gz` and `.zst`), without sub-agent
+    /// and side files.
     #[arg(value_name = "FILE", conflicts_with_all = ["latest", "session", "hook"])]
     pub files: Vec<PathBuf>,
 
     /// Also read the files named in LIST, one per line or NUL-separated (`find -print0`);
     /// `-` reads the list from standard input.
-    #[arg(long, value_name = "LIST", conflicts_with_all = ["latest", "session", "hook"])]
+    #[arg(hide_short_help = true, long, value_name = "LIST", conflicts_with_all = ["latest", "session", "hook"])]
     pub files_from: Option<PathBuf>,
 
     /// Which session, when it is not named by FILE.
@@ -175,43 +182,52 @@ pub struct FilesArgs {
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("pick").args(["latest", "session"])))]
 pub struct FindArgs {
-    /// Read the newest session of any known agent (of --agent, if given): the session file
-    /// written last in Claude Code, Codex, kimi-cli, pi and Gemini CLI's places (see `condense
-    /// sessions`).
+    /// Read the newest session of any known agent (of --agent, if given).
+    ///
+    /// That is the session file written last in Claude Code, Codex, kimi-cli, pi and Gemini
+    /// CLI's places (see `condense sessions`).
     #[arg(long)]
     pub latest: bool,
 
     /// Read the session with this id (or the start of it): a Claude Code, Codex or pi file name,
     /// a kimi-cli session directory, a Gemini CLI session.
-    #[arg(long, value_name = "ID")]
+    #[arg(hide_short_help = true, long, value_name = "ID")]
     pub session: Option<String>,
 
     /// With --latest or --session: search only this agent's place.
-    #[arg(long, value_enum, value_name = "AGENT", requires = "pick")]
+    #[arg(
+        hide_short_help = true,
+        long,
+        value_enum,
+        value_name = "AGENT",
+        requires = "pick"
+    )]
     pub agent: Option<Agent>,
 
     /// Read the transcript named by `transcript_path` in the JSON object on standard input, as
     /// Claude Code hands it to hooks and the status line.
-    #[arg(long, conflicts_with = "pick")]
+    #[arg(hide_short_help = true, long, conflicts_with = "pick")]
     pub hook: bool,
 }
 
 /// How transcripts are read; shared by every command that reads one.
 #[derive(Debug, Args)]
 pub struct ReadArgs {
-    /// The transcript format, instead of detecting it from the first lines (and checking that
-    /// they are of one format). An error when no line of the input is a message in it.
+    /// The transcript format, instead of detecting it from the first lines.
+    ///
+    /// Detection also checks that the first lines are of one format. Naming a format that no
+    /// line of the input is a message in is an error.
     #[arg(long, value_name = "FORMAT")]
     pub from: Option<FormatId>,
 
     /// Skip malformed lines (and say how many on stderr) instead of failing.
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub skip_invalid: bool,
 
     /// Work on every record of the file, in file order, instead of the live context: the path
     /// to the agent's active leaf since its latest compaction, without abandoned branches,
     /// earlier epochs or sub-agent lines.
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub whole_file: bool,
 }
 
@@ -227,28 +243,38 @@ pub struct PlanArgs {
 
     /// Keep the session's first request within this many tokens and compact the middle
     /// (ACF's head/tail mode; the tail budget defaults to 1000).
-    #[arg(long, value_name = "TOKENS", conflicts_with_all = ["keep_user_tokens", "upto"])]
+    #[arg(hide_short_help = true, long, value_name = "TOKENS", conflicts_with_all = ["keep_user_tokens", "upto"])]
     pub head_tokens: Option<u64>,
 
     /// Keep the most recent output within this many tokens (ACF's head/tail mode; the head
     /// budget defaults to 500).
-    #[arg(long, value_name = "TOKENS", conflicts_with_all = ["keep_user_tokens", "upto"])]
+    #[arg(hide_short_help = true, long, value_name = "TOKENS", conflicts_with_all = ["keep_user_tokens", "upto"])]
     pub tail_tokens: Option<u64>,
 
     /// Compact everything and keep real user messages within this many tokens beside the
     /// summary, the oldest and the newest, with an elision marker between (kimi-code's rule;
     /// it uses 20000).
-    #[arg(long, value_name = "TOKENS", conflicts_with = "upto")]
+    #[arg(
+        hide_short_help = true,
+        long,
+        value_name = "TOKENS",
+        conflicts_with = "upto"
+    )]
     pub keep_user_tokens: Option<u64>,
 
     /// With --keep-user-tokens: the part of the budget given to the oldest user messages
     /// (default 2000).
-    #[arg(long, value_name = "TOKENS", requires = "keep_user_tokens")]
+    #[arg(
+        hide_short_help = true,
+        long,
+        value_name = "TOKENS",
+        requires = "keep_user_tokens"
+    )]
     pub user_head_tokens: Option<u64>,
 
     /// Compact exactly the records before this one: a record index (0-based) or a record id
     /// (Claude Code uuid, pi id, …). Nothing else is preserved but what follows it.
-    #[arg(long, value_name = "INDEX|ID")]
+    #[arg(hide_short_help = true, long, value_name = "INDEX|ID")]
     pub upto: Option<String>,
 
     /// How tokens are counted.
@@ -265,13 +291,15 @@ pub struct PlanArgs {
 #[derive(Debug, Args)]
 pub struct SettingsArgs {
     /// Take the trigger and budgets of an agent or guide: kimi (the default), kimi-code, acf,
-    /// checkpoint, claude-code, codex, gemini (their numbers and sources: `man condense`).
+    /// checkpoint, claude-code, codex, gemini.
+    ///
+    /// Their numbers and sources are in `man condense`.
     #[arg(long, value_name = "NAME")]
     pub preset: Option<String>,
 
     /// Read this config file instead of ./.condense.toml or the user's
     /// condense/config.toml.
-    #[arg(long, value_name = "FILE")]
+    #[arg(hide_short_help = true, long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 }
 
@@ -351,7 +379,7 @@ pub struct PromptArgs {
     /// Print the prompt body of --style (or --prompt-file, with --instructions) and nothing
     /// else, as the compaction prompt of an agent that summarises by itself (Codex
     /// `compact_prompt`).
-    #[arg(long, conflicts_with_all = ["system", "plan_file"])]
+    #[arg(hide_short_help = true, long, conflicts_with_all = ["system", "plan_file"])]
     pub body: bool,
 
     /// The prompt body that follows the compacted messages (default structured, or the config
@@ -360,11 +388,16 @@ pub struct PromptArgs {
     pub style: Option<Style>,
 
     /// Use this file's text as the prompt body instead of a style.
-    #[arg(long, value_name = "FILE", conflicts_with = "style")]
+    #[arg(
+        hide_short_help = true,
+        long,
+        value_name = "FILE",
+        conflicts_with = "style"
+    )]
     pub prompt_file: Option<PathBuf>,
 
     /// A focus for the summary, appended after the body under the custom-instruction marker.
-    #[arg(long, value_name = "TEXT")]
+    #[arg(hide_short_help = true, long, value_name = "TEXT")]
     pub instructions: Option<String>,
 
     /// Output form.
@@ -373,16 +406,21 @@ pub struct PromptArgs {
 
     /// The model named in request bodies (default gpt-4o-mini for openai, claude-haiku-4-5 for
     /// anthropic, or the config file's compaction_model; its settings_overrides join the body).
-    #[arg(long, value_name = "NAME")]
+    #[arg(hide_short_help = true, long, value_name = "NAME")]
     pub model: Option<String>,
 
     /// The most tokens the summary may have: `max_tokens` of `--format anthropic` request
     /// bodies, which the Messages API requires.
-    #[arg(long, value_name = "TOKENS", default_value_t = 8192)]
+    #[arg(
+        hide_short_help = true,
+        long,
+        value_name = "TOKENS",
+        default_value_t = 8192
+    )]
     pub reply_tokens: u64,
 
     /// Also write the plan (the JSON `split` prints) to this file, for `inject --plan`.
-    #[arg(long = "plan", value_name = "FILE")]
+    #[arg(hide_short_help = true, long = "plan", value_name = "FILE")]
     pub plan_file: Option<PathBuf>,
 
     /// Shrink the request until it is at most N tokens (by --tokenizer): tool-result bodies
@@ -421,7 +459,7 @@ pub struct InjectArgs {
 
     /// The plan `prompt --plan` wrote: check that the records it compacted are unchanged, and
     /// keep everything after them.
-    #[arg(long = "plan", value_name = "FILE")]
+    #[arg(hide_short_help = true, long = "plan", value_name = "FILE")]
     pub plan_file: Option<PathBuf>,
 
     /// What to write.
@@ -440,8 +478,7 @@ pub struct InjectArgs {
 /// Handing a session to another agent, shared by `inject` and `compact`.
 #[derive(Debug, Args)]
 pub struct HandoffArgs {
-    /// Start a new session of this agent instead: claude-code, codex, pi, gemini, openai
-    /// (kimi-cli's context.jsonl) or anthropic.
+    /// Start a new session of this agent instead (openai: kimi-cli's context.jsonl).
     ///
     /// It opens with the summary, then carries the plan's kept tail: user and assistant text
     /// as messages, every tool call and result written out as text in the assistant's turn
@@ -454,12 +491,12 @@ pub struct HandoffArgs {
     /// With --to: the working directory the new session belongs to, instead of the one the
     /// source records (Claude Code, Codex, pi and Gemini CLI sessions need one; kimi-cli and
     /// plain lists record none, Gemini CLI only a hash of it).
-    #[arg(long, value_name = "DIR", requires = "to")]
+    #[arg(hide_short_help = true, long, value_name = "DIR", requires = "to")]
     pub cwd: Option<String>,
 
     /// With --to: the model the new session's assistant turns name, instead of the one the
     /// source records (pi needs one; PROVIDER/MODEL names pi's provider too).
-    #[arg(long, value_name = "NAME", requires = "to")]
+    #[arg(hide_short_help = true, long, value_name = "NAME", requires = "to")]
     pub model: Option<String>,
 
     /// With --to: write the session where the agent keeps its sessions under DIR (its home:
@@ -473,7 +510,7 @@ pub struct HandoffArgs {
     /// added to DIR/kimi.json); Gemini CLI (whose folders come from a registry of its own):
     /// DIR/session-TIME-ID.jsonl, resumed by path. An
     /// existing file is never overwritten.
-    #[arg(long, value_name = "DIR", requires = "to")]
+    #[arg(hide_short_help = true, long, value_name = "DIR", requires = "to")]
     pub to_session_dir: Option<PathBuf>,
 }
 
@@ -495,11 +532,12 @@ pub struct InPlaceArgs {
 
     /// With --in-place: always replace FILE (with a backup) rather than append, for a new file
     /// instead of a longer log.
-    #[arg(long, requires = "enabled")]
+    #[arg(hide_short_help = true, long, requires = "enabled")]
     pub rewrite: bool,
 
     /// The suffix of the backups --in-place keeps (not empty, no `/`).
     #[arg(
+        hide_short_help = true,
         long,
         value_name = "SUFFIX",
         default_value = ".bak",
@@ -537,31 +575,39 @@ pub struct PruneArgs {
     /// too), instructions the agent is to follow; and sub-agent reports (Task, Agent), the only
     /// record of work done elsewhere, which, unlike a file read or a command, cannot be fetched
     /// again.
-    #[arg(long, value_name = "TOOL,...", value_delimiter = ',')]
+    #[arg(
+        hide_short_help = true,
+        long,
+        value_name = "TOOL,...",
+        value_delimiter = ','
+    )]
     pub protect: Option<Vec<String>>,
 
     /// Outputs (and with --clear-inputs, arguments) smaller than N tokens are kept: a
     /// placeholder costs 20 to 80. Default 100.
-    #[arg(long, value_name = "N")]
+    #[arg(hide_short_help = true, long, value_name = "N")]
     pub min_tokens: Option<u64>,
 
-    /// Prune oldest first only until the live context is at most N tokens (measured as
-    /// `estimate --context` reports it after the prune).
+    /// Prune oldest first only until the live context is at most N tokens.
+    ///
+    /// The live context is measured as `estimate --context` reports it after the prune.
     #[arg(long, value_name = "N")]
     pub target: Option<u64>,
 
     /// Prune only when the live context is larger than N tokens (Anthropic's `trigger`, whose
     /// default there is 100000; here the default is to prune whenever asked).
-    #[arg(long, value_name = "N")]
+    #[arg(hide_short_help = true, long, value_name = "N")]
     pub trigger: Option<u64>,
 
     /// Prune nothing unless at least N tokens are freed (Anthropic's `clear_at_least`: a small
     /// saving may not be worth invalidating the provider's prompt cache). Default 0.
-    #[arg(long, value_name = "N")]
+    #[arg(hide_short_help = true, long, value_name = "N")]
     pub clear_at_least: Option<u64>,
 
-    /// Also prune the arguments of old tool uses (Anthropic's `clear_tool_inputs`), by the same
-    /// rules as their results: every long string becomes a placeholder, e.g. the content of a
+    /// Also prune the arguments of old tool uses (Anthropic's `clear_tool_inputs`).
+    ///
+    /// They are pruned by the same rules as results: every long string becomes a placeholder,
+    /// e.g. the content of a
     /// whole-file write; keys and short values such as the file path stay. chars4 does not count
     /// arguments, so what this frees shows only with another --tokenizer.
     #[arg(long)]
@@ -571,23 +617,27 @@ pub struct PruneArgs {
     /// `clear_thinking_20251015`). Blocks are removed whole, never edited, since a signed block
     /// must stay intact where it is kept; the newest thinking turn always stays, as Anthropic
     /// requires for a turn continuing a tool loop. Without this flag thinking is untouched.
-    #[arg(long, value_name = "N")]
+    #[arg(hide_short_help = true, long, value_name = "N")]
     pub keep_thinking: Option<usize>,
 
     /// Read the knobs' defaults from this config file's `[prune]` block (keys named like the
     /// flags: keep, keep_turns, protect, min_tokens, target, trigger, clear_at_least,
     /// clear_inputs, keep_thinking) instead of ./.condense.toml or the user's
     /// condense/config.toml. Flags win over the file.
-    #[arg(long, value_name = "FILE")]
+    #[arg(hide_short_help = true, long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
-    /// Print what would be pruned, as one JSON object (tokens before and after, counts, and each
-    /// value with its line, kind, tool and tokens), instead of the session.
+    /// Print what would be pruned, as one JSON object, instead of the session.
+    ///
+    /// The object holds the tokens before and after, counts, and each value with its line, kind,
+    /// tool and tokens.
     #[arg(long, conflicts_with = "in_place")]
     pub report: bool,
 
-    /// Prune FILE itself, safely while its agent is still writing it, through the same safe
-    /// replace as `inject --in-place --rewrite` (a pruned file is rewritten, never appended to):
+    /// Prune FILE itself, safely while its agent is still writing it.
+    ///
+    /// This is the same safe replace as `inject --in-place --rewrite` (a pruned file is
+    /// rewritten, never appended to):
     /// FILE is replaced atomically and the original kept as FILE.bak, or FILE.bak.1, FILE.bak.2,
     /// … when that name is taken (a backup is never overwritten); lines the agent appends
     /// meanwhile are kept; a replace is refused while another process has FILE open for
@@ -597,6 +647,7 @@ pub struct PruneArgs {
 
     /// The suffix of the backups --in-place keeps (not empty, no `/`).
     #[arg(
+        hide_short_help = true,
         long,
         value_name = "SUFFIX",
         default_value = ".bak",
@@ -690,11 +741,11 @@ pub struct TokenizerArgs {
     pub tokenizer: Option<TokenizerName>,
 
     /// The tokenizer family whose weights `fast` uses.
-    #[arg(long, value_enum, default_value = "openai")]
+    #[arg(hide_short_help = true, long, value_enum, default_value = "openai")]
     pub family: FamilyName,
 
     /// The transcript language: `es` selects chars3.5 unless --tokenizer is given.
-    #[arg(long, value_enum, default_value = "en")]
+    #[arg(hide_short_help = true, long, value_enum, default_value = "en")]
     pub lang: Lang,
 }
 
@@ -783,32 +834,36 @@ pub struct EstimateArgs {
     #[command(flatten)]
     pub tokens: TokenizerArgs,
 
-    /// Report the context size as the agent sees it: the last usage figure the provider
-    /// recorded (kimi-cli `_usage`, Claude Code `usage` by message id, Codex `token_count`, pi
-    /// and Gemini usage) plus the estimate of the live context after it. A figure recorded
-    /// before the latest compaction marker is void, also on a record the compaction kept.
+    /// Report the context size as the agent sees it.
+    ///
+    /// That is the last usage figure the provider recorded (kimi-cli `_usage`, Claude Code `usage`
+    /// by message id, Codex `token_count`, pi and Gemini usage) plus the estimate of the live
+    /// context after it. A figure recorded before the latest compaction marker is void, also on a
+    /// record the compaction kept.
     #[arg(long)]
     pub context: bool,
 
-    /// The model's context window, or `auto`: the window of the model the session records
-    /// (a table of known models, which the config file's models table adds to). Adds the window, the
-    /// share used, the tokens left, and whether compaction is due (kimi-cli's rule, applied to
-    /// the context size).
+    /// The model's context window, or `auto`: the window of the model the session records.
+    ///
+    /// `auto` looks the model up in a table of known models, which the config file's models table
+    /// adds to. Adds the window, the share used, the tokens left, and whether compaction is due
+    /// (kimi-cli's rule, applied to the context size).
     #[arg(long, value_name = "TOKENS|auto")]
     pub max_context: Option<MaxContext>,
 
     /// Compaction is due at this share of the window (default 0.85, or the preset's).
-    #[arg(long, value_name = "RATIO")]
+    #[arg(hide_short_help = true, long, value_name = "RATIO")]
     pub trigger_ratio: Option<f64>,
 
     /// Compaction is due when fewer tokens than this remain free (default 50000, or the
     /// preset's).
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(hide_short_help = true, long, value_name = "TOKENS")]
     pub reserved: Option<u64>,
 
-    /// Answer with the exit status: 3 when compaction is due for any FILE, 0 when not (1 and 2
-    /// stay errors). Needs a window (--max-context, a preset that has one, or the config file).
-    /// Never due when the config file says `enabled = false`.
+    /// Answer with the exit status: 3 when compaction is due for any FILE, 0 when not.
+    ///
+    /// 1 and 2 stay errors. Needs a window (--max-context, a preset that has one, or the config
+    /// file). Never due when the config file says `enabled = false`.
     #[arg(long)]
     pub check: bool,
 
@@ -818,7 +873,7 @@ pub struct EstimateArgs {
 
     /// Report a file that cannot be read on stderr and go on with the others; the exit status
     /// is 1 at the end (also with --check).
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub keep_going: bool,
 
     /// Where the defaults come from.
@@ -829,13 +884,14 @@ pub struct EstimateArgs {
     #[arg(long, value_enum, default_value = "json")]
     pub format: ReportFormat,
 
-    /// Print only the number of tokens (the context size with --context or --max-context),
-    /// summed over all files.
-    #[arg(long, conflicts_with = "per_message")]
+    /// Print only the number of tokens, summed over all files.
+    ///
+    /// That is the context size with --context or --max-context.
+    #[arg(long, conflicts_with_all = ["per_message", "format"])]
     pub total: bool,
 
     /// Leave out the total line that follows several files (for reports merged later).
-    #[arg(long, conflicts_with = "total")]
+    #[arg(hide_short_help = true, long, conflicts_with = "total")]
     pub no_total: bool,
 
     /// Print one line per message: its index, line, role and tokens.
@@ -901,11 +957,11 @@ pub struct CompactArgs {
     pub budget: Option<u64>,
 
     /// Refuse an LLM summary longer than this many tokens (the session is left untouched).
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(hide_short_help = true, long, value_name = "TOKENS")]
     pub summary_tokens: Option<u64>,
 
     /// Fit the request to the LLM into this many tokens (as `prompt --max-tokens`).
-    #[arg(long, value_name = "N")]
+    #[arg(hide_short_help = true, long, value_name = "N")]
     pub max_tokens: Option<u64>,
 
     /// The prompt body of the request (the config file's prompt wins over the default).
@@ -913,7 +969,7 @@ pub struct CompactArgs {
     pub style: Style,
 
     /// A focus for the summary, appended under the custom-instruction marker.
-    #[arg(long, value_name = "TEXT")]
+    #[arg(hide_short_help = true, long, value_name = "TEXT")]
     pub instructions: Option<String>,
 
     /// What to write.
@@ -949,7 +1005,7 @@ pub struct SessionsArgs {
     pub session: Option<String>,
 
     /// End each path with a NUL byte instead of a newline (for `xargs -0`, `--files-from`).
-    #[arg(short = '0', long)]
+    #[arg(hide_short_help = true, short = '0', long)]
     pub null: bool,
 }
 

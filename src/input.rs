@@ -12,7 +12,7 @@
 //! without the feature) are refused with the command that decompresses them.
 
 use std::fs::File;
-use std::io::{self, Cursor, Read};
+use std::io::{self, Cursor, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::sync_channel;
 
@@ -67,6 +67,13 @@ impl Source {
     pub fn open(&self) -> Result<Box<dyn Read + Send>> {
         let raw: Box<dyn Read + Send> = match self {
             Source::Stdin => {
+                if io::stdin().is_terminal() {
+                    // Without a word, a command waiting on a terminal looks hung.
+                    eprintln!(
+                        "condense: reading a transcript from the terminal; end it with Ctrl-D, \
+                         or name a FILE (-h shows how)"
+                    );
+                }
                 widen_pipe();
                 Box::new(io::stdin())
             }
@@ -313,7 +320,10 @@ impl<R: Read> Blocks<R> {
             let read = (&mut self.reader)
                 .take(BLOCK_SIZE as u64)
                 .read_to_end(buffer)?;
-            if read == 0 {
+            // Fewer bytes than asked for means the reader said "end" (`read_to_end` stops only
+            // there or at the limit). Asking again would wait for a second end: a terminal
+            // gives one per Ctrl-D, and the user pressed it once.
+            if read < BLOCK_SIZE {
                 self.done = true;
                 if buffer.is_empty() {
                     return Ok(None);
@@ -433,6 +443,27 @@ mod tests {
         assert_eq!(rebuilt, input);
         assert_eq!(seen.last().unwrap(), &(4, b"three".to_vec()));
         assert_eq!(seen.len(), 4);
+    }
+
+    #[test]
+    fn one_end_of_input_ends_it() {
+        // A terminal: a line, then Ctrl-D (a read of 0), then what the user would type after.
+        struct Terminal(Vec<&'static [u8]>);
+        impl Read for Terminal {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let chunk = self.0.remove(0);
+                buf[..chunk.len()].copy_from_slice(chunk);
+                Ok(chunk.len())
+            }
+        }
+        let mut seen = Vec::new();
+        let typed = Terminal(vec![b"{\"a\":1}\n", b"", b"never read\n"]);
+        for_each_block("t", typed, |block| {
+            seen.extend(block.lines().map(|line| line.text.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, [b"{\"a\":1}".to_vec()]);
     }
 
     #[test]

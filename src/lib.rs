@@ -41,6 +41,9 @@ pub enum Outcome {
     CompactionDue,
     /// `prompt` found nothing to compact (exit [`EXIT_NOTHING_TO_COMPACT`]).
     NothingToCompact,
+    /// `history --search` found no match (exit [`EXIT_NO_MATCH`], as grep's "nothing
+    /// selected").
+    NoMatch,
 }
 
 /// Exit status for a runtime failure: I/O, malformed input.
@@ -65,6 +68,9 @@ impl std::error::Error for UsageError {}
 pub const EXIT_COMPACTION_DUE: u8 = 3;
 /// Exit status when `prompt` finds nothing to compact (the plan is a no-op).
 pub const EXIT_NOTHING_TO_COMPACT: u8 = 4;
+/// Exit status when a search finds nothing: 1, as grep and rg answer (an error says so on
+/// stderr; no match prints nothing).
+pub const EXIT_NO_MATCH: u8 = 1;
 
 impl Outcome {
     /// The process exit status for this outcome.
@@ -73,6 +79,7 @@ impl Outcome {
             Outcome::Success => 0,
             Outcome::CompactionDue => EXIT_COMPACTION_DUE,
             Outcome::NothingToCompact => EXIT_NOTHING_TO_COMPACT,
+            Outcome::NoMatch => EXIT_NO_MATCH,
         }
     }
 }
@@ -84,15 +91,18 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Split(args) => cmd::split::run(&args, out),
         Command::Prompt(args) => cmd::prompt::run(&args, out),
         Command::Inject(args) => {
-            cmd::shared::refuse_compressed_in_place(&args.input, &args.in_place)?;
+            cmd::shared::refuse_compressed_in_place(&args.input, args.in_place.enabled)?;
             cmd::inject::run(&args, out)
         }
-        Command::Prune(args) => cmd::prune::run(&args, out),
+        Command::Prune(args) => {
+            cmd::shared::refuse_compressed_in_place(&args.input, args.in_place)?;
+            cmd::prune::run(&args, out)
+        }
         Command::Caveman(args) => cmd::caveman::run(&args, out),
         Command::Bare(args) => cmd::bare::run(&args, out),
         Command::History(args) => cmd::history::run(&args, out),
         Command::Compact(args) => {
-            cmd::shared::refuse_compressed_in_place(&args.input, &args.in_place)?;
+            cmd::shared::refuse_compressed_in_place(&args.input, args.in_place.enabled)?;
             cmd::compact::run(&args, out)
         }
         Command::Sessions(args) => cmd::sessions::run(&args, out),

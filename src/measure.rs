@@ -255,6 +255,16 @@ impl Measure {
     }
 }
 
+/// The reserve to measure against a window of `max_context` tokens: `reserved` itself, or,
+/// when it is half the window or more, the share of the window `ratio` leaves free. A reserve
+/// that large leaves too little room for what a compaction keeps, and one at least the window
+/// (kimi-cli's default 50,000 against an 8k-32k model) makes compaction due at any size: a hook
+/// or Makefile would call the model on every run. `None` when `reserved` fits.
+pub fn scaled_reserve(reserved: u64, max_context: u64, ratio: f64) -> Option<u64> {
+    (reserved.saturating_mul(2) >= max_context)
+        .then(|| (max_context as f64 * (1.0 - ratio).clamp(0.0, 1.0)).floor() as u64)
+}
+
 /// kimi-cli's `should_auto_compact`: due when the context reaches `ratio` of the window, or
 /// when it leaves less than `reserved` tokens free. The product is a float, as in kimi-cli.
 pub fn compaction_due(tokens: u64, max_context: u64, ratio: f64, reserved: u64) -> bool {
@@ -360,5 +370,21 @@ mod tests {
                 "{tokens}"
             );
         }
+    }
+
+    #[test]
+    fn a_reserve_of_half_the_window_or_more_is_scaled_to_the_ratio() {
+        // kimi-cli's defaults on a 200k window fit: the reserve is kept as kimi-cli has it.
+        assert_eq!(scaled_reserve(50_000, 200_000, 0.85), None);
+        assert_eq!(scaled_reserve(50_000, 100_001, 0.85), None);
+        // At half the window and beyond, the share the ratio leaves (15 %) is the reserve.
+        assert_eq!(scaled_reserve(50_000, 100_000, 0.85), Some(15_000));
+        assert_eq!(scaled_reserve(50_000, 32_000, 0.85), Some(4_800));
+        assert_eq!(scaled_reserve(50_000, 8_000, 0.85), Some(1_200));
+        // Scaled, an empty context is not due on a small window; unscaled it always was.
+        assert!(compaction_due(0, 32_000, 0.85, 50_000));
+        assert!(!compaction_due(0, 32_000, 0.85, 4_800));
+        assert!(!compaction_due(27_199, 32_000, 0.85, 4_800));
+        assert!(compaction_due(27_200, 32_000, 0.85, 4_800));
     }
 }

@@ -167,22 +167,60 @@ pub fn sanitize(text: &str) -> String {
     clean
 }
 
-/// Warnings gathered while working, printed to stderr after the results.
+/// What a command has to say on stderr besides its results: warnings (something the user
+/// should look at) and notes (what a successful run did, such as "compact: pruned" or where a
+/// new session was placed). Notes are not printed as warnings, so that a CI log that flags
+/// "warning" flags only what needs a look. Both are printed after the results, in the order
+/// they were said.
 #[derive(Default)]
-pub struct Warnings(Vec<String>);
+pub struct Warnings(Vec<Said>);
+
+/// One thing said on stderr.
+struct Said {
+    warning: bool,
+    text: String,
+}
 
 impl Warnings {
-    /// Adds a warning.
+    /// Adds a warning: printed as `condense: warning: …`.
     pub fn push(&mut self, warning: String) {
-        self.0.push(warning);
+        self.0.push(Said {
+            warning: true,
+            text: warning,
+        });
     }
 
-    /// Prints every warning, one line each.
+    /// Adds a note about what a successful run did: printed as `condense: …`.
+    pub fn note(&mut self, note: String) {
+        self.0.push(Said {
+            warning: false,
+            text: note,
+        });
+    }
+
+    /// Takes over everything `other` said, in its order.
+    pub fn extend(&mut self, other: Warnings) {
+        self.0.extend(other.0);
+    }
+
+    /// The lines as they are printed, without the `condense: ` lead.
+    pub fn lines(&self) -> impl Iterator<Item = String> + '_ {
+        self.0.iter().map(|said| {
+            let text = sanitize(&said.text);
+            if said.warning {
+                format!("warning: {text}")
+            } else {
+                text
+            }
+        })
+    }
+
+    /// Prints every warning and note, one line each.
     pub fn print(&self) {
         let stderr = io::stderr();
         let mut err = stderr.lock();
-        for warning in &self.0 {
-            let _ = writeln!(err, "condense: warning: {}", sanitize(warning));
+        for line in self.lines() {
+            let _ = writeln!(err, "condense: {line}");
         }
     }
 }
@@ -195,6 +233,21 @@ mod tests {
     fn sanitize_escapes_terminal_codes() {
         assert_eq!(sanitize("a\u{1b}[31mb"), "a\\u{1b}[31mb");
         assert_eq!(sanitize("plain"), "plain");
+    }
+
+    #[test]
+    fn notes_are_not_warnings() {
+        let mut said = Warnings::default();
+        said.push("f.jsonl:3: the last line is cut off".into());
+        said.note("f.jsonl: compact: pruned (10 -> 5 tokens of live context)".into());
+        let lines: Vec<String> = said.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "warning: f.jsonl:3: the last line is cut off",
+                "f.jsonl: compact: pruned (10 -> 5 tokens of live context)"
+            ]
+        );
     }
 
     #[test]

@@ -258,7 +258,7 @@ pub fn latest(places: &[Place]) -> Result<PathBuf> {
 }
 
 /// The one session in `places` with this id: its file name holds the id (Claude Code, Codex, pi),
-/// its directory is named by it (kimi-cli), or, for Gemini CLI, its name ends with the id's
+/// its directory's name starts with it (kimi-cli), or, for Gemini CLI, its name ends with the id's
 /// first eight characters, as Gemini CLI names its files.
 pub fn by_id(places: &[Place], id: &str) -> Result<PathBuf> {
     if id.is_empty() {
@@ -272,8 +272,15 @@ pub fn by_id(places: &[Place], id: &str) -> Result<PathBuf> {
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
             let stem = stem(name).unwrap_or(name);
             let dir = path.parent().and_then(Path::file_name);
+            // kimi-cli names a session's directory by its id and the file `context*.jsonl`;
+            // the start of the id finds it, as it finds the other agents' files.
+            let kimi_dir = stem.starts_with("context")
+                && dir
+                    .and_then(|d| d.to_str())
+                    .is_some_and(|d| d.starts_with(id));
             stem.contains(id)
                 || dir == Some(id.as_ref())
+                || kimi_dir
                 || (stem.starts_with("session-") && stem.ends_with(&format!("-{short}")))
         })
         .collect();

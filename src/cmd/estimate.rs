@@ -19,7 +19,7 @@ use crate::cli::{EstimateArgs, ReportFormat};
 use crate::cmd::settings;
 use crate::cmd::shared::sources;
 use crate::input::{for_each_block, Block, Line, Source};
-use crate::measure::{compaction_due, Measure, RecordMeasure};
+use crate::measure::{compaction_due, scaled_reserve, Measure, RecordMeasure};
 use crate::output::{self, Warnings};
 use crate::settings::{Flags, MaxContext, Settings};
 use crate::tokens::Tokenizer;
@@ -90,6 +90,22 @@ pub fn run(args: &EstimateArgs, out: &mut dyn Write) -> Result<Outcome> {
     let due = summaries
         .iter()
         .any(|s| s.compaction.as_ref().is_some_and(|c| c.due));
+    for summary in &summaries {
+        match &summary.compaction {
+            Some(trigger) if trigger.reserved != settings.reserved && !args.quiet => {
+                warnings.note(format!(
+                "{}: the preset's reserve of {} tokens is half the {}-token window or more, so \
+                 {} ({:.0}% of it, what the trigger ratio leaves) is used instead",
+                summary.file,
+                settings.reserved,
+                trigger.max_context,
+                trigger.reserved,
+                (1.0 - trigger.trigger_ratio) * 100.0
+            ))
+            }
+            _ => {}
+        }
+    }
 
     if args.quiet {
         // --check --quiet: the exit status is the answer.
@@ -341,6 +357,25 @@ impl FileReport {
         }
     }
 
+    /// The reserve against this file's window: the preset's is scaled when it does not fit (see
+    /// [`scaled_reserve`]); one the user gave that does not fit is refused, as it would make
+    /// compaction due at every run.
+    fn reserve_for(&self, window: u64, settings: &Settings) -> Result<u64> {
+        match scaled_reserve(settings.reserved, window, settings.trigger_ratio) {
+            None => Ok(settings.reserved),
+            Some(_) if settings.reserved_given => Err(UsageError(format!(
+                "{}: a reserve of {} tokens does not fit a window of {window}: compaction would \
+                 be due after every compaction; give --reserved (or the config file's reserved) \
+                 below {}",
+                self.name,
+                settings.reserved,
+                window.div_ceil(2)
+            ))
+            .into()),
+            Some(scaled) => Ok(scaled),
+        }
+    }
+
     fn summary(&self, args: &EstimateArgs, settings: &Settings) -> Result<Summary> {
         let measure = &self.measure;
         let tokenizer = measure.tokenizer;
@@ -353,6 +388,10 @@ impl FileReport {
             .map(|max| settings::window(max, self.model.as_deref(), settings, &self.name))
             .transpose()?;
         let wants_context = args.context || max_context.is_some();
+        let reserved = max_context
+            .map(|window| self.reserve_for(window, settings))
+            .transpose()?
+            .unwrap_or(settings.reserved);
         let context = measure.context();
         Ok(Summary {
             file: self.name.clone(),
@@ -394,14 +433,14 @@ impl FileReport {
                     / 10.0,
                 tokens_left: max_context.saturating_sub(context.tokens),
                 trigger_ratio: settings.trigger_ratio,
-                reserved: settings.reserved,
+                reserved,
                 enabled: settings.enabled,
                 due: settings.enabled
                     && compaction_due(
                         context.tokens,
                         max_context,
                         settings.trigger_ratio,
-                        settings.reserved,
+                        reserved,
                     ),
             }),
         })

@@ -60,6 +60,7 @@ pub fn run(args: &HistoryArgs, out: &mut dyn Write) -> Result<Outcome> {
             out.write_all(epoch.source.record_full(index))?;
         }
     } else if let Some(needle) = &args.search {
+        let mut found = false;
         for (number, epoch) in epochs.iter().enumerate() {
             for &index in &epoch.records {
                 let record = &epoch.source.records[index];
@@ -70,6 +71,7 @@ pub fn run(args: &HistoryArgs, out: &mut dyn Write) -> Result<Outcome> {
                 let Some(at) = text.find(needle.as_str()) else {
                     continue;
                 };
+                found = true;
                 write_json_line(
                     out,
                     &Found {
@@ -81,6 +83,10 @@ pub fn run(args: &HistoryArgs, out: &mut dyn Write) -> Result<Outcome> {
                     },
                 )?;
             }
+        }
+        if !found {
+            // As grep: no match is exit 1, with nothing printed.
+            return Ok(Outcome::NoMatch);
         }
     } else {
         let rows: Vec<Row> = epochs

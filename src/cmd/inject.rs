@@ -123,7 +123,7 @@ fn compact(
     };
 
     if let Some(noop) = plan.noop {
-        warnings.push(format!(
+        warnings.note(format!(
             "{}: nothing to compact ({}); the transcript is written unchanged",
             transcript.name,
             noop.reason()

@@ -96,7 +96,7 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
             .with_context(|| format!("{}: cannot write the plan", path.display()))?;
     }
     if let Some(noop) = plan.noop {
-        warnings.push(format!(
+        warnings.note(format!(
             "{}: nothing to compact: {}",
             transcript.name,
             noop.reason()

@@ -91,6 +91,15 @@ fn prune(
     refuse_cut_off(&transcript, "pruning")?;
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
+    if transcript.format.is_none() {
+        // As `prompt`, `inject` and `compact` answer an empty session: nothing to do (exit 4).
+        warnings.note(format!(
+            "{}: nothing to prune: the transcript has no messages",
+            transcript.name
+        ));
+        out.write_all(bytes)?;
+        return Ok((Outcome::NothingToCompact, warnings));
+    }
 
     let plan = plan(&transcript, tokenizer, options)?;
     if args.report {
@@ -98,13 +107,20 @@ fn prune(
         return Ok((Outcome::Success, warnings));
     }
     if let Some(nothing) = plan.choice.nothing {
-        warnings.push(format!(
+        warnings.note(format!(
             "{}: nothing to prune ({}); the transcript is written unchanged",
             transcript.name,
             nothing.reason()
         ));
         out.write_all(bytes)?;
         return Ok((Outcome::NothingToCompact, warnings));
+    }
+    if let Some(target) = options.target.filter(|&t| plan.choice.tokens_after > t) {
+        warnings.push(format!(
+            "{}: pruning every output the rules allow leaves {} tokens of live context, above \
+             --target {target}; `compact --budget {target}` summarises the rest",
+            transcript.name, plan.choice.tokens_after
+        ));
     }
     let pruned = plan.pruned(&transcript);
     let write = |out: &mut dyn Write| -> Result<()> {

@@ -2,8 +2,9 @@
 //! first, one path per line. The finding itself is in [`crate::sessions`].
 
 use std::io::Write;
+use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 
 use crate::cli::SessionsArgs;
 use crate::sessions::{self, Agent, Session};
@@ -32,6 +33,20 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<Outcome> {
         };
         sessions::newest_first(&mut found);
         if args.latest {
+            if found.is_empty() {
+                // As `bare --latest` and the other commands answer: no newest session is an
+                // error, not an empty success.
+                let dirs: Vec<PathBuf> = if args.dirs.is_empty() {
+                    sessions::places(&agents, &sessions::process_env)?
+                        .into_iter()
+                        .map(|place| place.dir)
+                        .collect()
+                } else {
+                    args.dirs.clone()
+                };
+                let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+                bail!("no session found in {}", dirs.join(", "));
+            }
             found.truncate(1);
         }
         found.into_iter().map(|s| s.path).collect()

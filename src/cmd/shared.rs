@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{FilesArgs, FindArgs, InPlaceArgs, InputArgs, PlanArgs, ReadArgs};
+use crate::cli::{FilesArgs, FindArgs, InputArgs, PlanArgs, ReadArgs};
 use crate::cmd::settings;
 use crate::extract::{extract, Extract, Said};
 use crate::input::{compression_of, read_all, Compression, Source};
@@ -59,8 +59,8 @@ pub fn found(find: &FindArgs, env: Env) -> Result<Option<PathBuf>> {
 /// Refuses `inject --in-place` on a compressed transcript: the result is plain JSONL, and
 /// writing it over `session.jsonl.gz` would leave a file its name misdescribes and no agent
 /// reads. (A `--hook` input is not checked here: its stdin is read once, by the command.)
-pub fn refuse_compressed_in_place(input: &InputArgs, in_place: &InPlaceArgs) -> Result<()> {
-    if !in_place.enabled || input.find.hook {
+pub fn refuse_compressed_in_place(input: &InputArgs, in_place: bool) -> Result<()> {
+    if !in_place || input.find.hook {
         return Ok(());
     }
     let path = match found(&input.find, &sessions::process_env)? {

@@ -123,6 +123,18 @@ pub enum MaxContext {
     Auto,
 }
 
+impl MaxContext {
+    /// A window of this many tokens; none is empty (a window of 0 would be due at any size).
+    fn tokens(tokens: u64) -> Result<Self, String> {
+        if tokens == 0 {
+            return Err(
+                "a context window of 0 tokens holds nothing; give the model's window".into(),
+            );
+        }
+        Ok(MaxContext::Tokens(tokens))
+    }
+}
+
 impl std::str::FromStr for MaxContext {
     type Err = String;
 
@@ -130,9 +142,12 @@ impl std::str::FromStr for MaxContext {
         if text == "auto" {
             return Ok(MaxContext::Auto);
         }
-        text.parse::<u64>()
-            .map(MaxContext::Tokens)
-            .map_err(|_| format!("{text:?} is neither a number of tokens nor \"auto\""))
+        match text.parse::<u64>() {
+            Ok(tokens) => MaxContext::tokens(tokens),
+            Err(_) => Err(format!(
+                "{text:?} is neither a number of tokens nor \"auto\""
+            )),
+        }
     }
 }
 
@@ -145,7 +160,7 @@ impl<'de> Deserialize<'de> for MaxContext {
             Word(String),
         }
         match Raw::deserialize(deserializer)? {
-            Raw::Tokens(tokens) => Ok(MaxContext::Tokens(tokens)),
+            Raw::Tokens(tokens) => MaxContext::tokens(tokens).map_err(serde::de::Error::custom),
             Raw::Word(word) => word.parse().map_err(serde::de::Error::custom),
         }
     }

@@ -19,6 +19,8 @@ pub struct Settings {
     pub trigger_ratio: f64,
     /// Due when fewer tokens than this are left.
     pub reserved: u64,
+    /// Whether a flag or the config file set `reserved` (else it is the preset's).
+    pub reserved_given: bool,
     /// The window, if any source names one.
     pub max_context: Option<MaxContext>,
     /// What a compaction keeps by default (the plan flags override it).
@@ -99,6 +101,7 @@ pub fn resolve(
             .or(file.trigger_ratio)
             .unwrap_or(preset.trigger_ratio),
         reserved: flags.reserved.or(file.reserved).unwrap_or(preset.reserved),
+        reserved_given: flags.reserved.or(file.reserved).is_some(),
         max_context: flags
             .max_context
             .or(file.max_context)

@@ -154,6 +154,20 @@ fn detection_value(text: &str) -> Result<Value, serde_json::Error> {
 /// Recognises the two common non-JSONL inputs from the first non-blank line.
 fn check_is_jsonl(name: &str, first: &Line, more_follow: bool) -> Result<()> {
     let text = first.text.trim_ascii_start();
+    // A first line that is neither a JSON object nor text (an executable, an image, an archive
+    // not named .gz or .zst) is not a transcript in any format: --from would not help.
+    if !text.starts_with(b"{") {
+        let binary = memchr::memchr(0, text)
+            .or_else(|| std::str::from_utf8(text).err().map(|e| e.valid_up_to()));
+        if let Some(at) = binary {
+            bail!(
+                "{name}:{}: not a transcript: the file holds binary data (byte {} is not text); \
+                 condense reads JSON lines, and gzip or zstd files of them",
+                first.number,
+                at + 1
+            );
+        }
+    }
     if text.starts_with(b"[") {
         if let Err(e) = serde_json::from_slice::<Value>(first.text) {
             if e.is_eof() {
@@ -224,7 +238,7 @@ pub fn read_each_record<'a>(
     format
         .format()
         .read_each(line.number, text, each)
-        .map_err(|error| bad_line(line, error))
+        .map_err(|error| bad_line(format, line, text, error))
 }
 
 /// A line's text, when it is UTF-8 and starts a JSON object.
@@ -240,15 +254,30 @@ fn object_text<'a>(line: &Line<'a>) -> Result<&'a str, BadLine> {
 
 /// What is wrong with a line its format could not read: a last line cut off mid-write is
 /// incomplete rather than invalid.
-fn bad_line(line: &Line<'_>, error: Error) -> BadLine {
+fn bad_line(format: FormatId, line: &Line<'_>, text: &str, error: Error) -> BadLine {
     let cut_off = line.is_unterminated()
         && error
             .downcast_ref::<serde_json::Error>()
             .is_some_and(serde_json::Error::is_eof);
     if cut_off {
-        BadLine::Incomplete
-    } else {
-        BadLine::Invalid(describe(error))
+        return BadLine::Incomplete;
+    }
+    let error = describe(error);
+    // A line of another agent's format past the lines the format was told from fails with
+    // that format's complaint (`line has no "type"`); say what the line is instead.
+    let other = detection_value(text)
+        .ok()
+        .and_then(|value| super::detect(std::slice::from_ref(&value)))
+        .filter(|&other| other != format);
+    match other {
+        Some(other) => BadLine::Invalid(anyhow!(
+            "{error:#}: it reads as a line in the {} format, in a transcript the first lines \
+             showed to be {}; the input mixes formats (split it, or leave such lines out with \
+             --skip-invalid)",
+            other.as_str(),
+            format.as_str()
+        )),
+        None => BadLine::Invalid(error),
     }
 }
 

@@ -26,24 +26,56 @@ fn check_golden(name: &str, actual: &str) {
     );
 }
 
+/// Every command.
+const COMMANDS: [&str; 12] = [
+    "estimate",
+    "split",
+    "prompt",
+    "inject",
+    "prune",
+    "caveman",
+    "bare",
+    "history",
+    "compact",
+    "sessions",
+    "completions",
+    "man",
+];
+
 #[test]
 fn help_texts_match_their_golden_files() {
     check_golden("help.txt", &help(&[]));
-    for command in [
-        "estimate",
-        "split",
-        "prompt",
-        "inject",
-        "prune",
-        "caveman",
-        "bare",
-        "history",
-        "compact",
-        "sessions",
-        "completions",
-        "man",
-    ] {
+    for command in COMMANDS {
         check_golden(&format!("help-{command}.txt"), &help(&[command]));
+    }
+}
+
+/// `-h` is a page a reader takes in at a glance on an 80-column terminal: it wraps to the
+/// terminal's width (COLUMNS, as clap reads it when stdout is not a terminal) and leaves the
+/// rarer flags to `--help`.
+#[test]
+fn short_help_fits_an_80_column_terminal_in_about_40_lines() {
+    for command in COMMANDS {
+        for flag in ["-h", "--help"] {
+            let output = condense()
+                .env("COLUMNS", "80")
+                .args([command, flag])
+                .output()
+                .unwrap();
+            assert!(output.status.success());
+            let text = String::from_utf8(output.stdout).unwrap();
+            for line in text.lines() {
+                assert!(
+                    line.chars().count() <= 80,
+                    "condense {command} {flag}: a line of {} columns: {line}",
+                    line.chars().count()
+                );
+            }
+            if flag == "-h" {
+                let lines = text.lines().count();
+                assert!(lines <= 42, "condense {command} -h: {lines} lines");
+            }
+        }
     }
 }
 

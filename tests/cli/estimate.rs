@@ -564,3 +564,63 @@ fn counts_on_every_real_session_stay_exactly_as_blessed() {
         path.display()
     );
 }
+
+/// No default makes a small window always due: kimi-cli's 50,000-token reserve does not fit a
+/// 32k window (it was due at 0 tokens, so a hook called the model on every run), and is scaled
+/// to what the trigger ratio leaves, with a note; a reserve the user gives that does not fit is
+/// refused, and so is a window of 0.
+#[test]
+fn a_reserve_that_does_not_fit_the_window_is_scaled_or_refused() {
+    let session = fixture("corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl");
+    let run = |args: &[&str]| {
+        condense()
+            .arg("estimate")
+            .args(args)
+            .arg(&session)
+            .output()
+            .unwrap()
+    };
+
+    let scaled = run(&["--check", "--max-context", "32000"]);
+    assert_eq!(
+        scaled.status.code(),
+        Some(0),
+        "10,270 tokens are not due at 32k"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&scaled.stdout).unwrap();
+    assert_eq!(report["compaction"]["reserved"], 4800);
+    assert_eq!(report["compaction"]["due"], false);
+    let stderr = String::from_utf8_lossy(&scaled.stderr);
+    assert!(
+        stderr.contains(
+            "the preset's reserve of 50000 tokens is half the 32000-token window or more, so 4800"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("warning"), "{stderr}");
+    // Still due where the ratio says so: 10,270 tokens fill more than 85 % of 12,000.
+    assert_eq!(
+        run(&["--check", "--quiet", "--max-context", "12000"])
+            .status
+            .code(),
+        Some(3)
+    );
+    // --quiet prints nothing, the note included.
+    let quiet = run(&["--check", "--quiet", "--max-context", "32000"]);
+    assert!(quiet.stdout.is_empty() && quiet.stderr.is_empty());
+    // kimi-cli's own numbers on a 200k window are kept as they are.
+    let kept = run(&["--max-context", "200000"]);
+    let report: serde_json::Value = serde_json::from_slice(&kept.stdout).unwrap();
+    assert_eq!(report["compaction"]["reserved"], 50000);
+
+    let refused = run(&["--check", "--max-context", "32000", "--reserved", "50000"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(refused.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&refused.stderr)
+        .contains("a reserve of 50000 tokens does not fit a window of 32000"));
+
+    let empty = run(&["--check", "--max-context", "0"]);
+    assert_eq!(empty.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&empty.stderr)
+        .contains("a context window of 0 tokens holds nothing"));
+}

@@ -22,7 +22,13 @@ fn the_crate_lists_the_code_the_man_pages_and_recipes_and_nothing_excluded() {
         .expect("cargo runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() && (stderr.contains("offline") || stderr.contains("network")) {
-        eprintln!("SKIPPED: cargo package --list needs the network here: {stderr}");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "cargo package --list: {stderr}"
+        );
+        crate::util::say_skipped(&format!(
+            "cargo package --list needs the network here: {stderr}"
+        ));
         return;
     }
     assert!(
@@ -107,7 +113,11 @@ fn completions_are_generated_for_each_shell() {
 #[test]
 fn bash_accepts_its_completion_script() {
     let Ok(bash) = StdCommand::new("bash").arg("--version").output() else {
-        eprintln!("SKIPPED: no bash");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI runs .ci/run with bash"
+        );
+        crate::util::say_skipped("no bash");
         return;
     };
     assert!(bash.status.success());
@@ -187,5 +197,73 @@ fn version_names_the_features_built_in() {
             "condense {} (features: {bpe} +gzip {zstd})\n",
             env!("CARGO_PKG_VERSION")
         )
+    );
+}
+
+/// `rust-version` is true: no package the build resolves (dependencies and dev-dependencies
+/// for this machine's platform, from the lock file) declares a newer one. Checked from `cargo
+/// metadata`, so no other toolchain is needed (and offline: other platforms' packages, which
+/// were never downloaded, are left out).
+#[test]
+fn rust_version_is_at_least_every_dependency_s() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let rustc = StdCommand::new("rustc")
+        .arg("-vV")
+        .output()
+        .expect("rustc runs");
+    let rustc = String::from_utf8(rustc.stdout).unwrap();
+    let host = rustc
+        .lines()
+        .find_map(|line| line.strip_prefix("host: "))
+        .expect("rustc -vV names the host");
+    let output = StdCommand::new(cargo)
+        .args(["metadata", "--format-version", "1", "--locked", "--offline"])
+        .args(["--filter-platform", host])
+        .current_dir(root)
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "cargo metadata: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    // "1.85" and "1.85.0" are one version: missing parts are 0.
+    let version = |text: &str| -> [u64; 3] {
+        let mut parts = text.split('.').map(|n| n.parse::<u64>().unwrap());
+        [(); 3].map(|()| parts.next().unwrap_or(0))
+    };
+    let resolved: Vec<&str> = metadata["resolve"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|node| node["id"].as_str().unwrap())
+        .collect();
+    let packages = metadata["packages"].as_array().unwrap();
+    let ours = packages
+        .iter()
+        .find(|p| p["name"] == "condense-cli")
+        .and_then(|p| p["rust_version"].as_str())
+        .expect("Cargo.toml sets rust-version");
+    let newer: Vec<String> = packages
+        .iter()
+        .filter(|p| resolved.contains(&p["id"].as_str().unwrap()))
+        .filter_map(|p| Some((p["name"].as_str()?, p["rust_version"].as_str()?)))
+        .filter(|(_, theirs)| version(theirs) > version(ours))
+        .map(|(name, theirs)| format!("{name} needs {theirs}"))
+        .collect();
+    let declared = packages
+        .iter()
+        .filter(|p| p["rust_version"].is_string())
+        .count();
+    assert!(
+        declared > 10,
+        "only {declared} packages declare a rust-version"
+    );
+    assert!(
+        newer.is_empty(),
+        "rust-version = {ours:?}, but {}",
+        newer.join(", ")
     );
 }

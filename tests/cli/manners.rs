@@ -422,3 +422,199 @@ fn prompt_body_is_the_style_text_alone_with_the_instruction() {
     assert!(text.ends_with("keep the schema\n"));
     assert!(text.contains("**User's Custom Compaction Instruction:**"));
 }
+
+/// On a terminal, a command reading standard input says so on stderr (instead of waiting in
+/// silence) and ends on the first Ctrl-D. `script` (util-linux) gives condense a terminal; the
+/// test types a line and one Ctrl-D, and keeps the terminal open: a condense that waits for a
+/// second end is still running when the test stops waiting.
+#[test]
+fn a_terminal_on_stdin_gets_a_hint_and_one_ctrl_d_ends_it() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    let bin = assert_cmd::cargo::cargo_bin("condense");
+    let mut child = Command::new("script")
+        .args([
+            "-qec",
+            &format!("{} estimate --total", bin.display()),
+            "/dev/null",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("script (util-linux) runs");
+    let mut typing = child.stdin.take().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    typing
+        .write_all(b"{\"role\":\"user\",\"content\":\"hello there\"}\n")
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    typing.write_all(b"\x04").unwrap();
+    typing.flush().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("condense still waits for input after one Ctrl-D");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    drop(typing);
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut text).unwrap();
+    assert!(status.success(), "{text}");
+    assert!(
+        text.contains("condense: reading a transcript from the terminal; end it with Ctrl-D"),
+        "{text}"
+    );
+    // The one message typed, counted: the last line the terminal shows is the total.
+    assert_eq!(text.trim_end().lines().last(), Some("2"), "{text}");
+}
+
+/// Exit statuses as grep and cargo users expect: a search with no match is 1 with nothing
+/// printed; no newest session is an error (1), for `sessions --latest` as for `bare --latest`;
+/// an empty session is "nothing to do" (4) for `prune` as for `prompt`; a `--target` prune
+/// cannot reach says so; `--total` is a bare number, so it takes no `--format`.
+#[test]
+fn exit_statuses_answer_as_grep_and_the_other_commands_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let claude = fixture(CLAUDE);
+    let code = |output: &std::process::Output| output.status.code();
+
+    let no_match = condense()
+        .args(["history", "--search", "no such text anywhere 7f3a"])
+        .arg(&claude)
+        .output()
+        .unwrap();
+    assert_eq!(code(&no_match), Some(1));
+    assert!(no_match.stdout.is_empty() && no_match.stderr.is_empty());
+    let word = condense()
+        .args(["history", "--search", "the"])
+        .arg(fixture(
+            "corpus/claude-code/entireio-cli-a6e4c2a0fbd1.jsonl",
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(code(&word), Some(0), "{}", stderr(&word));
+    assert!(!word.stdout.is_empty());
+
+    for command in ["sessions", "bare"] {
+        let none = condense()
+            .env("HOME", dir.path())
+            .args([command, "--latest"])
+            .output()
+            .unwrap();
+        assert_eq!(code(&none), Some(1), "{command} --latest");
+        assert!(none.stdout.is_empty());
+        assert!(
+            stderr(&none).contains("no session found in"),
+            "{command}: {}",
+            stderr(&none)
+        );
+    }
+
+    let empty = dir.path().join("empty.jsonl");
+    fs::write(&empty, "").unwrap();
+    for command in ["prune", "prompt"] {
+        let output = condense().arg(command).arg(&empty).output().unwrap();
+        assert_eq!(code(&output), Some(4), "{command}: {}", stderr(&output));
+        assert!(
+            stderr(&output).contains("empty.jsonl: nothing to"),
+            "{command}"
+        );
+        assert!(!stderr(&output).contains("warning"), "{command}");
+    }
+
+    let short = condense()
+        .args(["prune", "--target", "100"])
+        .arg(fixture(OPENAI))
+        .output()
+        .unwrap();
+    assert_eq!(code(&short), Some(0));
+    assert!(
+        stderr(&short).contains("tokens of live context, above --target 100"),
+        "{}",
+        stderr(&short)
+    );
+
+    let total = condense()
+        .args(["estimate", "--total", "--format", "markdown"])
+        .arg(&claude)
+        .output()
+        .unwrap();
+    assert_eq!(code(&total), Some(2));
+}
+
+/// Messages that point the right way: a binary file is "not a transcript" (no `--from` hint,
+/// which could not help); a line of another agent's format after the lines the format was told
+/// from says what it is, not the other format's complaint; `prune --in-place` on a compressed
+/// session says in-place cannot rewrite it (not "invalid UTF-8 … --from").
+#[test]
+fn errors_name_the_real_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = dir.path().join("a.out.jsonl");
+    fs::write(
+        &binary,
+        b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0\x01\0\0\0",
+    )
+    .unwrap();
+    let output = condense().arg("estimate").arg(&binary).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.contains(
+            "a.out.jsonl:1: not a transcript: the file holds binary data (byte 8 is not text)"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("--from"), "{err}");
+
+    // 60 lines of a Claude Code session (more than the 50 the format is told from), then a
+    // plain chat message.
+    let claude = fs::read_to_string(fixture(
+        "corpus/claude-code/entireio-cli-a6e4c2a0fbd1.jsonl",
+    ))
+    .unwrap();
+    let lines: Vec<&str> = claude.lines().collect();
+    assert!(lines.len() > 50);
+    let mixed = dir.path().join("mixed.jsonl");
+    fs::write(
+        &mixed,
+        format!(
+            "{}\n{{\"role\":\"user\",\"content\":\"hi\"}}\n",
+            lines.join("\n")
+        ),
+    )
+    .unwrap();
+    let output = condense().arg("estimate").arg(&mixed).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.contains(&format!("mixed.jsonl:{}: ", lines.len() + 1))
+            && err.contains("it reads as a line in the openai format, in a transcript the first lines showed to be claude-code; the input mixes formats"),
+        "{err}"
+    );
+
+    let gz = dir.path().join("k.jsonl.gz");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder
+        .write_all(&fs::read(fixture(OPENAI)).unwrap())
+        .unwrap();
+    fs::write(&gz, encoder.finish().unwrap()).unwrap();
+    let before = fs::read(&gz).unwrap();
+    let output = condense()
+        .args(["prune", "--in-place"])
+        .arg(&gz)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("--in-place cannot rewrite a compressed transcript"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(fs::read(&gz).unwrap(), before);
+}

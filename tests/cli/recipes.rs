@@ -374,10 +374,17 @@ fn the_codex_script_sets_compact_prompt_before_any_table() {
     match python {
         Ok(out) if out.status.success() => assert_eq!(out.stdout, body),
         Ok(out) if String::from_utf8_lossy(&out.stderr).contains("No module named 'tomllib'") => {
-            eprintln!("SKIPPED the TOML check: python3 has no tomllib (3.11+)");
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI has python3 3.11+ (tomllib)"
+            );
+            crate::util::say_skipped("the TOML check: python3 has no tomllib (3.11+)");
         }
         Ok(out) => panic!("{}", String::from_utf8_lossy(&out.stderr)),
-        Err(_) => eprintln!("SKIPPED the TOML check: no python3"),
+        Err(_) => {
+            assert!(std::env::var_os("CI").is_none(), "CI has python3");
+            crate::util::say_skipped("the TOML check: no python3");
+        }
     }
     // A second run refuses to set the key twice.
     let again = bench.run("sh", &[script], None);
@@ -479,7 +486,7 @@ fn the_fleet_script_merges_batches_into_one_total_with_xargs_and_with_parallel()
             std::env::var_os("CI").is_none(),
             "CI must install GNU parallel (see .ci/run)"
         );
-        eprintln!("SKIPPED the GNU parallel run: parallel is not installed");
+        crate::util::say_skipped("the GNU parallel run: parallel is not installed");
         return;
     }
     // `:` is this machine to GNU parallel: the same pipeline as over ssh, without ssh.

@@ -211,6 +211,8 @@ fn session_finds_an_id_in_file_names_kimi_directories_and_gemini_short_ids() {
         (&CLAUDE_ID[..8], CLAUDE_ID),
         (CODEX_ID, CODEX_ID),
         (KIMI_ID, "context.jsonl"),
+        // The start of a kimi-cli id, as of the others.
+        (&KIMI_ID[..8], "context.jsonl"),
         (PI_ID, PI_ID),
         // Gemini CLI names a file by the first eight characters of the session id.
         (GEMINI_ID, &GEMINI_ID[..8]),

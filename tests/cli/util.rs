@@ -97,6 +97,19 @@ pub fn llm_binary() -> Option<PathBuf> {
         .then(|| PathBuf::from("llm"))
 }
 
+/// Says on the terminal that the running test skips, and why. Written to stderr itself, not
+/// through `eprintln!`, which the test harness captures and shows only for failing tests: a
+/// local `cargo test` then lists every skip among the results.
+pub fn say_skipped(why: &str) {
+    use std::io::Write;
+    let test = std::thread::current();
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "SKIPPED {}: {why}",
+        test.name().unwrap_or("a test")
+    );
+}
+
 /// The `llm` executable for a test that needs it: in CI a missing one fails the test; locally
 /// the test is skipped, saying so.
 pub fn required_llm() -> Option<PathBuf> {
@@ -106,7 +119,7 @@ pub fn required_llm() -> Option<PathBuf> {
             std::env::var_os("CI").is_none(),
             "CI must install llm and llm-echo (see .ci/run)"
         );
-        eprintln!("skipped: llm is not installed (run .ci/run, or set CONDENSE_TEST_LLM)");
+        say_skipped("llm is not installed (run .ci/run, or set CONDENSE_TEST_LLM)");
     }
     found
 }

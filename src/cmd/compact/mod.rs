@@ -115,7 +115,7 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
                     transcript.name
                 );
             }
-            warnings.push(format!("{}: compact: unchanged: {why}", transcript.name));
+            warnings.note(format!("{}: compact: unchanged: {why}", transcript.name));
             if in_place.is_none() && args.format == CompactFormat::Jsonl {
                 out.write_all(&bytes)?;
             }
@@ -149,7 +149,7 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
         if let Some(bytes) = prune::pruned_toward(&transcript, tokenizer, budget, config.clone())? {
             let after = size_of(&transcript.name, transcript.format, &bytes, tokenizer)?;
             if after <= budget {
-                warnings.push(format!(
+                warnings.note(format!(
                     "{}: compact: pruned ({before} -> {after} tokens of live context)",
                     transcript.name
                 ));
@@ -189,7 +189,7 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
         let why = "there is nothing to compact (every message is in the preserved tail)";
         return unchanged(why.to_owned(), out, &mut warnings);
     };
-    warnings.push(format!(
+    warnings.note(format!(
         "{}: compact: {} ({before} -> {} tokens of live context)",
         transcript.name,
         serde_json::to_value(choice.rung)?
@@ -241,7 +241,7 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
                 )?;
                 let mut resume = Vec::new();
                 handoff::emit(&written, target, &args.handoff, &mut resume, &mut warnings)?;
-                warnings.push(format!(
+                warnings.note(format!(
                     "resume with: {}",
                     String::from_utf8_lossy(&resume).trim()
                 ));

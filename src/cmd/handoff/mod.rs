@@ -139,7 +139,7 @@ pub fn emit(
         return Ok(());
     };
     let placed = place::place(target, dir, written)?;
-    warnings.push(format!(
+    warnings.note(format!(
         "{}: the new {} session",
         placed.path.display(),
         handoff::agent_name(target)

@@ -354,7 +354,7 @@ fn escaped_body(rng: &mut Lcg, text: &str) -> (String, bool) {
     let mut body = String::new();
     let mut lone = false;
     for c in text.chars() {
-        if rng.next() % 23 == 0 {
+        if rng.next().is_multiple_of(23) {
             body.push_str(["\\ud83d", "\\uDE00", "\\udbff"][rng.next() % 3]);
             lone = true;
         }
@@ -379,7 +379,7 @@ fn escaped_body(rng: &mut Lcg, text: &str) -> (String, bool) {
             _ => {
                 let mut units = [0u16; 2];
                 for unit in c.encode_utf16(&mut units) {
-                    if rng.next() % 2 == 0 {
+                    if rng.next().is_multiple_of(2) {
                         body.push_str(&format!("\\u{unit:04x}"));
                     } else {
                         body.push_str(&format!("\\u{unit:04X}"));

@@ -50,10 +50,10 @@ pub fn installed(what: &str, path: &Path) -> bool {
         "CI must install {what} at {} (see .ci/install-agents)",
         path.display()
     );
-    eprintln!(
-        "skipped: {what} is not installed at {} (run .ci/install-agents)",
+    crate::util::say_skipped(&format!(
+        "{what} is not installed at {} (run .ci/install-agents)",
         path.display()
-    );
+    ));
     false
 }
 
