@@ -22,7 +22,7 @@ pub struct Recipe {
 }
 
 /// Every recipe. (A file added to `examples/` and not here fails the `recipes` test.)
-pub const RECIPES: [Recipe; 5] = [
+pub const RECIPES: [Recipe; 6] = [
     Recipe {
         path: "claude-code/settings.json",
         about: "Claude Code: a status line with the context size, and a PreCompact hook",
@@ -37,6 +37,11 @@ pub const RECIPES: [Recipe; 5] = [
         path: "kimi/kimi-compact.sh",
         about: "kimi-cli: compact the newest session when due, kimi writing the summary",
         text: include_str!("../../examples/kimi/kimi-compact.sh"),
+    },
+    Recipe {
+        path: "kimi/summariser.yaml",
+        about: "kimi-cli: an agent with no tools, for kimi --quiet as a summariser",
+        text: include_str!("../../examples/kimi/summariser.yaml"),
     },
     Recipe {
         path: "pi/pi-compact.sh",
@@ -62,14 +67,31 @@ pub fn run(args: &RecipesArgs, out: &mut dyn Write) -> Result<Outcome> {
             }
         }
         Some(name) => {
-            let found = RECIPES
+            let exact = RECIPES.iter().filter(|r| r.path == name);
+            let of_agent = RECIPES
                 .iter()
-                .find(|r| r.path == name || r.path.split('/').next() == Some(name.as_str()));
-            let Some(recipe) = found else {
-                let names: Vec<&str> = RECIPES.iter().map(|r| r.path).collect();
-                bail!("no recipe {name:?}; the recipes are {}", names.join(", "));
+                .filter(|r| r.path.split('/').next() == Some(name.as_str()));
+            let found: Vec<&Recipe> = exact.chain(of_agent).collect();
+            let paths = |recipes: &[&Recipe]| -> String {
+                recipes
+                    .iter()
+                    .map(|r| r.path)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             };
-            out.write_all(recipe.text.as_bytes())?;
+            match found.as_slice() {
+                [recipe, ..] if recipe.path == name => out.write_all(recipe.text.as_bytes())?,
+                [recipe] => out.write_all(recipe.text.as_bytes())?,
+                [] => bail!(
+                    "no recipe {name:?}; the recipes are {}",
+                    paths(&RECIPES.iter().collect::<Vec<_>>())
+                ),
+                several => bail!(
+                    "{name} has {} recipes: {}; name one",
+                    several.len(),
+                    paths(several)
+                ),
+            }
         }
     }
     Ok(Outcome::Success)

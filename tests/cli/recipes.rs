@@ -97,7 +97,10 @@ impl Bench {
             ),
             (
                 "kimi",
-                flag("kimi", &["--quiet", "--work-dir"]),
+                // The agent file must be there and give the model no tools.
+                flag("kimi", &["--quiet", "--agent-file", "--work-dir"])
+                    + "agent=$(printf '%s\\n' \"$@\" | sed -n '/^--agent-file$/{n;p;}')\n\
+                       grep -q '^  tools: \\[\\]$' \"$agent\" || { echo \"kimi: $agent gives tools\" >&2; exit 64; }\n",
                 summary.to_owned(),
             ),
             (
