@@ -679,7 +679,8 @@ fn backup_suffix(suffix: &str) -> Result<String, String> {
 pub enum CavemanFormat {
     /// The summary as Markdown.
     Markdown,
-    /// One JSON object `{"summary": …}` that `inject --summary` accepts as it is.
+    /// One JSON object `{"summary": …}` that `inject --summary` accepts as it is, with the
+    /// transcript's `file`, its `session` id and the `time` it was written.
     Jsonl,
 }
 
