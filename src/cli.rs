@@ -131,6 +131,11 @@ pub enum Command {
     ///
     /// `condense man ~/.local/share/man/man1` installs them for `man condense-estimate`.
     Man(ManArgs),
+    /// List, print or install the agent recipes (hooks, scripts) that come with condense.
+    ///
+    /// `condense recipes` lists them; `condense recipes pi` prints pi's; `condense recipes --dir
+    /// ~/condense-recipes` writes them all, never over a file that exists.
+    Recipes(RecipesArgs),
 }
 
 /// Where the one transcript of `split`, `prompt`, `inject`, `caveman` and `bare` comes from,
@@ -674,7 +679,8 @@ fn backup_suffix(suffix: &str) -> Result<String, String> {
 pub enum CavemanFormat {
     /// The summary as Markdown.
     Markdown,
-    /// One JSON object `{"summary": …}` that `inject --summary` accepts as it is.
+    /// One JSON object `{"summary": …}` that `inject --summary` accepts as it is, with the
+    /// transcript's `file`, its `session` id and the `time` it was written.
     Jsonl,
 }
 
@@ -1020,7 +1026,24 @@ pub struct CompletionsArgs {
 /// The arguments of `condense man`.
 #[derive(Debug, Args)]
 pub struct ManArgs {
-    /// The directory to write the pages into; created when missing.
+    /// The directory to write the pages into (a `man1` directory on the MANPATH).
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
+
+    /// Create DIR and its parents when missing, as `mkdir -p` does (else a missing DIR is an
+    /// error: a mistyped path would hide the pages where `man` never looks).
+    #[arg(short, long)]
+    pub parents: bool,
+}
+
+/// The arguments of `condense recipes`.
+#[derive(Debug, Args)]
+pub struct RecipesArgs {
+    /// The recipe to print: its path as listed (`pi/pi-compact.sh`) or its agent (`pi`).
+    #[arg(value_name = "NAME", conflicts_with = "dir")]
+    pub name: Option<String>,
+
+    /// Write every recipe into this existing directory, each in its agent's folder.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }

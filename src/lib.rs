@@ -108,5 +108,6 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Sessions(args) => cmd::sessions::run(&args, out),
         Command::Completions(args) => cmd::completions::run(&args, out),
         Command::Man(args) => cmd::man::run(&args, out),
+        Command::Recipes(args) => cmd::recipes::run(&args, out),
     }
 }

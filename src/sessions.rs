@@ -159,6 +159,19 @@ fn stem(name: &str) -> Option<&str> {
     SUFFIXES.iter().find_map(|suffix| name.strip_suffix(suffix))
 }
 
+/// The session id a session file's path carries: its name without the suffix (Claude Code's
+/// `<uuid>.jsonl`, Codex's `rollout-<time>-<uuid>`, pi's `<time>_<uuid>`), or for kimi-cli's
+/// `context.jsonl` the name of the directory it sits in. `None` for a name with no session
+/// suffix.
+pub fn id_of(path: &Path) -> Option<String> {
+    let stem = stem(path.file_name()?.to_str()?)?;
+    if stem.starts_with("context") {
+        let dir = path.parent()?.file_name()?.to_str()?;
+        return Some(dir.to_owned());
+    }
+    Some(stem.to_owned())
+}
+
 /// Whether `path` (found under a searched directory) names a session file. `agent` is the
 /// place's agent, when the directory is one.
 pub fn is_session_file(path: &Path, agent: Option<Agent>) -> bool {

@@ -18,10 +18,17 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/scratch"
 # The summariser: $SUMMARIZER (a shell command reading the request on stdin), else kimi in print
-# mode, which approves every tool call and records a session of its own: in a scratch work
-# directory, so neither touches the project nor becomes its last session.
+# mode. Print mode approves every tool call, so kimi runs the recipe's agent with no tools and
+# no sub-agents (the model reads transcript text, which may ask for anything) and condense's
+# system prompt; it records a session for its work directory, so that is a scratch one.
+condense recipes kimi/summariser.yaml > "$work/summariser.yaml"
+condense prompt --system > "$work/system.md"
 summarise() {
-  if [ -n "${SUMMARIZER:-}" ]; then sh -c "$SUMMARIZER"; else kimi --quiet --work-dir "$work/scratch"; fi
+  if [ -n "${SUMMARIZER:-}" ]; then
+    sh -c "$SUMMARIZER"
+  else
+    kimi --quiet --agent-file "$work/summariser.yaml" --work-dir "$work/scratch"
+  fi
 }
 condense prompt --plan "$work/plan.json" "$session" | summarise > "$work/summary.md"
 condense inject --plan "$work/plan.json" --summary "$work/summary.md" --in-place "$session"

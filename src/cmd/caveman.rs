@@ -12,6 +12,7 @@ use crate::cmd::shared::{
     live_extract, load_options, read_source, single_source, transcript_warnings,
 };
 use crate::extract::caveman;
+use crate::input::Source;
 use crate::output::{write_json_line, OrderedMap, Warnings};
 use crate::transcript::load::Transcript;
 use crate::Outcome;
@@ -27,9 +28,21 @@ pub fn run(args: &CavemanArgs, out: &mut dyn Write) -> Result<Outcome> {
     let summary = caveman(&live_extract(&transcript), args.budget, tokenizer);
     match args.format {
         CavemanFormat::Markdown => out.write_all(summary.as_bytes())?,
-        // The object `inject --summary` unwraps, so the two pipe together with no model.
+        // The object `inject --summary` unwraps, so the two pipe together with no model; the
+        // session it summarises and when, so that a hook's log of such lines says whose each is.
         CavemanFormat::Jsonl => {
-            let object: OrderedMap<&str> = [("summary", summary.as_str())].into_iter().collect();
+            let session = match &source {
+                Source::File(path) => crate::sessions::id_of(path),
+                Source::Stdin => None,
+            };
+            let time = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+            let mut fields = vec![
+                ("summary", summary.as_str()),
+                ("file", transcript.name.as_str()),
+            ];
+            fields.extend(session.as_deref().map(|id| ("session", id)));
+            fields.push(("time", time.as_str()));
+            let object: OrderedMap<&str> = fields.into_iter().collect();
             write_json_line(out, &object)?;
         }
     }

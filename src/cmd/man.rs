@@ -9,7 +9,7 @@ use crate::cli::ManArgs;
 use crate::Outcome;
 
 /// Every man page, by file name. (A page added to `man/` and not here fails the `man` test.)
-pub const PAGES: [(&str, &str); 13] = [
+pub const PAGES: [(&str, &str); 14] = [
     ("condense.1", include_str!("../../man/condense.1")),
     (
         "condense-estimate.1",
@@ -53,12 +53,23 @@ pub const PAGES: [(&str, &str); 13] = [
         include_str!("../../man/condense-completions.1"),
     ),
     ("condense-man.1", include_str!("../../man/condense-man.1")),
+    (
+        "condense-recipes.1",
+        include_str!("../../man/condense-recipes.1"),
+    ),
 ];
 
 /// Runs `man`: writes every page into the directory and names each written file on stdout.
 pub fn run(args: &ManArgs, out: &mut dyn Write) -> Result<Outcome> {
-    std::fs::create_dir_all(&args.dir)
-        .with_context(|| format!("{}: cannot create the directory", args.dir.display()))?;
+    if args.parents {
+        std::fs::create_dir_all(&args.dir)
+            .with_context(|| format!("{}: cannot create the directory", args.dir.display()))?;
+    } else if !args.dir.is_dir() {
+        anyhow::bail!(
+            "{}: no such directory; create it, or pass --parents (-p)",
+            args.dir.display()
+        );
+    }
     for (name, text) in PAGES {
         let path = args.dir.join(name);
         std::fs::write(&path, text).with_context(|| format!("{}: cannot write", path.display()))?;

@@ -12,6 +12,7 @@ pub mod inject;
 pub mod man;
 pub mod prompt;
 pub mod prune;
+pub mod recipes;
 pub mod sessions;
 pub mod settings;
 pub mod shared;

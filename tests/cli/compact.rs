@@ -208,3 +208,40 @@ fn compact_through_a_real_llm_cli() {
     assert!(out.contains("## Message 1"));
     assert!(out.ends_with('\n'));
 }
+
+/// `compact` says why it passed the LLM's summary over (`--budget`), and without a budget it
+/// refuses a summary that would make the context larger, leaving the session as it is.
+#[test]
+fn an_llm_summary_that_does_not_help_is_said_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = session(
+        dir.path(),
+        "corpus/claude-code/claude-code-viewer-5c0375b4.jsonl",
+    );
+    let before = std::fs::read(&path).unwrap();
+    // 120,000 bytes of answer: about 30,000 tokens, more than the whole live context.
+    let verbose = "cat > /dev/null; yes 'every detail, again' | head -c 120000";
+
+    let over = compact(
+        dir.path(),
+        &["--budget", "3000", "--llm", verbose, "s.jsonl"],
+    );
+    assert_eq!(over.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&over.stderr);
+    assert!(
+        stderr.contains("compact: the LLM's summary (")
+            && stderr.contains("over --budget 3000; going down the ladder"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("compact: caveman"), "{stderr}");
+
+    let larger = compact(dir.path(), &["--llm", verbose, "--in-place", "s.jsonl"]);
+    assert_eq!(larger.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&larger.stderr);
+    assert!(
+        stderr.contains("tokens of live context, no fewer than the")
+            && stderr.contains("the session is left as it is"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+}

@@ -27,7 +27,7 @@ fn check_golden(name: &str, actual: &str) {
 }
 
 /// Every command.
-const COMMANDS: [&str; 12] = [
+const COMMANDS: [&str; 13] = [
     "estimate",
     "split",
     "prompt",
@@ -40,6 +40,7 @@ const COMMANDS: [&str; 12] = [
     "sessions",
     "completions",
     "man",
+    "recipes",
 ];
 
 #[test]
@@ -113,6 +114,7 @@ fn man_pages_document_exactly_the_options_of_help() {
         ("condense-sessions.1", vec!["sessions"]),
         ("condense-completions.1", vec!["completions"]),
         ("condense-man.1", vec!["man"]),
+        ("condense-recipes.1", vec!["recipes"]),
     ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("man")

@@ -147,7 +147,17 @@ fn bash_accepts_its_completion_script() {
 fn man_writes_every_page_as_it_is_in_the_repository() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("share/man/man1");
-    let output = condense().arg("man").arg(&target).output().unwrap();
+    // A missing directory is an error (a mistyped path would hide the pages), unless asked.
+    let refused = condense().arg("man").arg(&target).output().unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr)
+        .contains("no such directory; create it, or pass --parents"));
+    assert!(!target.exists());
+    let output = condense()
+        .args(["man", "-p"])
+        .arg(&target)
+        .output()
+        .unwrap();
     assert!(
         output.status.success(),
         "{}",
@@ -170,11 +180,87 @@ fn man_writes_every_page_as_it_is_in_the_repository() {
         );
     }
     let output = condense()
-        .arg("man")
+        .args(["man", "--parents"])
         .arg("/proc/no/such/dir")
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
+}
+
+/// A `cargo install` user has the recipes too: `condense recipes` lists every file of
+/// `examples/`, prints each byte for byte, and writes them all into a directory (scripts
+/// executable), never over a file that is there.
+#[test]
+fn recipes_lists_prints_and_installs_every_example_as_it_is_in_the_repository() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut files = Vec::new();
+    for agent in std::fs::read_dir(&root).unwrap() {
+        for file in std::fs::read_dir(agent.unwrap().path()).unwrap() {
+            let path = file.unwrap().path();
+            files.push(path.strip_prefix(&root).unwrap().display().to_string());
+        }
+    }
+    files.sort();
+    let listed = condense().arg("recipes").output().unwrap();
+    assert!(listed.status.success());
+    let mut names: Vec<String> = String::from_utf8(listed.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| line.split_whitespace().next().unwrap().to_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, files);
+    for name in &files {
+        let printed = condense().args(["recipes", name]).output().unwrap();
+        assert!(printed.status.success(), "{name}");
+        assert_eq!(
+            printed.stdout,
+            std::fs::read(root.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+    let by_agent = condense().args(["recipes", "pi"]).output().unwrap();
+    assert_eq!(
+        by_agent.stdout,
+        std::fs::read(root.join("pi/pi-compact.sh")).unwrap()
+    );
+    let unknown = condense().args(["recipes", "vim"]).output().unwrap();
+    assert_eq!(unknown.status.code(), Some(1));
+
+    let dir = tempfile::tempdir().unwrap();
+    let written = condense()
+        .args(["recipes", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        written.status.success(),
+        "{}",
+        String::from_utf8_lossy(&written.stderr)
+    );
+    for name in &files {
+        let path = dir.path().join(name);
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            std::fs::read(root.join(name)).unwrap()
+        );
+        if name.ends_with(".sh") {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(
+                std::fs::metadata(&path).unwrap().permissions().mode() & 0o111,
+                0o111
+            );
+        }
+    }
+    let edited = dir.path().join("pi/pi-compact.sh");
+    std::fs::write(&edited, "# mine\n").unwrap();
+    let again = condense()
+        .args(["recipes", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&edited).unwrap(), "# mine\n");
 }
 
 #[test]

@@ -97,7 +97,10 @@ impl Bench {
             ),
             (
                 "kimi",
-                flag("kimi", &["--quiet", "--work-dir"]),
+                // The agent file must be there and give the model no tools.
+                flag("kimi", &["--quiet", "--agent-file", "--work-dir"])
+                    + "agent=$(printf '%s\\n' \"$@\" | sed -n '/^--agent-file$/{n;p;}')\n\
+                       grep -q '^  tools: \\[\\]$' \"$agent\" || { echo \"kimi: $agent gives tools\" >&2; exit 64; }\n",
                 summary.to_owned(),
             ),
             (
@@ -314,6 +317,16 @@ fn the_claude_code_settings_run_each_hook_and_the_status_line() {
         .as_str()
         .unwrap()
         .starts_with("# caveman"));
+    // Each line says whose session it summarises and when.
+    for line in &kept {
+        assert_eq!(line["file"], transcript.display().to_string());
+        assert_eq!(line["session"], "5c0375b4");
+        let time = line["time"].as_str().unwrap();
+        assert!(
+            time.len() == 20 && time.starts_with("20") && time.ends_with('Z'),
+            "{time}"
+        );
+    }
 
     let after_compact = command("SessionStart", "compact");
     let input = hook_input(

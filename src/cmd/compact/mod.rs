@@ -185,7 +185,17 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
     }
 
     let (plan, _) = plan_for(&args.plan, &transcript)?;
-    let Some(choice) = climb(args, &transcript, &settings, plan, tokenizer, budget)? else {
+    let goal = Goal { budget, before };
+    let Some(choice) = climb(
+        args,
+        &transcript,
+        &settings,
+        plan,
+        tokenizer,
+        goal,
+        &mut warnings,
+    )?
+    else {
         let why = "there is nothing to compact (every message is in the preserved tail)";
         return unchanged(why.to_owned(), out, &mut warnings);
     };
@@ -264,17 +274,28 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
     Ok(Outcome::Success)
 }
 
+/// What the ladder aims at: the live context's size afterwards, at most `budget` (when given),
+/// and smaller than it is `before`.
+#[derive(Debug, Clone, Copy)]
+struct Goal {
+    budget: Option<u64>,
+    before: u64,
+}
+
 /// Walks the ladder: the LLM's summary (when `--llm` is given), then caveman, then bare; the
-/// first whose session fits `budget` (any, without one). `None` when the plan compacts nothing
-/// and no budget asks for more.
+/// first whose session fits the budget (any that makes the context smaller, without one), and
+/// says why a summary was passed over. `None` when the plan compacts nothing and no budget
+/// asks for more.
 fn climb(
     args: &CompactArgs,
     transcript: &Transcript,
     settings: &Settings,
     plan: Plan,
     tokenizer: Tokenizer,
-    budget: Option<u64>,
+    goal: Goal,
+    warnings: &mut Warnings,
 ) -> Result<Option<Choice>> {
+    let Goal { budget, before } = goal;
     let fits = |after: u64| budget.is_none_or(|b| after <= b);
     if let Some(command) = &args.llm {
         if plan.noop.is_none() {
@@ -299,9 +320,26 @@ fn climb(
                 transcript,
                 tokenizer,
             )?;
+            if budget.is_none() && choice.after >= before {
+                bail!(
+                    "{}: --llm: the summary ({} tokens) leaves {} tokens of live context, no \
+                     fewer than the {before} before; the session is left as it is",
+                    transcript.name,
+                    tokenizer.text_tokens(&choice.summary),
+                    choice.after
+                );
+            }
             if fits(choice.after) {
                 return Ok(Some(choice));
             }
+            warnings.note(format!(
+                "{}: compact: the LLM's summary ({} tokens) leaves {} tokens of live context, \
+                 over --budget {}; going down the ladder",
+                transcript.name,
+                tokenizer.text_tokens(&choice.summary),
+                choice.after,
+                budget.unwrap_or_default()
+            ));
         }
     }
     let Some(budget) = budget else {

@@ -163,3 +163,50 @@ fn kimi_builds_the_same_message_blocks_as_condense_prompt() {
         }
     }
 }
+
+/// The kimi recipe's summariser agent, as kimi-cli itself loads it (`load_agent_spec`, which
+/// resolves `extend: default`, and `_load_system_prompt`): no tools, no sub-agents, and
+/// condense's system prompt, word for word. Print mode (`--quiet`) approves every tool call, so
+/// a summariser with kimi's default tools could act on what the transcript asks.
+#[test]
+fn kimi_loads_the_recipe_s_summariser_with_no_tools_and_condense_s_system_prompt() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let agent = dir.path().join("summariser.yaml");
+    let recipe = condense()
+        .args(["recipes", "kimi/summariser.yaml"])
+        .output()
+        .unwrap();
+    assert!(recipe.status.success());
+    std::fs::write(&agent, &recipe.stdout).unwrap();
+    let system = condense().args(["prompt", "--system"]).output().unwrap();
+    assert!(system.status.success());
+    std::fs::write(dir.path().join("system.md"), &system.stdout).unwrap();
+
+    let loaded = run_json(
+        offline(kimi_python())
+            .arg(script("kimi_agent.py"))
+            .arg(&agent),
+    );
+    assert_eq!(loaded["name"], "condense-summariser");
+    assert_eq!(loaded["tools"], serde_json::json!([]), "{loaded}");
+    assert_eq!(loaded["subagents"], serde_json::json!([]), "{loaded}");
+    // kimi strips the file's outer whitespace before rendering it.
+    let expected = String::from_utf8(system.stdout).unwrap();
+    assert_eq!(loaded["system_prompt"], expected.trim());
+    // kimi's default agent, for contrast, has tools: the file is what takes them away.
+    let default_agent = kimi_python()
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("lib/python3.13/site-packages/kimi_cli/agents/default/agent.yaml");
+    let default = run_json(
+        offline(kimi_python())
+            .arg(script("kimi_agent.py"))
+            .arg(&default_agent),
+    );
+    assert!(default["tools"].as_array().unwrap().len() > 5, "{default}");
+}
