@@ -9,7 +9,16 @@ config="${CODEX_HOME:-$HOME/.codex}/config.toml"
 mkdir -p "$(dirname "$config")"
 touch "$config"
 if grep -q '^compact_prompt' "$config"; then
-  echo "$config already sets compact_prompt; remove that line first" >&2
+  # Its value may span many lines (a ''' string, as this script writes it): name them all.
+  lines=$(awk -v q="'''" '
+    /^compact_prompt/ && !start {
+      start = NR; rest = substr($0, index($0, "=") + 1); i = index(rest, q)
+      if (i && !index(substr(rest, i + 3), q)) multi = 1; else end = NR
+      next
+    }
+    start && multi && !end && index($0, q) { end = NR }
+    END { print start "-" (end ? end : NR) }' "$config")
+  echo "$config already sets compact_prompt (lines $lines); remove the key and its value first" >&2
   exit 1
 fi
 body=$(condense prompt --body --style "${1:-handoff}")

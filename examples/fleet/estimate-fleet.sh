@@ -10,16 +10,26 @@
 # batches of 16 files, 4 batches at a time; `--no-total` keeps the batches' total lines out, so
 # the merge step adds up each file exactly once, and `--keep-going` reports a bad file and goes on.
 set -eu
-measure='condense sessions -0 | xargs -0 -r -n 16 -P 4 condense estimate --context --no-total --keep-going'
+# The list is a file, not a pipe, so that a `condense sessions` that fails fails the run.
+measure='l=$(mktemp) && condense sessions -0 > "$l" &&
+  xargs -0 -r -n 16 -P 4 condense estimate --context --no-total --keep-going < "$l"
+  s=$?; rm -f "$l"; exit $s'
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# A bad file fails its batch (xargs exits 123, the error is on stderr), not the fleet report.
+# A bad file fails its batch (xargs exits 123, the error is on stderr), not the fleet report; a
+# run that failed with nothing reported at all (every host unreachable) fails the script.
+status=0
 if [ "$#" -eq 0 ]; then
-  sh -c "$measure" | sed 's/^/local\t/'
+  sh -c "$measure" > "$work/local" || status=$?
+  sed 's/^/local\t/' "$work/local"
 else
   hosts=$(printf '%s,' "$@")
-  parallel --will-cite --nonall --tag -S "${hosts%,}" "$measure"
-fi > "$work/tagged" || true
+  parallel --will-cite --nonall --tag -S "${hosts%,}" "$measure" || status=$?
+fi > "$work/tagged"
+if [ "$status" -ne 0 ] && [ ! -s "$work/tagged" ]; then
+  echo "estimate-fleet: no host reported (exit status $status); see the errors above" >&2
+  exit 1
+fi
 # Merge: each tagged line becomes its report with a "host" field, then one total line.
 jq -R -c 'split("\t") as [$host, $report] | ($report | fromjson) + {host: $host}' "$work/tagged" > "$work/reports"
 cat "$work/reports"

@@ -402,7 +402,15 @@ fn the_codex_script_sets_compact_prompt_before_any_table() {
     // A second run refuses to set the key twice.
     let again = bench.run("sh", &[script], None);
     assert_eq!(again.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&again.stderr).contains("already sets compact_prompt"));
+    // It names every line of the key, whose value spans many: the body's lines and two more.
+    let written = String::from_utf8_lossy(&body).lines().count() + 2;
+    let said = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        said.contains(&format!(
+            "already sets compact_prompt (lines 1-{written}); remove the key and its value first"
+        )),
+        "{said}"
+    );
 }
 
 #[test]
@@ -492,6 +500,21 @@ fn the_fleet_script_merges_batches_into_one_total_with_xargs_and_with_parallel()
         assert_eq!(total["context_tokens"], expected["context_tokens"]);
     };
     check(&bench.run("sh", &[script], None), 1, "local");
+
+    // Every host failing is a failure, not a report of zeros.
+    let broken = Bench::new();
+    broken.executable(
+        "bin/condense",
+        "#!/bin/sh\necho 'condense: error: broken' >&2\nexit 1\n",
+    );
+    let failed = broken.run("sh", &[script], None);
+    assert_eq!(failed.status.code(), Some(1));
+    assert!(
+        failed.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&failed.stdout)
+    );
+    assert!(String::from_utf8_lossy(&failed.stderr).contains("estimate-fleet: no host reported"));
 
     let parallel = Command::new("parallel").arg("--version").output();
     if parallel.is_err() {
