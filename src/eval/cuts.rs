@@ -201,9 +201,10 @@ mod tests {
             None,
         );
         assert_eq!(at.len(), 1);
+        // The marker is a message record too: the second of four is the compaction, line 3.
         assert_eq!(
             (at[0].line, at[0].prefix_lines, at[0].suffix.clone()),
-            (2, 2, 2..5)
+            (3, 3, 3..5)
         );
     }
 }

@@ -105,6 +105,12 @@ pub fn scan(text: &str, shell: bool, out: &mut Vec<Entity>) {
         }
     }
     error_messages(text, out);
+    // Before tokens: the brackets of `error[E0308]` split it.
+    for (at, _) in text.match_indices("error[E") {
+        if let Some(code) = rust_error_code(&text[at..]) {
+            out.push(Entity::new(Kind::Error, code));
+        }
+    }
     let braced;
     let text = if text.contains("${") {
         braced = text.replace("${", "$");
@@ -149,10 +155,6 @@ fn token_entities(token: &str, next: &str, out: &mut Vec<Entity>) {
     }
     if ERRNO.contains(&token) {
         out.push(Entity::new(Kind::Error, token));
-        return;
-    }
-    if let Some(code) = rust_error_code(token) {
-        out.push(Entity::new(Kind::Error, code));
         return;
     }
     // What follows a colon is a line number (`a.rs:3:5`) or a test (`a.py::test_x`).
