@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 
-use super::shared::{live_extract, read_options, read_source, sources};
+use super::shared::{live_extract, read_options, read_source, sources, transcript_warnings};
 use crate::cli::{Builtin, EvalArgs, EvalFormat};
 use crate::eval::cuts::{at_cuts, real_cuts, Cut};
 use crate::eval::grade::{grade, reused, Prefix, Summary};
@@ -125,6 +125,7 @@ fn eval_source(
     let options = read_options(&args.input.read);
     let transcript = Transcript::parse(&name, &bytes, options)?;
     let mut warnings = Warnings::default();
+    transcript_warnings(&transcript, &mut warnings);
     let Some(format) = transcript.format else {
         return Ok((Vec::new(), warnings));
     };
