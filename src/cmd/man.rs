@@ -9,7 +9,7 @@ use crate::cli::ManArgs;
 use crate::Outcome;
 
 /// Every man page, by file name. (A page added to `man/` and not here fails the `man` test.)
-pub const PAGES: [(&str, &str); 13] = [
+pub const PAGES: [(&str, &str); 14] = [
     ("condense.1", include_str!("../../man/condense.1")),
     (
         "condense-estimate.1",
@@ -36,6 +36,7 @@ pub const PAGES: [(&str, &str); 13] = [
         "condense-history.1",
         include_str!("../../man/condense-history.1"),
     ),
+    ("condense-eval.1", include_str!("../../man/condense-eval.1")),
     (
         "condense-compact.1",
         include_str!("../../man/condense-compact.1"),

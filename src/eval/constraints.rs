@@ -1,6 +1,8 @@
 //! The user's constraints (pure): the sentences of a person's requests that say don't, do not,
 //! never, must or only, and the key words each is recognised by later.
 //!
+//! A sentence gives an order when the trigger opens it or follows a word such as please, you,
+//! we, but, should (see `LEADS`): "I don't need the token" describes, "don't fix anything" orders.
 //! A constraint is rarely quoted back word for word, so it is compared by its key words: the
 //! words of the sentence of three letters or more that are not common English (nor the trigger
 //! word itself), the first six of them. A text holds the constraint when it holds at least half
@@ -76,9 +78,7 @@ pub fn constraints(text: &str) -> Vec<Constraint> {
             continue;
         }
         let words = words_of(sentence);
-        let triggered = words.iter().any(|w| TRIGGERS.contains(&w.as_str()))
-            || words.windows(2).any(|w| w[0] == "do" && w[1] == "not");
-        if !triggered {
+        if !directive(&words) {
             continue;
         }
         let mut keys: Vec<String> = Vec::new();
@@ -106,6 +106,22 @@ pub fn constraints(text: &str) -> Vec<Constraint> {
         }
     }
     out
+}
+
+/// Words a trigger may follow and still give an order (`please don't`, `you must`, `we
+/// should never`); after any other word it describes (`I don't need`, `it can only go`).
+const LEADS: [&str; 12] = [
+    "please", "you", "we", "but", "and", "so", "also", "just", "should", "it", "always", "use",
+];
+
+/// Whether a sentence's words give an order with a trigger: the trigger (or `do not`) opens
+/// the sentence or follows one of [`LEADS`].
+fn directive(words: &[String]) -> bool {
+    (0..words.len()).any(|i| {
+        let trigger = TRIGGERS.contains(&words[i].as_str())
+            || (words[i] == "do" && words.get(i + 1).is_some_and(|w| w == "not"));
+        trigger && (i == 0 || LEADS.contains(&words[i - 1].as_str()))
+    })
 }
 
 /// The sentences of a text: split at line ends, `!`, `?`, and a `.` before a space.
@@ -151,7 +167,10 @@ mod tests {
     }
 
     #[test]
-    fn a_vague_constraint_is_left_out() {
+    fn a_vague_constraint_or_a_description_is_left_out() {
         assert!(constraints("You must do it now.").is_empty());
+        assert!(constraints("ok looks like i dont need the token for the endpoint").is_empty());
+        assert!(constraints("Like it can only go back the active branch").is_empty());
+        assert_eq!(constraints("Please never push tags upstream").len(), 1);
     }
 }

@@ -282,9 +282,16 @@ pub fn error_phrase(text: &str) -> Option<String> {
     let mut words = Vec::new();
     for word in text.split_whitespace().take(8) {
         let clean = flat_word(word);
-        if !clean.is_empty() {
-            words.push(clean);
+        // Code after `Error:` (`${message})`, `{e}`) is no message: it stops at the first
+        // word that is not letters, digits and `-_./`.
+        let prose = clean.chars().any(char::is_alphanumeric)
+            && clean
+                .chars()
+                .all(|c| c.is_alphanumeric() || "-_./".contains(c));
+        if !prose {
+            break;
         }
+        words.push(clean);
         if word.ends_with(['.', ';']) {
             break;
         }
@@ -326,12 +333,18 @@ pub fn is_path(s: &str) -> bool {
     let marked = segments
         .iter()
         .any(|x| x.contains(['.', '_', '-']) || x.chars().any(|c| c.is_ascii_digit()));
-    let titles = segments
+    // Unmarked segments are a path only in lower case (`cmd/entire/cli`): capitalised or
+    // camel-case ones are prose or names (`All/Active/Completed`, `agent/sessionManager`).
+    let lower = segments
         .iter()
-        .all(|x| x.starts_with(|c: char| c.is_ascii_uppercase()));
+        .all(|x| !x.chars().any(|c| c.is_ascii_uppercase()));
+    // `@scope/package` is a package name, not a file.
+    if s.starts_with('@') && !has_extension {
+        return false;
+    }
     has_extension
         || (rooted && segments.len() >= 2)
-        || (segments.len() >= 3 && (marked || !titles))
+        || (segments.len() >= 3 && (marked || lower))
         || (segments.len() == 2 && marked)
 }
 
@@ -456,7 +469,12 @@ fn command_of(segment: &str, any_program: bool) -> Option<String> {
     }
     let first = words.next()?;
     let program = first.rsplit('/').next().unwrap_or(first);
-    if !is_name(program, "._+-") || SHELL_WORDS.contains(&program) {
+    // A common English word that is no known program (`from`, `with`) is a line of code
+    // inside a quoted script, not a command.
+    if !is_name(program, "._+-")
+        || SHELL_WORDS.contains(&program)
+        || (is_common(program) && !PROGRAMS.contains(&program))
+    {
         return None;
     }
     if !any_program && !PROGRAMS.contains(&program) {

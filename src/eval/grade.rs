@@ -180,7 +180,14 @@ pub fn reused(prefix: &Prefix, suffix: &[Piece]) -> Vec<Needed> {
         scan(&piece.text, piece.shell, &mut found);
         for entity in found.drain(..) {
             let held = match entity.kind {
-                Kind::Path => prefix.holds_path(&entity.text),
+                // One file is one entity, however many ways the suffix spells it.
+                Kind::Path => {
+                    prefix.holds_path(&entity.text)
+                        && !needed.iter().any(|n: &Needed| {
+                            n.entity.kind == Kind::Path
+                                && prefix.same_path(&n.entity.text, &entity.text)
+                        })
+                }
                 _ => prefix.entities.contains(&entity),
             };
             if held && seen.insert(entity.clone()) {

@@ -30,7 +30,9 @@ pub fn context_pieces(record: &Record, out: &mut Vec<Piece>) {
     let Some(message) = record.message().filter(|m| !m.sidechain) else {
         return;
     };
-    let user = is_real_user_request(message);
+    // A pi or Codex marker is a user-role message holding the earlier summary: the summary's
+    // words are not the user's constraints.
+    let user = is_real_user_request(message) && !record.compaction;
     message_pieces(record.line, message, true, user, out);
 }
 
