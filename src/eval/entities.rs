@@ -368,8 +368,14 @@ pub fn identifier_kind(word: &str) -> Option<Kind> {
         return None;
     }
     let upper_first = core.starts_with(|c: char| c.is_ascii_uppercase());
+    // A function about errors (`NoError`, `IsNotExistError`, `HandleError`) is a name, not
+    // an error.
+    let verb = ERROR_VERBS.iter().any(|v| {
+        core.strip_prefix(v)
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
+    });
     for suffix in ["Error", "Exception"] {
-        if upper_first && core.len() > suffix.len() && core.ends_with(suffix) {
+        if upper_first && !verb && core.len() > suffix.len() && core.ends_with(suffix) {
             return Some(Kind::Error);
         }
     }
@@ -387,6 +393,12 @@ pub fn identifier_kind(word: &str) -> Option<Kind> {
     });
     (snake || hump || acronym).then_some(Kind::Identifier)
 }
+
+/// The first words of function names that end in `Error` without being an error type.
+const ERROR_VERBS: [&str; 16] = [
+    "No", "Is", "Has", "New", "Wrap", "As", "Handle", "Check", "Assert", "Expect", "Must", "Log",
+    "Print", "Format", "Report", "Raise",
+];
 
 /// Inline code spans and shell code blocks of Markdown-ish text, and `$ ` lines, as command
 /// lines.
@@ -571,5 +583,7 @@ mod tests {
         }
         assert_eq!(identifier_kind("HTTPServer"), Some(Kind::Identifier));
         assert_eq!(identifier_kind("MAX_TOKENS"), Some(Kind::Identifier));
+        assert_eq!(identifier_kind("NoError"), Some(Kind::Identifier));
+        assert_eq!(identifier_kind("SessionIDConflictError"), Some(Kind::Error));
     }
 }
