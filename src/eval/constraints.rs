@@ -1,8 +1,10 @@
 //! The user's constraints (pure): the sentences of a person's requests that say don't, do not,
 //! never, must or only, and the key words each is recognised by later.
 //!
-//! A sentence gives an order when the trigger opens it or follows a word such as please, you,
-//! we, but, should (see `LEADS`): "I don't need the token" describes, "don't fix anything" orders.
+//! A sentence gives an order when the trigger opens it or follows a word such as please, but,
+//! also, should (see `LEADS`), or is must / never after you or we: "don't fix anything" and
+//! "you must keep X" order; "I don't need the token", "you don't understand" and "we only
+//! commit if …" describe. A question sets nothing.
 //! A constraint is rarely quoted back word for word, so it is compared by its key words: the
 //! words of the sentence of three letters or more that are not common English (nor the trigger
 //! word itself), the first six of them. A text holds the constraint when it holds at least half
@@ -72,9 +74,10 @@ pub fn constraints(text: &str) -> Vec<Constraint> {
         }
     }
     let mut out = Vec::new();
-    for sentence in sentences(&prose) {
+    for (sentence, question) in sentences(&prose) {
         let sentence = sentence.trim();
-        if sentence.len() > LONGEST {
+        // A question asks; it sets nothing.
+        if question || sentence.len() > LONGEST {
             continue;
         }
         let words = words_of(sentence);
@@ -110,22 +113,34 @@ pub fn constraints(text: &str) -> Vec<Constraint> {
 
 /// Words a trigger may follow and still give an order (`please don't`, `you must`, `we
 /// should never`); after any other word it describes (`I don't need`, `it can only go`).
-const LEADS: [&str; 11] = [
-    "please", "you", "we", "but", "and", "so", "also", "just", "should", "always", "use",
+const LEADS: [&str; 9] = [
+    "please", "but", "and", "so", "also", "just", "should", "always", "use",
 ];
 
+/// Subjects after which only `must` and `never` order (`you must`, `we never`): `you don't`,
+/// `we only` state facts.
+const SUBJECTS: [&str; 2] = ["you", "we"];
+
 /// Whether a sentence's words give an order with a trigger: the trigger (or `do not`) opens
-/// the sentence or follows one of [`LEADS`].
+/// the sentence or follows one of [`LEADS`], or is `must` / `never` after [`SUBJECTS`].
 fn directive(words: &[String]) -> bool {
     (0..words.len()).any(|i| {
-        let trigger = TRIGGERS.contains(&words[i].as_str())
-            || (words[i] == "do" && words.get(i + 1).is_some_and(|w| w == "not"));
-        trigger && (i == 0 || LEADS.contains(&words[i - 1].as_str()))
+        let word = words[i].as_str();
+        let trigger = TRIGGERS.contains(&word)
+            || (word == "do" && words.get(i + 1).is_some_and(|w| w == "not"));
+        let before = i.checked_sub(1).map(|j| words[j].as_str());
+        trigger
+            && match before {
+                None => true,
+                Some(lead) if LEADS.contains(&lead) => true,
+                Some(subject) => SUBJECTS.contains(&subject) && matches!(word, "must" | "never"),
+            }
     })
 }
 
-/// The sentences of a text: split at line ends, `!`, `?`, and a `.` before a space.
-fn sentences(text: &str) -> Vec<&str> {
+/// The sentences of a text, split at line ends, `!`, `?`, and a `.` before a space, each with
+/// whether it ends in `?` (or in `, right`, a question too).
+fn sentences(text: &str) -> Vec<(&str, bool)> {
     let mut out = Vec::new();
     let mut start = 0;
     let bytes = text.as_bytes();
@@ -136,12 +151,14 @@ fn sentences(text: &str) -> Vec<&str> {
             _ => false,
         };
         if end {
-            out.push(&text[start..i]);
+            let sentence = &text[start..i];
+            let question = b == b'?' || sentence.trim_end().ends_with(", right");
+            out.push((sentence, question));
             start = i + 1;
         }
     }
-    out.push(&text[start..]);
-    out.retain(|s| !s.trim().is_empty());
+    out.push((&text[start..], false));
+    out.retain(|(s, _)| !s.trim().is_empty());
     out
 }
 
@@ -172,6 +189,10 @@ mod tests {
         assert!(constraints("ok looks like i dont need the token for the endpoint").is_empty());
         assert!(constraints("Like it can only go back the active branch").is_empty());
         assert!(constraints("I feel the check is weak, it only validates the branch").is_empty());
+        assert!(constraints("You don't fully understand the issue").is_empty());
+        assert!(constraints("do we only summarise the related lines?").is_empty());
+        assert!(constraints("but we only commit to the shadow branch, right").is_empty());
         assert_eq!(constraints("Please never push tags upstream").len(), 1);
+        assert_eq!(constraints("You must keep the lockfile pinned").len(), 1);
     }
 }
