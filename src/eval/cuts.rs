@@ -145,8 +145,8 @@ fn horizon_end(records: &[Record], first: usize, end: usize, horizon: Option<usi
         return end;
     };
     let mut seen = 0;
-    for i in first..end {
-        if records[i].message().is_some_and(|m| !m.sidechain) {
+    for (i, record) in records.iter().enumerate().take(end).skip(first) {
+        if record.message().is_some_and(|m| !m.sidechain) {
             seen += 1;
             if seen == horizon {
                 return i + 1;
