@@ -5,7 +5,7 @@
 //! model). They are strict on purpose: a false entity that happens to occur before and after a
 //! cut counts as "re-used" and rewards a summary for echoing noise, so a doubtful word is left
 //! out rather than let in. Constraints are sentences, not words, and are found apart (see
-//! [`constraints`]).
+//! [`super::constraints`]).
 
 use super::words::{
     is_common, ERRNO, EXTENSIONS, PREFIXES, PRODUCTS, PROGRAMS, SHELL_WORDS, SUBCOMMANDS, UNITS,
@@ -277,7 +277,8 @@ fn error_messages(text: &str, out: &mut Vec<Entity>) {
     }
 }
 
-/// The comparable phrase of an error message (see [`error_messages`]).
+/// The comparable phrase of an error message: its first eight words up to the end of the
+/// sentence, lowercase, quotes dropped, stopping at code; three words or more.
 pub fn error_phrase(text: &str) -> Option<String> {
     let mut words = Vec::new();
     for word in text.split_whitespace().take(8) {
