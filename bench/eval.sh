@@ -15,24 +15,30 @@
 # goldens and goals (checked by tests/cli/quality.rs with its own older matchers) stay apart.
 #
 # Run from anywhere: bash bench/eval.sh > benches/quality/BASELINE-eval.md
-# Knobs: EVAL_CORPUS=DIR (default ../shared/corpus/eval), CONDENSE_BIN=path.
+# Knobs: EVAL_CORPUS=DIR (default ../shared/corpus/eval, or ../../shared/corpus/eval from a
+# worktree under /work/wt/), PROBES=DIR (default fixtures/probes/eval), CONDENSE_BIN=path.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-EVAL_CORPUS=${EVAL_CORPUS:-../shared/corpus/eval}
+if [ -z "${EVAL_CORPUS:-}" ]; then
+  EVAL_CORPUS=../shared/corpus/eval
+  [ -d "$EVAL_CORPUS" ] || EVAL_CORPUS=../../shared/corpus/eval
+fi
+PROBES=${PROBES:-fixtures/probes/eval}
 if [ -z "${CONDENSE_BIN:-}" ]; then
   cargo build --release --quiet
   CONDENSE_BIN=target/release/condense
 fi
 probes=()
-if compgen -G "fixtures/probes/eval/*.txt" > /dev/null; then
-  probes=(--probes fixtures/probes/eval)
+if compgen -G "$PROBES/*.txt" > /dev/null; then
+  probes=(--probes "$PROBES")
 fi
 
 echo "# The eval scoreboard"
 echo
 echo "\`bash bench/eval.sh\` at $(git rev-parse --short HEAD) ($("$CONDENSE_BIN" --version))."
-echo "Counts are re-used entities carried / re-used (docs/EVAL.md defines both)."
+echo "Counts are re-used entities carried / re-used (docs/EVAL.md defines both); probes from"
+echo "${probes[1]:-(none)}."
 echo
 
 if [ -d "$EVAL_CORPUS" ]; then
@@ -55,17 +61,22 @@ echo
 echo
 
 if [ -d "$EVAL_CORPUS" ]; then
-  echo "## Time per eval-corpus session (release build, wall, one run each)"
+  echo "## Time per eval-corpus session (release build, one run each)"
   echo
-  echo "| file | MB | cuts | seconds |"
-  echo "|---|--:|--:|--:|"
+  echo "CPU is user + system seconds of the process; wall includes waiting for a core, which on"
+  echo "a shared machine can be several times the CPU."
+  echo
+  echo "| file | MB | cuts | CPU s | wall s |"
+  echo "|---|--:|--:|--:|--:|"
+  TIMEFORMAT='%R %U %S'
   for file in "$EVAL_CORPUS"/*/*.jsonl; do
-    start=$(date +%s.%N)
-    out=$("$CONDENSE_BIN" eval --skip-invalid "$file" 2> /dev/null)
-    end=$(date +%s.%N)
-    rows=$(grep -c '"summary":"caveman"' <<< "$out" || true)
+    out=$(mktemp)
+    times=$( { time "$CONDENSE_BIN" eval --skip-invalid "$file" > "$out" 2> /dev/null; } 2>&1 )
+    rows=$(grep -c '"summary":"caveman"' "$out" || true)
+    rm -f "$out"
     mb=$(awk -v b="$(wc -c < "$file")" 'BEGIN { printf "%.2f", b / 1048576 }')
-    secs=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')
-    echo "| ${file#"$EVAL_CORPUS"/} | $mb | $rows | $secs |"
+    read -r wall user sys <<< "$times"
+    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.3f", u + s }')
+    echo "| ${file#"$EVAL_CORPUS"/} | $mb | $rows | $cpu | $wall |"
   done
 fi
