@@ -155,12 +155,20 @@ fn every_fixture_session_is_graded() {
     let rows = eval(&[real.to_str().unwrap()]);
     assert_eq!(rows.len(), 4);
     assert!(rows.iter().all(|r| r["cut_line"] == 31));
-    // Checked with --show-lost: after the boundary the agent re-used 14 entities of the
-    // prefix (3 paths, `mise run test` and `mise run lint`, 9 identifiers such as
-    // checkConcurrentSessions and outputHookResponse); the native summary lacks both commands,
-    // handleSessionInitErrors, initErr and cmd/entire/cli.
-    assert_eq!(row(&rows, "native")["reused_total"], 14);
-    assert_eq!(row(&rows, "native")["carried_total"], 9);
+    // Checked with --show-lost: after the boundary the agent re-used 13 entities of the
+    // prefix (2 paths, hooks_claudecode_handlers.go and cmd/entire/cli; `mise run test` and
+    // `mise run lint`; 9 identifiers such as checkConcurrentSessions and OpenRepository); the
+    // native summary lacks both commands, handleSessionInitErrors, initErr and cmd/entire/cli.
+    let native = row(&rows, "native");
+    assert_eq!(native["reused_total"], 13);
+    assert_eq!(
+        (
+            native["reused"]["path"].as_u64(),
+            native["reused"]["command"].as_u64()
+        ),
+        (Some(2), Some(2))
+    );
+    assert_eq!(native["carried_total"], 8);
     let mut files = vec!["--at".to_owned(), "70%".to_owned()];
     files.extend(CORPUS.iter().map(|(f, _)| fixture(f).display().to_string()));
     let output = condense().arg("eval").args(&files).output().unwrap();
