@@ -144,6 +144,9 @@ fn horizon_end(records: &[Record], first: usize, end: usize, horizon: Option<usi
     let Some(horizon) = horizon else {
         return end;
     };
+    if horizon == 0 {
+        return first;
+    }
     let mut seen = 0;
     for (i, record) in records.iter().enumerate().take(end).skip(first) {
         if record.message().is_some_and(|m| !m.sidechain) {
