@@ -5,11 +5,13 @@
 //! ([`entities`], [`constraints`]) the suffix **re-used** from the prefix are what the agent
 //! needed to carry on; each summary is graded ([`grade`]) by which of them it **carried**, and
 //! by the hand-written [`probes`] of the cut when there are some. [`report`] shapes the result.
-//! The texts looked in are cut from records by [`pieces`]; the word lists are in [`words`].
+//! The texts looked in are cut from records by [`pieces`]; shell commands are read by
+//! [`commands`]; the word lists are in [`words`].
 //!
 //! `docs/EVAL.md` defines the kinds and the matching in prose; these modules are the one place
 //! they are defined in code, and `benches/quality` keeps its own older matchers (see there).
 
+pub mod commands;
 pub mod constraints;
 pub mod cuts;
 pub mod entities;
