@@ -9,6 +9,7 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod eval;
 pub mod extract;
 pub mod handoff;
 pub mod history;
@@ -101,6 +102,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Caveman(args) => cmd::caveman::run(&args, out),
         Command::Bare(args) => cmd::bare::run(&args, out),
         Command::History(args) => cmd::history::run(&args, out),
+        Command::Eval(args) => cmd::eval::run(&args, out),
         Command::Compact(args) => {
             cmd::shared::refuse_compressed_in_place(&args.input, args.in_place.enabled)?;
             cmd::compact::run(&args, out)

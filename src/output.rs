@@ -103,6 +103,18 @@ impl<T> FromIterator<(&'static str, T)> for OrderedMap<T> {
     }
 }
 
+impl<T> OrderedMap<T> {
+    /// The value of a key.
+    pub fn get(&self, key: &str) -> Option<&T> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// The values, in order.
+    pub fn values(&self) -> impl Iterator<Item = &T> {
+        self.0.iter().map(|(_, v)| v)
+    }
+}
+
 impl<T: Serialize> Serialize for OrderedMap<T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.0.len()))?;

@@ -36,6 +36,7 @@ pub const PAGES: [(&str, &str); 14] = [
         "condense-history.1",
         include_str!("../../man/condense-history.1"),
     ),
+    ("condense-eval.1", include_str!("../../man/condense-eval.1")),
     (
         "condense-compact.1",
         include_str!("../../man/condense-compact.1"),

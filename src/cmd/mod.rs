@@ -6,6 +6,7 @@ pub mod compact;
 pub mod compaction;
 pub mod completions;
 pub mod estimate;
+pub mod eval;
 pub mod handoff;
 pub mod history;
 pub mod inject;

@@ -88,10 +88,16 @@ pub struct Pi;
 
 impl Format for Pi {
     fn detect(&self, head: &[Value]) -> bool {
+        // A header written with neither `provider` nor `version` (pi 0.27, the eval corpus's
+        // pi-mono-2638daee) is pi's when a later line is a pi message entry.
+        let messages = head.iter().any(|line| {
+            str_field(line, "type") == Some("message")
+                && line.get("message").and_then(|m| m.get("role")).is_some()
+        });
         head.iter().any(|line| {
             str_field(line, "type") == Some("session")
                 && line.get("cwd").is_some()
-                && (line.get("provider").is_some() || line.get("version").is_some())
+                && (line.get("provider").is_some() || line.get("version").is_some() || messages)
         })
     }
 
@@ -1118,6 +1124,10 @@ mod tests {
             r#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}"#
         ])));
         assert!(!Pi.detect(&head(&[r#"{"type":"session","id":"s","cwd":"/"}"#])));
+        assert!(Pi.detect(&head(&[
+            r#"{"type":"session","id":"s","timestamp":"t","cwd":"/"}"#,
+            r#"{"type":"message","timestamp":"t","message":{"role":"user","content":"x"}}"#
+        ])));
         assert!(!Pi.detect(&head(&[
             r#"{"type":"message","message":{"role":"user","content":"x"}}"#
         ])));

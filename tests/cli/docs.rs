@@ -27,7 +27,7 @@ fn check_golden(name: &str, actual: &str) {
 }
 
 /// Every command.
-const COMMANDS: [&str; 13] = [
+const COMMANDS: [&str; 14] = [
     "estimate",
     "split",
     "prompt",
@@ -36,6 +36,7 @@ const COMMANDS: [&str; 13] = [
     "caveman",
     "bare",
     "history",
+    "eval",
     "compact",
     "sessions",
     "completions",
@@ -110,6 +111,7 @@ fn man_pages_document_exactly_the_options_of_help() {
         ("condense-caveman.1", vec!["caveman"]),
         ("condense-bare.1", vec!["bare"]),
         ("condense-history.1", vec!["history"]),
+        ("condense-eval.1", vec!["eval"]),
         ("condense-compact.1", vec!["compact"]),
         ("condense-sessions.1", vec!["sessions"]),
         ("condense-completions.1", vec!["completions"]),
