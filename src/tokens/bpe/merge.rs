@@ -57,18 +57,14 @@ impl Scratch {
         // Two sentinels: the last byte's part (no pair after it) and the end of the piece.
         parts.push((piece.len() - 1, NONE));
         parts.push((piece.len(), NONE));
-        loop {
-            // The leftmost pair of lowest rank (min_by_key keeps the first of equals).
-            let Some((i, &(_, lowest))) = parts[..parts.len() - 1]
-                .iter()
-                .enumerate()
-                .min_by_key(|(_, &(_, r))| r)
-            else {
-                break;
-            };
-            if lowest == NONE {
-                break;
-            }
+        // The leftmost pair of lowest rank (min_by_key keeps the first of equals), while there
+        // is a pair that is a token.
+        while let Some((i, _)) = parts[..parts.len() - 1]
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, &(_, r))| r)
+            .filter(|(_, &(_, r))| r != NONE)
+        {
             // Part i absorbs part i + 1; its pair is now with part i + 2, and the pair on its
             // left spans the merged part.
             parts[i].1 = if i + 3 < parts.len() {
