@@ -13,10 +13,11 @@ use std::borrow::Cow;
 
 use anyhow::{bail, Result};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::blocks::{borrowed_str, LenientU64, StrOrSeq};
+use super::blocks::{borrowed_str, borrowed_text, raw_json, LenientU64, StrOrSeq};
+use super::scan;
+use super::text::Text;
 use super::write::{chat_user_line, push_kept, push_line, Compacted, Sink};
 use super::{Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
 use crate::summary::WRAPPER;
@@ -38,12 +39,12 @@ struct ChatLine<'a> {
     #[serde(borrow, default, deserialize_with = "borrowed_str")]
     tool_call_id: Option<Cow<'a, str>>,
     /// Thinking text as DeepSeek- and Kimi-compatible APIs return it.
-    #[serde(borrow, default, deserialize_with = "borrowed_str")]
-    reasoning_content: Option<Cow<'a, str>>,
+    #[serde(borrow, default, deserialize_with = "borrowed_text")]
+    reasoning_content: Option<Text<'a>>,
     /// The context size on a kimi-cli `_usage` record. Read separately and leniently, as every
     /// format reads usage: a figure serde cannot hold (`1e999`) means no figure, not a bad line.
-    #[serde(borrow, default)]
-    token_count: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "raw_json")]
+    token_count: Option<&'a str>,
 }
 
 #[derive(Deserialize, Default)]
@@ -51,13 +52,13 @@ struct ChatLine<'a> {
 struct ChatPart<'a> {
     #[serde(rename = "type", borrow, deserialize_with = "borrowed_str")]
     kind: Option<Cow<'a, str>>,
-    #[serde(borrow, deserialize_with = "borrowed_str")]
-    text: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "borrowed_text")]
+    text: Option<Text<'a>>,
     /// kimi-cli's thinking part: `{"type":"think","think":…}`.
-    #[serde(borrow, deserialize_with = "borrowed_str")]
-    think: Option<Cow<'a, str>>,
-    #[serde(borrow, deserialize_with = "borrowed_str")]
-    refusal: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "borrowed_text")]
+    think: Option<Text<'a>>,
+    #[serde(borrow, deserialize_with = "borrowed_text")]
+    refusal: Option<Text<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -72,8 +73,8 @@ struct ToolCall<'a> {
 struct FunctionCall<'a> {
     #[serde(borrow, default)]
     name: Cow<'a, str>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "raw_json")]
+    arguments: Option<&'a str>,
 }
 
 impl Format for Openai {
@@ -126,65 +127,73 @@ impl Format for Openai {
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
-        let chat: ChatLine<'a> = serde_json::from_str(text)?;
-        let Some(role_name) = chat.role else {
-            bail!("message has no \"role\"");
+        let chat = match ChatLine::walk(text) {
+            Some(chat) => chat,
+            None => serde_json::from_str(text)?,
         };
-        if role_name.starts_with('_') {
-            let usage = (role_name == "_usage")
-                .then_some(chat.token_count)
-                .flatten()
-                .and_then(|raw| serde_json::from_str::<LenientU64>(raw.get()).ok())
-                .and_then(|count| count.0)
-                .map(|context_tokens| Usage {
-                    context_tokens,
-                    response_key: None,
-                });
-            let mut record = Record::new(line, text.as_bytes(), Entry::Bookkeeping(role_name));
-            record.usage = usage;
-            return Ok(record);
-        }
-        let Some(role) = Role::from_chat(&role_name) else {
-            bail!("unknown role (expected system, developer, user, assistant, tool, or a kimi-cli record such as _usage)");
-        };
-
-        let mut parts = Vec::new();
-        if let Some(reasoning) = chat.reasoning_content {
-            parts.push(Part::Thinking(reasoning.into()));
-        }
-        match chat.content {
-            StrOrSeq::Str(text) => parts.push(Part::Text(text)),
-            StrOrSeq::Seq(items) => parts.extend(items.into_iter().map(chat_part)),
-        }
-        let calls = chat.tool_calls.unwrap_or_default();
-        // The legacy `function_call` has no id.
-        let functions = calls
-            .into_iter()
-            .filter_map(|call| Some((call.id, call.function?)))
-            .chain(chat.function_call.map(|function| (None, function)));
-        for (id, function) in functions {
-            parts.push(Part::ToolCall {
-                id,
-                name: function.name,
-                arguments: arguments_text(function.arguments)?,
-            });
-        }
-        // Only a tool message answers a call.
-        let call_id = chat.tool_call_id.filter(|_| role == Role::Tool);
-        Ok(Record::new(
-            line,
-            text.as_bytes(),
-            Entry::Message(Message::new(role, parts).answering(call_id)),
-        ))
+        chat_record(line, text, chat)
     }
+}
+
+/// The record of the line `text`, number `line`, read as `chat`.
+fn chat_record<'a>(line: usize, text: &'a str, chat: ChatLine<'a>) -> Result<Record<'a>> {
+    let Some(role_name) = chat.role else {
+        bail!("message has no \"role\"");
+    };
+    if role_name.starts_with('_') {
+        let usage = (role_name == "_usage")
+            .then_some(chat.token_count)
+            .flatten()
+            .and_then(|raw| serde_json::from_str::<LenientU64>(raw).ok())
+            .and_then(|count| count.0)
+            .map(|context_tokens| Usage {
+                context_tokens,
+                response_key: None,
+            });
+        let mut record = Record::new(line, text.as_bytes(), Entry::Bookkeeping(role_name));
+        record.usage = usage;
+        return Ok(record);
+    }
+    let Some(role) = Role::from_chat(&role_name) else {
+        bail!("unknown role (expected system, developer, user, assistant, tool, or a kimi-cli record such as _usage)");
+    };
+
+    let mut parts = Vec::new();
+    if let Some(reasoning) = chat.reasoning_content {
+        parts.push(Part::Thinking(reasoning));
+    }
+    match chat.content {
+        StrOrSeq::Str(text) => parts.push(Part::Text(text)),
+        StrOrSeq::Seq(items) => parts.extend(items.into_iter().map(chat_part)),
+    }
+    let calls = chat.tool_calls.unwrap_or_default();
+    // The legacy `function_call` has no id.
+    let functions = calls
+        .into_iter()
+        .filter_map(|call| Some((call.id, call.function?)))
+        .chain(chat.function_call.map(|function| (None, function)));
+    for (id, function) in functions {
+        parts.push(Part::ToolCall {
+            id,
+            name: function.name,
+            arguments: arguments_text(function.arguments)?,
+        });
+    }
+    // Only a tool message answers a call.
+    let call_id = chat.tool_call_id.filter(|_| role == Role::Tool);
+    Ok(Record::new(
+        line,
+        text.as_bytes(),
+        Entry::Message(Message::new(role, parts).answering(call_id)),
+    ))
 }
 
 fn chat_part(part: ChatPart<'_>) -> Part<'_> {
     let kind = part.kind.unwrap_or(Cow::Borrowed("text"));
     match kind.as_ref() {
-        "text" | "input_text" | "output_text" => Part::Text(part.text.unwrap_or_default().into()),
-        "think" | "thinking" => Part::Thinking(part.think.or(part.text).unwrap_or_default().into()),
-        "refusal" => Part::Text(part.refusal.unwrap_or_default().into()),
+        "text" | "input_text" | "output_text" => Part::Text(part.text.unwrap_or_default()),
+        "think" | "thinking" => Part::Thinking(part.think.or(part.text).unwrap_or_default()),
+        "refusal" => Part::Text(part.refusal.unwrap_or_default()),
         "image_url" | "input_image" | "image" => Part::Media(MediaKind::Image),
         "audio_url" | "input_audio" | "audio" => Part::Media(MediaKind::Audio),
         "video_url" | "video" => Part::Media(MediaKind::Video),
@@ -195,12 +204,130 @@ fn chat_part(part: ChatPart<'_>) -> Part<'_> {
 
 /// Tool-call arguments are a JSON string holding JSON; some writers store the object itself.
 /// Either way the result is the JSON text of the arguments.
-fn arguments_text<'a>(raw: Option<&'a RawValue>) -> Result<Cow<'a, str>> {
+fn arguments_text<'a>(raw: Option<&'a str>) -> Result<Cow<'a, str>> {
     match raw {
         None => Ok(Cow::Borrowed("")),
-        Some(raw) if raw.get().starts_with('"') => Ok(serde_json::from_str(raw.get())?),
-        Some(raw) => Ok(Cow::Borrowed(raw.get())),
+        Some(raw) if raw.starts_with('"') => Ok(serde_json::from_str(raw)?),
+        Some(raw) => Ok(Cow::Borrowed(raw)),
     }
+}
+
+// The walk: a line read with the SIMD scanner (`scan`), as the Claude Code, Codex and pi readers
+// read theirs, instead of by serde_json. Message text is the bulk of a kimi-cli line and is full
+// of escapes (`\n`); serde decodes each such string into a new allocation byte by byte, where
+// the walk hands it out still escaped, as a `Text` that counts its code points as it is. Each
+// function reads what serde's derive reads for the same struct (unknown keys skipped, `null`
+// for an optional field, a repeated field refused) and returns `None` for anything else, so
+// that serde reads the line and says what is wrong.
+
+impl<'a> ChatLine<'a> {
+    /// The line `text`, walked; `None` where the walk gives up.
+    fn walk(text: &'a str) -> Option<Self> {
+        let scanner = scan::Scanner::new(text.as_bytes());
+        let mut walk = scan::Walk::new(&scanner, text, 0);
+        let mut line = ChatLine {
+            role: None,
+            content: StrOrSeq::default(),
+            tool_calls: None,
+            function_call: None,
+            tool_call_id: None,
+            reasoning_content: None,
+            token_count: None,
+        };
+        let keys = [
+            "role",
+            "content",
+            "tool_calls",
+            "function_call",
+            "tool_call_id",
+            "reasoning_content",
+            "token_count",
+        ];
+        walk.fields(keys, |field, walk| {
+            match field {
+                0 => line.role = walk.optional_str()?,
+                1 => line.content = walk_content(walk)?,
+                2 => {
+                    line.tool_calls = match walk.null()? {
+                        true => None,
+                        false => Some(walk_tool_calls(walk)?),
+                    }
+                }
+                3 => line.function_call = walk_optional_function(walk)?,
+                4 => line.tool_call_id = walk.optional_str()?,
+                5 => line.reasoning_content = walk.optional_string()?,
+                _ => line.token_count = walk.raw()?,
+            }
+            Some(())
+        })?;
+        (walk.position() == text.len()).then_some(line)
+    }
+}
+
+/// `content`: a string, `null` (no parts) or a list of part objects.
+fn walk_content<'a>(walk: &mut scan::Walk<'_, 'a>) -> Option<StrOrSeq<'a, ChatPart<'a>>> {
+    match walk.peek()? {
+        b'"' => Some(StrOrSeq::Str(walk.string()?)),
+        b'[' => {
+            let mut parts = Vec::new();
+            walk.array(|walk| {
+                let mut part = ChatPart::default();
+                walk.fields(["type", "text", "think", "refusal"], |field, walk| {
+                    match field {
+                        0 => part.kind = walk.optional_str()?,
+                        1 => part.text = walk.optional_string()?,
+                        2 => part.think = walk.optional_string()?,
+                        _ => part.refusal = walk.optional_string()?,
+                    }
+                    Some(())
+                })?;
+                parts.push(part);
+                Some(())
+            })?;
+            Some(StrOrSeq::Seq(parts))
+        }
+        _ => walk.null()?.then(StrOrSeq::default),
+    }
+}
+
+/// `tool_calls`, a list of `{id, function}` objects.
+fn walk_tool_calls<'a>(walk: &mut scan::Walk<'_, 'a>) -> Option<Vec<ToolCall<'a>>> {
+    let mut calls = Vec::new();
+    walk.array(|walk| {
+        let mut call = ToolCall {
+            id: None,
+            function: None,
+        };
+        walk.fields(["id", "function"], |field, walk| {
+            match field {
+                0 => call.id = walk.optional_str()?,
+                _ => call.function = walk_optional_function(walk)?,
+            }
+            Some(())
+        })?;
+        calls.push(call);
+        Some(())
+    })?;
+    Some(calls)
+}
+
+/// A `{name, arguments}` object or `null`; `name` defaults to empty but is never `null`.
+fn walk_optional_function<'a>(walk: &mut scan::Walk<'_, 'a>) -> Option<Option<FunctionCall<'a>>> {
+    if walk.null()? {
+        return Some(None);
+    }
+    let mut function = FunctionCall {
+        name: Cow::Borrowed(""),
+        arguments: None,
+    };
+    walk.fields(["name", "arguments"], |field, walk| {
+        match field {
+            0 => function.name = walk.string()?.into_cow(),
+            _ => function.arguments = walk.raw()?,
+        }
+        Some(())
+    })?;
+    Some(Some(function))
 }
 
 #[cfg(test)]
@@ -291,6 +418,73 @@ mod tests {
         assert_eq!(parts[1], Part::Media(MediaKind::Image));
         let empty = read(r#"{"role":"assistant","content":null}"#);
         assert!(empty.message().unwrap().parts.is_empty());
+    }
+
+    /// What serde alone reads of `line`, and what the walk reads (`None` where it gives up).
+    fn both_ways(line: &str) -> (Record<'_>, Option<Record<'_>>) {
+        let serde = chat_record(1, line, serde_json::from_str(line).unwrap()).unwrap();
+        let walked = ChatLine::walk(line).map(|chat| chat_record(1, line, chat).unwrap());
+        (serde, walked)
+    }
+
+    #[test]
+    fn walking_a_line_reads_what_serde_reads_on_every_real_line() {
+        let mut lines = 0;
+        for path in [
+            "openai-chat/kimi-cli-swebench-531d195b.jsonl",
+            "openai-chat/kimi-cli-swebench-531d195b_read_1.jsonl",
+        ] {
+            for (number, line) in corpus(path) {
+                let (serde, walked) = both_ways(&line);
+                let walked = walked.unwrap_or_else(|| panic!("{path}:{number}: walk gave up"));
+                assert_eq!(walked.entry, serde.entry, "{path}:{number}");
+                assert_eq!(walked.usage, serde.usage, "{path}:{number}");
+                lines += 1;
+            }
+        }
+        assert!(lines > 80, "{lines} lines");
+    }
+
+    #[test]
+    fn walking_reads_every_shape_serde_reads() {
+        for line in [
+            r#"{"role":"user","content":"a\nb \u00e9 \"q\""}"#,
+            r#"{"role":"user","content":null}"#,
+            r#"{ "role" : "user" , "content" : [ ] } "#,
+            r#"{"role":"assistant","content":[{"type":"think","think":"hm\n"},{"type":"text","text":"x"},{"type":"image_url","image_url":{"url":"u"}},{"text":"no type"},{"type":"refusal","refusal":"no"}],"reasoning_content":"r\t"}"#,
+            r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"Shell","arguments":"{\"cmd\":\"ls\"}"}},{"id":null,"function":null},{"id":"c3","function":{"name":"n","arguments":{"a":1}}}]}"#,
+            r#"{"role":"assistant","content":"","tool_calls":null,"function_call":{"name":"f","arguments":null}}"#,
+            r#"{"role":"tool","content":[{"type":"text","text":"out"}],"tool_call_id":"c1","extra":{"deep":[1,2,{"x":"}"}]}}"#,
+            r#"{"role":"_usage","token_count":12345}"#,
+            r#"{"role":"_usage","token_count":1e999}"#,
+            r#"{"role":"_checkpoint","id":3}"#,
+        ] {
+            let (serde, walked) = both_ways(line);
+            let walked = walked.unwrap_or_else(|| panic!("walk gave up on {line}"));
+            assert_eq!(walked.entry, serde.entry, "{line}");
+            assert_eq!(walked.usage, serde.usage, "{line}");
+        }
+    }
+
+    #[test]
+    fn lines_the_walk_gives_up_on_go_to_serde() {
+        // An escaped key, a repeated field, a non-string name, a content of another type and a
+        // line that is no object: serde reads or refuses each, with its own message.
+        assert!(ChatLine::walk(r#"{"r\u006fle":"user","content":"x"}"#).is_none());
+        assert_eq!(
+            read(r#"{"r\u006fle":"user","content":"x"}"#).entry,
+            read(r#"{"role":"user","content":"x"}"#).entry
+        );
+        for bad in [
+            r#"{"role":"user","role":"user","content":"x"}"#,
+            r#"{"role":"assistant","tool_calls":[{"function":{"name":null}}]}"#,
+            r#"{"role":"user","content":5}"#,
+            r#"["role","user"]"#,
+            r#"{"role":"user","content":"x"} x"#,
+        ] {
+            assert!(ChatLine::walk(bad).is_none(), "{bad}");
+            assert!(Openai.read(1, bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
