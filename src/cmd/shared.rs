@@ -300,8 +300,8 @@ pub fn plan_for(args: &PlanArgs, transcript: &Transcript) -> Result<(Plan, Token
     let tokenizer = args.tokens.tokenizer()?;
     let settings = settings::load(&args.settings, Flags::default())?;
     let mode = mode(args, settings.keep, &transcript.context, tokenizer)?;
-    let plan =
-        plan(&transcript.context, mode, tokenizer).with_context(|| transcript.name.clone())?;
+    let plan = plan(&transcript.context, mode, tokenizer, transcript.dialect())
+        .with_context(|| transcript.name.clone())?;
     Ok((plan, tokenizer))
 }
 
@@ -522,8 +522,13 @@ pub fn check_plan(report: &PlanReport, transcript: &Transcript) -> Result<(Plan,
             records.len()
         );
     }
-    let mut plan = plan(&records[..report.records], report.mode, tokenizer)
-        .with_context(|| transcript.name.clone())?;
+    let mut plan = plan(
+        &records[..report.records],
+        report.mode,
+        tokenizer,
+        transcript.dialect(),
+    )
+    .with_context(|| transcript.name.clone())?;
     let now = fingerprint(&records[..plan.tail.start]);
     if plan.tail.start != report.fingerprint.records || now != report.fingerprint.hash {
         bail!(

@@ -64,6 +64,7 @@ use super::blocks::{
     anthropic_parts, deserialize_anthropic_content, raw_json, usage_counts, walk_anthropic_content,
     walk_usage, AnthropicContent, LenientU64,
 };
+use super::classify::is_real_user_request;
 use super::scan;
 use super::write::{
     derived_uuid, push_kept, push_line, top_level_str, top_level_value, Compacted, Sink,
@@ -381,6 +382,39 @@ impl Format for ClaudeCode {
         };
         push_line(out, &serde_json::to_vec(&summary)?);
         Ok(())
+    }
+
+    /// Claude Code's messages as its API request holds them (`normalizeMessagesForAPI`
+    /// merges the lines of one response, and consecutive user lines, into one message):
+    ///
+    /// - an `assistant` line continues the message when an `assistant` line of it has the
+    ///   same `message.id` (one response, one content block a line; the tool results of its
+    ///   parallel calls can sit between them);
+    /// - a `user` line of `tool_result` blocks continues the message that made the calls (a
+    ///   sub-agent's report is the `Task` call's result);
+    /// - any other `user` line continues a message of user lines that answer no call (the
+    ///   caveat, command and reminder lines around a prompt, or two prompts the model got as
+    ///   one), and a harness-made one (a reminder after tool results) any message ending in a
+    ///   user line; a person's request after tool results opens a message of its own.
+    fn continues_message(&self, unit: &[&Record], record: &Record) -> bool {
+        let Some(message) = record.message() else {
+            return false;
+        };
+        let messages = || unit.iter().filter_map(|r| r.message());
+        match message.role {
+            Role::Assistant => record.link.response.is_some_and(|response| {
+                unit.iter().any(|r| {
+                    r.link.response == Some(response)
+                        && r.message().is_some_and(|m| m.role == Role::Assistant)
+                })
+            }),
+            Role::User if super::messages::answers_a_call(message) => true,
+            Role::User if is_real_user_request(message) => {
+                messages().all(|m| m.role == Role::User && !super::messages::answers_a_call(m))
+            }
+            Role::User => messages().last().is_some_and(|m| m.role == Role::User),
+            _ => false,
+        }
     }
 
     /// An assistant line's `message.model` (not the harness's own `<synthetic>` lines).
@@ -1281,7 +1315,7 @@ mod tests {
     fn check_write_back(name: &str, mode: Mode) {
         let bytes = corpus_bytes(name);
         let input = Transcript::parse(name, &bytes, LoadOptions::default()).unwrap();
-        let plan = plan(&input.context, mode, Tokenizer::Chars4).unwrap();
+        let plan = plan(&input.context, mode, Tokenizer::Chars4, &ClaudeCode).unwrap();
         assert!(plan.noop.is_none(), "{name}: no-op plan");
         let compacted = compaction(&input, &plan, SUMMARY, Tokenizer::Chars4);
         let out = write(&input, &plan);
@@ -1449,6 +1483,7 @@ mod tests {
             &input.context,
             Mode::Tail { preserve: 2 },
             Tokenizer::Chars4,
+            &ClaudeCode,
         )
         .unwrap();
         let out = write(&input, &plan);

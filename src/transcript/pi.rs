@@ -73,6 +73,7 @@ use serde_json::Value;
 use super::blocks::{borrowed_str, borrowed_text, raw_json, BorrowedStr};
 use super::blocks::{join_texts, usage_counts, walk_usage, LenientU64, StrOrSeq};
 use super::load::Transcript;
+use super::classify::{is_real_user_request, text_of};
 use super::scan;
 use super::text::Text;
 use super::write::{
@@ -99,7 +100,13 @@ impl Format for Pi {
     /// a `compaction` entry pointing at the first tail entry, by index (v1) or by id (v2, v3).
     fn write_compacted(&self, compacted: &Compacted, out: &mut Sink) -> Result<()> {
         let records = compacted.records();
-        let first_kept = compacted.tail.first().copied();
+        // pi keeps one path from its first kept entry; the request kept apart goes in the
+        // summary (see `summary_with_kept`).
+        let first_kept = compacted
+            .tail
+            .iter()
+            .copied()
+            .find(|index| !compacted.request.contains(index));
         // The entry is appended after every kept line, so it takes the time of the last one.
         let timestamp = records
             .iter()
@@ -739,6 +746,10 @@ struct CompactionV3<'a> {
 /// The heading under which the user messages kept beside the summary (user mode) follow it.
 pub const KEPT_HEADING: &str = "## User messages kept from the compacted conversation";
 
+/// The heading under which the user's newest request follows the summary, when the plan keeps
+/// it apart from the tail (pi keeps only the path from its first kept entry).
+pub const REQUEST_HEADING: &str = "## The user's latest request, in their words";
+
 /// The session format version, as pi reads it: the first `session` entry's `version`, 1 when it
 /// has none.
 fn session_version(records: &[Record]) -> u64 {
@@ -775,6 +786,20 @@ fn entry_index(transcript: &Transcript, record: usize) -> usize {
 /// kimi-code's elision marker as it is between the oldest and the newest.
 fn summary_with_kept(compacted: &Compacted) -> String {
     let kept = &compacted.kept_user_texts;
+    let request: Vec<String> = compacted
+        .request
+        .iter()
+        .filter_map(|&index| compacted.records()[index].message())
+        .filter(|message| is_real_user_request(message))
+        .map(text_of)
+        .collect();
+    if !request.is_empty() {
+        return format!(
+            "{}\n\n{REQUEST_HEADING}\n\n{}\n",
+            compacted.summary.trim_end(),
+            request.join("\n\n")
+        );
+    }
     if kept.is_empty() {
         return compacted.summary.to_owned();
     }
@@ -1194,7 +1219,7 @@ mod tests {
         /// for byte, followed by one `compaction` entry that reads back as pi's; with the plan,
         /// the kept user texts and the new line.
         fn check(transcript: &Transcript, mode: Mode) -> (Plan, Vec<String>, Value, Vec<u8>) {
-            let plan = plan(&transcript.context, mode, Tokenizer::Chars4).unwrap();
+            let plan = plan(&transcript.context, mode, Tokenizer::Chars4, &Pi).unwrap();
             assert!(plan.noop.is_none());
             let write = || {
                 let mut out = Vec::new();
@@ -1405,6 +1430,7 @@ mod tests {
                 &input.context,
                 Mode::Tail { preserve: 2 },
                 Tokenizer::Chars4,
+                &Pi,
             )
             .unwrap();
             let error = Pi

@@ -180,6 +180,24 @@ impl Format for Codex {
         record.or_else(|error| unknown_item(line, text).ok_or(error))
     }
 
+    /// Codex's messages as a request holds them: the items of one response (its `reasoning`,
+    /// `message` and call items, which Codex records one after another as the response
+    /// streams) are one message, and the outputs of its calls travel with it. An assistant
+    /// item continues the message when the item before it is one too; after a call's output
+    /// or a user message the next assistant item starts the next response.
+    fn continues_message(&self, unit: &[&Record], record: &Record) -> bool {
+        let Some(message) = record.message() else {
+            return false;
+        };
+        match message.role {
+            Role::Assistant => unit
+                .last()
+                .and_then(|r| r.message())
+                .is_some_and(|m| m.role == Role::Assistant),
+            _ => super::messages::answers_a_call(message),
+        }
+    }
+
     /// A `turn_context` line's `payload.model`.
     fn model(&self, raw: &[u8]) -> Option<String> {
         if super::str_at(raw, &["type"]).as_deref() != Some("turn_context") {
@@ -1685,7 +1703,7 @@ mod tests {
         fn check_corpus(mode: Mode) -> (Vec<Value>, Vec<String>) {
             let bytes = corpus_bytes();
             let input = Transcript::parse("codex", &bytes, LoadOptions::default()).unwrap();
-            let plan = plan(&input.context, mode, Tokenizer::Chars4).unwrap();
+            let plan = plan(&input.context, mode, Tokenizer::Chars4, &Codex).unwrap();
             assert!(plan.noop.is_none());
             let compacted = compaction(&input, &plan, SUMMARY, Tokenizer::Chars4);
             let out = write(&input, &plan);
@@ -1842,6 +1860,7 @@ mod tests {
                 &input.context,
                 Mode::Tail { preserve: 2 },
                 Tokenizer::Chars4,
+                &Codex,
             )
             .unwrap();
             assert_eq!(plan.tail, 8..10);
@@ -1885,6 +1904,7 @@ mod tests {
                 &input.context,
                 Mode::Tail { preserve: 2 },
                 Tokenizer::Chars4,
+                &Codex,
             )
             .unwrap();
             assert_eq!(plan.tail, 6..8);

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use crate::transcript::{Message, Part, Record, Role};
+use crate::transcript::{Message, Part, Role};
 
 /// Who speaks a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,11 +61,6 @@ pub fn turns<'m, 'a: 'm>(messages: impl IntoIterator<Item = &'m Message<'a>>) ->
         }
     }
     out.turns
-}
-
-/// The messages of these records.
-pub fn messages_of<'r, 'a>(records: &'r [Record<'a>]) -> impl Iterator<Item = &'r Message<'a>> {
-    records.iter().filter_map(Record::message)
 }
 
 #[derive(Default)]
