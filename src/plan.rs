@@ -22,7 +22,7 @@ use std::ops::Range;
 
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::{is_real_user_request, text_of};
-use crate::transcript::messages::{units, Unit};
+use crate::transcript::messages::{answers_a_call, units, Unit};
 use crate::transcript::{Format, Message, Record, Role};
 
 /// How to choose the regions. Plans record it (as `{"name": "tail", "preserve": 2}` …) so
@@ -371,17 +371,26 @@ fn plan_tail(
     Ok(plan)
 }
 
-/// The records of the message holding the newest real user request, when it starts before
-/// `tail_start`: up to the tail, so that no record is kept twice.
+/// The newest real user request, when it lies before `tail_start`: its record and the rest of
+/// its message (the reminders the harness sent with it), up to the tail, so that no record is
+/// kept twice. What the message held before the request (an earlier summary Claude Code sends
+/// in the same user message, a command's caveat) is left to the summary.
 fn newest_request(records: &[Record], units: &[Unit], tail_start: usize) -> Option<Range<usize>> {
     let newest = records
         .iter()
-        .rposition(|r| r.message().is_some_and(is_real_user_request))?;
+        // A compaction marker's summary (pi's `compaction` entry) is no request, whatever
+        // its text.
+        .rposition(|r| !r.compaction && r.message().is_some_and(is_real_user_request))?;
     if newest >= tail_start {
         return None;
     }
     let unit = units.iter().find(|u| u.records.contains(&newest))?;
-    Some(unit.records.start..unit.records.end.min(tail_start))
+    let end = unit.records.end.min(tail_start);
+    let harness_lines = records[newest + 1..end].iter().position(|r| {
+        r.message()
+            .is_some_and(|m| !m.sidechain && (m.role != Role::User || answers_a_call(m)))
+    });
+    Some(newest..harness_lines.map_or(end, |i| newest + 1 + i))
 }
 
 fn plan_upto(mut plan: Plan, records: &[Record], index: usize) -> Result<Plan, PlanError> {
@@ -850,7 +859,11 @@ mod tests {
         ];
         let plan = tail(&records, 2);
         assert_eq!(
-            (plan.compact.clone(), plan.request.clone(), plan.tail.clone()),
+            (
+                plan.compact.clone(),
+                plan.request.clone(),
+                plan.tail.clone()
+            ),
             (0..3, Some(2..3), 3..6)
         );
         assert_eq!(plan.kept_after().collect::<Vec<_>>(), [2, 3, 4, 5]);

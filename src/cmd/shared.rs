@@ -325,6 +325,10 @@ pub struct PlanReport {
     /// User messages kept beside the summary (user mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kept_user: Option<KeptUsers>,
+    /// Tail mode: the user's newest request, part of `compact` but kept verbatim after the
+    /// summary because the tail does not reach back to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_request: Option<RegionReport>,
     /// The records before the tail, which inject checks are unchanged.
     pub fingerprint: Fingerprint,
     /// How `prompt --max-tokens` shrank the request, when it did.
@@ -446,6 +450,7 @@ pub fn plan_report(plan: &Plan, transcript: &Transcript, tokenizer: Tokenizer) -
             compact: region(&plan.compact),
             tail: region(&plan.tail),
         },
+        kept_request: plan.request.as_ref().map(region),
         kept_user: matches!(plan.mode, Mode::User { .. }).then(|| KeptUsers {
             head: plan.kept_head.iter().map(kept).collect(),
             tail: plan.kept_tail.iter().map(kept).collect(),

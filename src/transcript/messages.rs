@@ -63,9 +63,13 @@ pub fn units(format: &dyn Format, records: &[Record]) -> Vec<Unit> {
 /// `toolResult`, Codex call outputs), or one holding results that name the call they answer
 /// (Anthropic `tool_result` blocks, Gemini `functionResponse` parts). Such a message belongs
 /// with the call. A result naming no call (pi's `bashExecution`, a command the user ran) is
-/// the user's own message.
+/// the user's own message, and so is a turn holding its own calls' results (a Gemini model
+/// turn's `toolCalls[].result`).
 pub fn answers_a_call(message: &Message) -> bool {
-    message.role == Role::Tool || message.answered_ids().next().is_some()
+    message.role == Role::Tool
+        || message
+            .answered_ids()
+            .any(|id| !message.call_ids().any(|call| call == id))
 }
 
 #[cfg(test)]
@@ -147,6 +151,11 @@ mod tests {
         assert!(answers_a_call(tool.message().unwrap()));
         let result = message(Role::User, vec![result("c1")]);
         assert!(answers_a_call(result.message().unwrap()));
+        let own = message(
+            Role::Assistant,
+            vec![call("c1", "ls"), super::testing::result("c1")],
+        );
+        assert!(!answers_a_call(own.message().unwrap()));
     }
 
     #[test]

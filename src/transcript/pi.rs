@@ -72,8 +72,8 @@ use serde_json::Value;
 
 use super::blocks::{borrowed_str, borrowed_text, raw_json, BorrowedStr};
 use super::blocks::{join_texts, usage_counts, walk_usage, LenientU64, StrOrSeq};
-use super::load::Transcript;
 use super::classify::{is_real_user_request, text_of};
+use super::load::Transcript;
 use super::scan;
 use super::text::Text;
 use super::write::{
@@ -1270,8 +1270,18 @@ mod tests {
                 crate::transcript::classify::text_of(last.message().unwrap()),
                 summary
             );
-            let kept = compacted(transcript, &plan).kept_user_texts;
-            if kept.is_empty() {
+            let written = compacted(transcript, &plan);
+            let kept = written.kept_user_texts;
+            if let Some(request) = written.request.first() {
+                // The newest request, before the tail, follows the summary in its words.
+                let text = crate::transcript::classify::text_of(
+                    transcript.records[*request].message().unwrap(),
+                );
+                assert_eq!(
+                    summary,
+                    format!("{}\n\n{REQUEST_HEADING}\n\n{text}\n", SUMMARY.trim_end())
+                );
+            } else if kept.is_empty() {
                 assert_eq!(summary, SUMMARY);
             } else {
                 assert!(summary.starts_with(SUMMARY.trim_end()));

@@ -370,7 +370,7 @@ proptest! {
     ) {
         let transcript = parse(&input, None);
         prop_assert_eq!(transcript.format, Some(FormatId::Openai));
-        let Ok(plan) = plan(&transcript.records, mode, tokenizer) else {
+        let Ok(plan) = plan(&transcript.records, mode, tokenizer, transcript.dialect()) else {
             return Ok(()); // --upto in the middle of a call and its result: refused
         };
         let n = transcript.records.len();
@@ -403,7 +403,7 @@ proptest! {
             return Ok(());
         };
         let transcript = parse(&input, Some(format));
-        let Ok(plan) = plan(&transcript.records, mode, Tokenizer::Chars4) else {
+        let Ok(plan) = plan(&transcript.records, mode, Tokenizer::Chars4, transcript.dialect()) else {
             return Ok(());
         };
         if plan.noop.is_some() {
@@ -463,7 +463,7 @@ proptest! {
             return Ok(());
         };
         let transcript = parse(&input, Some(format));
-        let Ok(plan) = plan(&transcript.records, mode, Tokenizer::Chars4) else {
+        let Ok(plan) = plan(&transcript.records, mode, Tokenizer::Chars4, transcript.dialect()) else {
             return Ok(());
         };
         if plan.noop.is_some() {
@@ -482,8 +482,10 @@ proptest! {
         prop_assert_eq!(summaries.len(), 1, "one summary message");
         let after: Vec<&[u8]> = back.records[summaries[0] + 1..].iter().map(|r| r.raw).collect();
         let kimi = format == FormatId::Openai && is_kimi(&transcript);
-        let mut expected: Vec<&[u8]> = transcript.records[plan.tail.clone()]
-            .iter()
+        // The newest request, when the tail misses it, then the tail.
+        let mut expected: Vec<&[u8]> = plan
+            .kept_after()
+            .map(|i| &transcript.records[i])
             .filter(|r| !(kimi && renewed(&r.entry)))
             .map(|r| r.raw)
             .collect();
