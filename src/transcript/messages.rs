@@ -113,6 +113,41 @@ pub(crate) mod testing {
             .map(|u| u.records)
             .collect()
     }
+
+    /// Reads `lines` with `format` (numbered from 1) and checks the units it makes of them
+    /// against `expected`, and that `--preserve N` for every N starts the tail at a unit's
+    /// first record and keeps the newest request (in the tail, or apart before it).
+    pub fn check(format: &dyn Format, lines: &[String], expected: &[Range<usize>]) {
+        use crate::plan::{plan, Mode};
+        use crate::tokens::Tokenizer;
+        let records: Vec<Record> = lines
+            .iter()
+            .enumerate()
+            .map(|(i, line)| format.read(i + 1, line).unwrap())
+            .collect();
+        assert_eq!(spans(format, &records), expected, "units");
+        let newest = records.iter().rposition(|r| {
+            r.message()
+                .is_some_and(crate::transcript::classify::is_real_user_request)
+        });
+        for preserve in 1..=expected.len() as i64 {
+            let plan = plan(&records, Mode::Tail { preserve }, Tokenizer::Chars4, format).unwrap();
+            if plan.noop.is_some() {
+                continue;
+            }
+            assert!(
+                expected.iter().any(|u| u.start == plan.tail.start),
+                "--preserve {preserve}: the tail starts inside a message at {}",
+                plan.tail.start
+            );
+            if let Some(newest) = newest {
+                assert!(
+                    plan.kept_after().any(|p| p == newest),
+                    "--preserve {preserve}: the newest request is not kept"
+                );
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1456,3 +1456,88 @@ mod tests {
         }
     }
 }
+
+/// What one message is in a pi session: each entry is one message of pi's request, and a
+/// `toolResult` travels with the call it answers ([`Format::continues_message`]).
+#[cfg(test)]
+mod message_tests {
+    use super::Pi;
+    use crate::transcript::messages::testing::check;
+
+    fn entry(n: usize, message: &str) -> String {
+        let parent = match n {
+            0 => "null".to_owned(),
+            n => format!("\"e{}\"", n - 1),
+        };
+        format!(
+            r#"{{"type":"message","id":"e{n}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","message":{message}}}"#
+        )
+    }
+
+    fn user(n: usize, text: &str) -> String {
+        entry(
+            n,
+            &format!(r#"{{"role":"user","content":"{text}","timestamp":1}}"#),
+        )
+    }
+
+    /// An assistant response of these content blocks.
+    fn response(n: usize, blocks: &[String]) -> String {
+        let content = blocks.join(",");
+        entry(
+            n,
+            &format!(r#"{{"role":"assistant","content":[{content}],"timestamp":1}}"#),
+        )
+    }
+
+    fn text(text: &str) -> String {
+        format!(r#"{{"type":"text","text":"{text}"}}"#)
+    }
+
+    fn call(id: &str, name: &str) -> String {
+        format!(r#"{{"type":"toolCall","id":"{id}","name":"{name}","arguments":{{}}}}"#)
+    }
+
+    fn result(n: usize, id: &str) -> String {
+        entry(
+            n,
+            &format!(
+                r#"{{"role":"toolResult","toolCallId":"{id}","toolName":"read","content":[{{"type":"text","text":"ok"}}],"timestamp":1}}"#
+            ),
+        )
+    }
+
+    #[test]
+    fn a_response_of_any_number_of_blocks_is_one_message() {
+        let blocks = [
+            r#"{"type":"thinking","thinking":"hm"}"#.to_owned(),
+            text("one"),
+            text("two"),
+            call("c9", "read"),
+            text("three"),
+        ];
+        for fragments in [1, 2, 3, 5] {
+            let lines = [
+                user(0, "old question"),
+                response(1, &[text("old")]),
+                user(2, "the question"),
+                response(3, &blocks[..fragments]),
+            ];
+            check(&Pi, &lines, &[0..1, 1..2, 2..3, 3..4]);
+        }
+    }
+
+    #[test]
+    fn parallel_calls_and_a_sub_agent_travel_with_their_results() {
+        let lines = [
+            user(0, "read both"),
+            response(1, &[call("c1", "read"), call("c2", "read")]),
+            result(2, "c1"),
+            result(3, "c2"),
+            response(4, &[call("c3", "subagent")]),
+            result(5, "c3"),
+            response(6, &[text("done")]),
+        ];
+        check(&Pi, &lines, &[0..1, 1..4, 4..6, 6..7]);
+    }
+}

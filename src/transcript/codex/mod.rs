@@ -1925,3 +1925,84 @@ mod tests {
         }
     }
 }
+
+/// What one message is in a Codex rollout ([`Format::continues_message`]).
+#[cfg(test)]
+mod message_tests {
+    use super::Codex;
+    use crate::transcript::messages::testing::check;
+
+    fn item(payload: &str) -> String {
+        format!(r#"{{"timestamp":"t","type":"response_item","payload":{payload}}}"#)
+    }
+
+    fn user(text: &str) -> String {
+        item(&format!(
+            r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{text}"}}]}}"#
+        ))
+    }
+
+    fn said(text: &str) -> String {
+        item(&format!(
+            r#"{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"{text}"}}]}}"#
+        ))
+    }
+
+    fn reasoning() -> String {
+        item(r#"{"type":"reasoning","summary":[{"type":"summary_text","text":"thinking"}]}"#)
+    }
+
+    fn call(id: &str, name: &str) -> String {
+        item(&format!(
+            r#"{{"type":"function_call","name":"{name}","arguments":"{{}}","call_id":"{id}"}}"#
+        ))
+    }
+
+    fn output(id: &str) -> String {
+        item(&format!(
+            r#"{{"type":"function_call_output","call_id":"{id}","output":"ok"}}"#
+        ))
+    }
+
+    #[test]
+    fn the_items_of_one_response_are_one_message_whatever_their_number() {
+        for fragments in [1, 2, 3, 5] {
+            let mut lines = vec![user("old question"), said("old"), user("the question")];
+            let items = [
+                reasoning(),
+                said("one"),
+                said("two"),
+                reasoning(),
+                said("three"),
+            ];
+            lines.extend(items.into_iter().take(fragments));
+            check(&Codex, &lines, &[0..1, 1..2, 2..3, 3..3 + fragments]);
+        }
+    }
+
+    #[test]
+    fn parallel_calls_and_their_outputs_are_one_message_with_their_response() {
+        let lines = [
+            user("read both"),
+            reasoning(),
+            call("c1", "shell"),
+            call("c2", "shell"),
+            output("c1"),
+            output("c2"),
+            reasoning(),
+            said("both read"),
+        ];
+        check(&Codex, &lines, &[0..1, 1..6, 6..8]);
+    }
+
+    #[test]
+    fn a_sub_agent_call_travels_with_its_report() {
+        let lines = [
+            user("explore"),
+            call("c1", "spawn_agent"),
+            output("c1"),
+            said("the sub-agent found it"),
+        ];
+        check(&Codex, &lines, &[0..1, 1..3, 3..4]);
+    }
+}
