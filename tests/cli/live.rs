@@ -245,3 +245,37 @@ fn the_readme_makefile_compacts_once() {
         assert_eq!(count, 1, "{file}: the LLM was called {count} times");
     }
 }
+
+/// `split --emit` of a Gemini session whose history is a `$set` list prints each message of
+/// it as a line of its own.
+#[test]
+fn split_emits_the_messages_of_a_gemini_set_one_a_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("reset.jsonl");
+    let messages = [
+        r#"{"id":"u1","timestamp":"t","type":"user","content":[{"text":"first question"}]}"#,
+        r#"{"id":"g1","timestamp":"t","type":"gemini","content":"first answer"}"#,
+        r#"{"id":"u2","timestamp":"t","type":"user","content":[{"text":"second question"}]}"#,
+        r#"{"id":"g2","timestamp":"t","type":"gemini","content":"second answer"}"#,
+    ];
+    std::fs::write(
+        &session,
+        format!(
+            "{}\n{{\"$set\":{{\"messages\":[{}]}}}}\n",
+            r#"{"sessionId":"s","projectHash":"h","startTime":"t","lastUpdated":"t","kind":"main"}"#,
+            messages.join(",")
+        ),
+    )
+    .unwrap();
+    for (region, expected) in [("compact", &messages[..2]), ("tail", &messages[2..])] {
+        let output = condense()
+            .args(["split", "--emit", region])
+            .arg(&session)
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        let text = String::from_utf8(output.stdout).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines, expected, "{region}");
+    }
+}
