@@ -767,3 +767,41 @@ fn a_gemini_history_in_a_set_record_is_pruned_where_it_is() {
     let (twice, code) = prune(&args, &pruned);
     assert_eq!((code, twice), (4, output));
 }
+
+/// `--clear-inputs` frees what the agent sends, which the provider's figure counts: the size the
+/// prune records is that much smaller, though chars/4 (kimi-cli's estimate) counts no
+/// arguments.
+#[test]
+fn cleared_inputs_come_off_the_recorded_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let content = "x".repeat(20_000);
+    let arguments =
+        serde_json::to_string(&serde_json::json!({"path": "a.txt", "content": content})).unwrap();
+    let call = serde_json::json!({"role": "assistant", "content": "writing", "tool_calls": [
+        {"type": "function", "id": "c1", "function": {"name": "WriteFile", "arguments": arguments}}
+    ]});
+    let lines = [
+        r#"{"role":"user","content":"write the file"}"#.to_owned(),
+        call.to_string(),
+        r#"{"role":"tool","content":"ok","tool_call_id":"c1"}"#.to_owned(),
+        r#"{"role":"assistant","content":"done"}"#.to_owned(),
+        r#"{"role":"_usage","token_count":12000}"#.to_owned(),
+        r#"{"role":"user","content":"thanks"}"#.to_owned(),
+        r#"{"role":"assistant","content":"welcome"}"#.to_owned(),
+    ];
+    let file = write_temp(
+        dir.path(),
+        "context.jsonl",
+        (lines.join("\n") + "\n").as_bytes(),
+    );
+    let (output, code) = prune(
+        &["--keep", "0", "--min-tokens", "0", "--clear-inputs"],
+        &file,
+    );
+    assert_eq!(code, 0);
+    let pruned = write_temp(dir.path(), "pruned.jsonl", &output);
+    let after = context_tokens(&pruned);
+    // 20000 characters of arguments are about 5000 tokens, gone from the 12000 the provider
+    // counted.
+    assert!(after <= 12_000 - 4_500, "{after}");
+}
