@@ -562,8 +562,8 @@ pub struct PruneArgs {
 
     /// Also prune the arguments of old tool uses (Anthropic's `clear_tool_inputs`), by the same
     /// rules as their results: every long string becomes a placeholder, e.g. the content of a
-    /// whole-file write; keys and short values such as the file path stay. chars4 does not count
-    /// arguments, so what this frees shows only with another --tokenizer.
+    /// whole-file write; keys and short values such as the file path stay. chars4 counts no
+    /// arguments, but what this frees comes off the provider's figure in the size recorded.
     #[arg(long)]
     pub clear_inputs: bool,
 

@@ -18,7 +18,7 @@ use crate::util::fixture;
 /// Sessions and the `--preserve` values to compact them with. Gemini CLI writes a whole-list
 /// `$set.messages` checkpoint on every resume and rewind, so a longer tail takes one in.
 const CASES: [(&str, &str); 5] = [
-    ("corpus/gemini-cli/agent-sessions-jsonl_v040.jsonl", "2"),
+    ("corpus/gemini-cli/agent-sessions-jsonl_v040.jsonl", "1"),
     ("agents/gemini-turns.jsonl", "2"),
     ("agents/gemini-turns.jsonl", "3"),
     ("agents/gemini-rewind.jsonl", "2"),

@@ -403,3 +403,45 @@ fn a_handoff_with_caveman_as_its_summary_needs_no_model() {
         "the tail is lost"
     );
 }
+
+/// Issue 27: a handoff to Claude Code records the size of the context it hands over (its
+/// assistant lines' `usage`), where it recorded 0, so a status line does not read `ctx 0`
+/// until Claude Code's first reply. The figure is held against what Claude Code itself sends
+/// on resuming the session: no more than the conversation's text it sends, and most of it.
+#[test]
+fn a_handoff_to_claude_code_records_the_size_of_its_context() {
+    use condense::tokens::{Family, Tokenizer};
+    if !Agent::Claude.ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for source in [Agent::Codex, Agent::Pi, Agent::Gemini, Agent::Claude] {
+        let (file, _) = source.source();
+        let mut args = vec!["--to", "claude-code"];
+        args.extend(source.missing(Agent::Claude));
+        let session = inject(&fixture(file), SUMMARY, &args, dir.path(), "h.jsonl");
+        let output = crate::util::condense()
+            .args([
+                "estimate",
+                "--context",
+                "--tokenizer",
+                "fast",
+                "--family",
+                "claude",
+            ])
+            .arg(&session)
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let context = &report["context"];
+        assert_eq!(context["source"], "usage", "{file}: {context}");
+        let recorded = context["tokens"].as_u64().unwrap();
+        let messages = claude::resume(&session);
+        let sent = strings(&messages).replace(claude::PROMPT, "");
+        let estimate = Tokenizer::Fast(Family::Claude).text_tokens(&sent);
+        assert!(
+            recorded > 0 && recorded <= estimate && recorded * 2 >= estimate,
+            "{file}: recorded {recorded}, Claude Code sends about {estimate}"
+        );
+    }
+}
