@@ -221,7 +221,9 @@ pub struct ReadArgs {
 pub struct PlanArgs {
     /// Keep the last N user/assistant messages and everything after the first of them
     /// (kimi-cli's rule; the default mode, with N = 2, unless a preset or the config file
-    /// says otherwise).
+    /// says otherwise). A message is one as the model received it: the lines of one
+    /// response are one, and a tool call travels with its result. The user's newest request
+    /// is kept too, after the summary, when the N messages do not reach back to it.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub preserve: Option<i64>,
 

@@ -60,6 +60,9 @@
 //! that id and keeps none. pi's compaction has no place for kept user messages other than its
 //! summary, so they follow it under [`KEPT_HEADING`], oldest first, each under a numbered
 //! `### User message N` heading, with kimi-code's elision marker where messages were left out.
+//! Likewise the user's newest request, when the plan keeps it apart from the tail (see
+//! [`crate::plan::Plan::request`]): pi keeps one path from its first kept entry, so the
+//! request's text follows the summary under [`REQUEST_HEADING`].
 
 use std::borrow::Cow;
 use std::fmt;
