@@ -412,7 +412,7 @@ impl Format for ClaudeCode {
             Role::User if is_real_user_request(message) => {
                 messages().all(|m| m.role == Role::User && !super::messages::answers_a_call(m))
             }
-            Role::User => messages().last().is_some_and(|m| m.role == Role::User),
+            Role::User => messages().next_back().is_some_and(|m| m.role == Role::User),
             _ => false,
         }
     }
