@@ -253,9 +253,12 @@ pub struct ReadArgs {
 /// always agree.
 #[derive(Debug, Args)]
 pub struct PlanArgs {
-    /// Keep the last N user/assistant messages and everything after the first of them
-    /// (kimi-cli's rule; the default mode, with N = 2, unless a preset or the config file
-    /// says otherwise).
+    /// Keep the last N user/assistant messages and everything after the first of them.
+    ///
+    /// This is kimi-cli's rule, and the default mode, with N = 2, unless a preset or the config
+    /// file says otherwise. A message is one as the model received it: the lines of one
+    /// response are one, and a tool call travels with its result. The user's newest request
+    /// is kept too, after the summary, when the N messages do not reach back to it.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub preserve: Option<i64>,
 
@@ -625,9 +628,9 @@ pub struct PruneArgs {
     /// Also prune the arguments of old tool uses (Anthropic's `clear_tool_inputs`).
     ///
     /// They are pruned by the same rules as results: every long string becomes a placeholder,
-    /// e.g. the content of a
-    /// whole-file write; keys and short values such as the file path stay. chars4 does not count
-    /// arguments, so what this frees shows only with another --tokenizer.
+    /// e.g. the content of a whole-file write; keys and short values such as the file path stay.
+    /// chars4 counts no arguments, but what this frees comes off the provider's figure in the
+    /// size recorded.
     #[arg(long)]
     pub clear_inputs: bool,
 

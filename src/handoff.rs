@@ -13,8 +13,8 @@ pub const TRUNCATED: &str = "[... truncated ...]";
 pub struct Handoff<'h, 'a> {
     /// Every record of the session.
     pub records: &'h [Record<'a>],
-    /// The records kept verbatim after the summary.
-    pub tail: std::ops::Range<usize>,
+    /// The positions of the records kept verbatim after the summary, in order.
+    pub tail: Vec<usize>,
     /// Tokens of what was compacted, for the elision marker.
     pub compacted_tokens: u64,
     /// The summary.
@@ -37,9 +37,10 @@ pub fn render(handoff: &Handoff) -> String {
         .find(|m| is_real_user_request(m))
         .map(text_of)
         .unwrap_or_default();
-    let state: Vec<String> = handoff.records[handoff.tail.clone()]
+    let state: Vec<String> = handoff
+        .tail
         .iter()
-        .filter_map(Record::message)
+        .filter_map(|&position| handoff.records[position].message())
         .filter(|m| !m.sidechain)
         .filter_map(|m| {
             let text = visible_text(m);
@@ -139,7 +140,7 @@ mod tests {
         ];
         let text = render(&Handoff {
             records: &records,
-            tail: 2..4,
+            tail: vec![2, 3],
             compacted_tokens: 42,
             summary: "SUMMARY",
             head_tokens: 500,

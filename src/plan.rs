@@ -11,7 +11,9 @@
 //! ```
 //!
 //! Modes: `tail` (kimi-cli: keep the last N user/assistant messages and everything after the
-//! first of them), `budgets` (ACF: a head and a tail within token budgets), `user` (kimi-code:
+//! first of them; a message is one as the model received it, see
+//! [`crate::transcript::messages`], and the user's newest request is kept too, see
+//! [`Plan::request`]), `budgets` (ACF: a head and a tail within token budgets), `user` (kimi-code:
 //! everything is summarised, and the oldest and newest real user messages within token budgets
 //! are kept beside the summary, with an elision marker between them), and `upto` (an explicit
 //! cut). No mode cuts between a tool call and its result.
@@ -20,7 +22,8 @@ use std::ops::Range;
 
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::{is_real_user_request, text_of};
-use crate::transcript::{Message, Record, Role};
+use crate::transcript::messages::{answers_a_call, units, Unit};
+use crate::transcript::{Format, Message, Record, Role};
 
 /// How to choose the regions. Plans record it (as `{"name": "tail", "preserve": 2}` …) so
 /// that `inject --plan` can check a plan the way it was made.
@@ -130,6 +133,11 @@ pub struct Plan {
     pub compact: Range<usize>,
     /// The records kept after the summary.
     pub tail: Range<usize>,
+    /// Tail mode: the message holding the user's newest request, when it lies before the
+    /// tail. It is kept verbatim after the summary, before the tail, so the agent never
+    /// carries on with an answer whose question was summarised away (however long the
+    /// agent worked on it since); it is still sent to the summarizer, as part of `compact`.
+    pub request: Option<Range<usize>>,
     /// Why nothing is compacted, if so.
     pub noop: Option<NoOp>,
     /// User messages kept around the summary (user mode): the oldest ones, then the newest.
@@ -141,6 +149,23 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The positions of the records kept after the summary, in order: the kept request, then
+    /// the tail.
+    pub fn kept_after(&self) -> impl Iterator<Item = usize> {
+        self.request
+            .clone()
+            .unwrap_or_default()
+            .chain(self.tail.clone())
+    }
+
+    /// The positions of the records the summary replaces: the compacted region without the
+    /// kept request.
+    pub fn summarised(&self) -> impl Iterator<Item = usize> + '_ {
+        self.compact
+            .clone()
+            .filter(|p| !self.request.as_ref().is_some_and(|r| r.contains(p)))
+    }
+
     /// The messages the compaction request numbers: system messages of the lead, then the
     /// compacted region's messages (head and tail are not sent).
     pub fn sent<'r, 'a>(&self, records: &'r [Record<'a>]) -> Vec<&'r Message<'a>> {
@@ -231,9 +256,15 @@ impl std::fmt::Display for PlanError {
 
 impl std::error::Error for PlanError {}
 
-/// Divides `records` into regions. `tokenizer` measures the budgets of `budgets` mode; `user`
-/// mode always uses kimi-code's estimator, as kimi-code does.
-pub fn plan(records: &[Record], mode: Mode, tokenizer: Tokenizer) -> Result<Plan, PlanError> {
+/// Divides `records` into regions. `format` says what one message is (`tail` mode counts
+/// them); `tokenizer` measures the budgets of `budgets` mode; `user` mode always uses
+/// kimi-code's estimator, as kimi-code does.
+pub fn plan(
+    records: &[Record],
+    mode: Mode,
+    tokenizer: Tokenizer,
+    format: &dyn Format,
+) -> Result<Plan, PlanError> {
     let n = records.len();
     let lead_end = records
         .iter()
@@ -249,6 +280,7 @@ pub fn plan(records: &[Record], mode: Mode, tokenizer: Tokenizer) -> Result<Plan
         head: lead_end..lead_end,
         compact: lead_end..n,
         tail: n..n,
+        request: None,
         noop: None,
         kept_head: Vec::new(),
         kept_tail: Vec::new(),
@@ -258,7 +290,7 @@ pub fn plan(records: &[Record], mode: Mode, tokenizer: Tokenizer) -> Result<Plan
         return Ok(plan.nothing(NoOp::Empty));
     }
     match mode {
-        Mode::Tail { preserve } => plan_tail(plan, records, preserve),
+        Mode::Tail { preserve } => plan_tail(plan, records, preserve, &units(format, records)),
         // The head budget applies where the head is rendered: the head region is always the
         // whole first request, truncated there, never dropped.
         Mode::Budgets { tail_tokens, .. } => {
@@ -283,6 +315,7 @@ impl Plan {
         self.head = 0..0;
         self.compact = 0..0;
         self.tail = 0..n;
+        self.request = None;
         self.noop = Some(why);
         self.kept_head.clear();
         self.kept_tail.clear();
@@ -303,35 +336,61 @@ impl Plan {
     }
 }
 
-fn plan_tail(mut plan: Plan, records: &[Record], preserve: i64) -> Result<Plan, PlanError> {
+fn plan_tail(
+    mut plan: Plan,
+    records: &[Record],
+    preserve: i64,
+    units: &[Unit],
+) -> Result<Plan, PlanError> {
     if preserve <= 0 {
         return Ok(plan.nothing(NoOp::NothingPreserved));
     }
-    let mut counted = 0;
-    let mut start = None;
-    for (index, record) in records.iter().enumerate().rev() {
-        let counts = record
-            .message()
-            .is_some_and(|m| !m.sidechain && matches!(m.role, Role::User | Role::Assistant));
-        if counts {
-            counted += 1;
-            if counted == preserve {
-                start = Some(index);
-                break;
-            }
-        }
-    }
-    let Some(start) = start else {
+    let counted: Vec<&Unit> = units.iter().filter(|unit| unit.counts()).collect();
+    let first_kept = usize::try_from(preserve)
+        .ok()
+        .and_then(|preserve| counted.len().checked_sub(preserve));
+    let Some(first_kept) = first_kept else {
         return Ok(plan.nothing(NoOp::TooFewMessages));
     };
-    let start = keep_calls_with_results(records, start);
+    let start = keep_calls_with_results(records, counted[first_kept].records.start);
     plan.lead.end = plan.lead.end.min(start);
     plan.head = plan.lead.end..plan.lead.end;
     plan.cut_at(start);
-    if plan.sends_nothing(records) {
+    plan.request = newest_request(records, units, start);
+    let request = plan.request.clone().unwrap_or_default();
+    // A record of the kept request is not summarised away.
+    let summarised_nothing = !plan
+        .lead
+        .clone()
+        .chain(plan.compact.clone())
+        .filter(|position| !request.contains(position))
+        .any(|position| records[position].message().is_some_and(|m| !m.sidechain));
+    if summarised_nothing {
         return Ok(plan.nothing(NoOp::NothingBeforeTail));
     }
     Ok(plan)
+}
+
+/// The newest real user request, when it lies before `tail_start`: its record and the rest of
+/// its message (the reminders the harness sent with it), up to the tail, so that no record is
+/// kept twice. What the message held before the request (an earlier summary Claude Code sends
+/// in the same user message, a command's caveat) is left to the summary.
+fn newest_request(records: &[Record], units: &[Unit], tail_start: usize) -> Option<Range<usize>> {
+    let newest = records
+        .iter()
+        // A compaction marker's summary (pi's `compaction` entry) is no request, whatever
+        // its text.
+        .rposition(|r| !r.compaction && r.message().is_some_and(is_real_user_request))?;
+    if newest >= tail_start {
+        return None;
+    }
+    let unit = units.iter().find(|u| u.records.contains(&newest))?;
+    let end = unit.records.end.min(tail_start);
+    let harness_lines = records[newest + 1..end].iter().position(|r| {
+        r.message()
+            .is_some_and(|m| !m.sidechain && (m.role != Role::User || answers_a_call(m)))
+    });
+    Some(newest..harness_lines.map_or(end, |i| newest + 1 + i))
 }
 
 fn plan_upto(mut plan: Plan, records: &[Record], index: usize) -> Result<Plan, PlanError> {
@@ -586,12 +645,13 @@ fn prefix_end_within(text: &str, budget: u64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transcript::openai::Openai;
     use crate::transcript::{Entry, Message, Part};
 
     use crate::transcript::model::testing::text_record as record;
 
     fn tail(records: &[Record], preserve: i64) -> Plan {
-        plan(records, Mode::Tail { preserve }, Tokenizer::Chars4).unwrap()
+        plan(records, Mode::Tail { preserve }, Tokenizer::Chars4, &Openai).unwrap()
     }
 
     #[test]
@@ -668,7 +728,7 @@ mod tests {
             keep_user_tokens: max,
             user_head_tokens: head,
         };
-        plan(records, mode, Tokenizer::Chars4).unwrap()
+        plan(records, mode, Tokenizer::Chars4, &Openai).unwrap()
     }
 
     #[test]
@@ -746,7 +806,7 @@ mod tests {
             head_tokens: 500,
             tail_tokens: 200,
         };
-        let plan = plan(&records, mode, Tokenizer::Chars4).unwrap();
+        let plan = plan(&records, mode, Tokenizer::Chars4, &Openai).unwrap();
         // The newest records that fit 200 tokens: the last answer (100) and the request before it.
         assert_eq!(
             (plan.head.clone(), plan.compact.clone(), plan.tail.clone()),
@@ -761,7 +821,7 @@ mod tests {
             head_tokens: 500,
             tail_tokens: 1000,
         };
-        plan(records, mode, Tokenizer::Chars4).unwrap()
+        plan(records, mode, Tokenizer::Chars4, &Openai).unwrap()
     }
 
     fn call(id: &str) -> Record<'static> {
@@ -786,18 +846,66 @@ mod tests {
     }
 
     #[test]
-    fn the_tail_moves_back_to_the_call_its_first_result_answers() {
-        // preserve 2 would start the tail at the result (index 2); its call comes with it.
+    fn a_call_and_its_result_count_as_one_message() {
+        // The result (a user-role record) is not a message of its own: preserve 2 keeps the
+        // call with its result and the answer, and the request they serve beside the summary.
         let records = [
+            record(Role::User, "old"),
+            record(Role::Assistant, "old answer"),
             record(Role::User, "go"),
             call("c1"),
             result("c1"),
             record(Role::Assistant, "done"),
         ];
         let plan = tail(&records, 2);
-        assert_eq!(plan.tail, 1..4);
-        let upto = super::plan(&records, Mode::Upto { index: 2 }, Tokenizer::Chars4);
+        assert_eq!(
+            (
+                plan.compact.clone(),
+                plan.request.clone(),
+                plan.tail.clone()
+            ),
+            (0..3, Some(2..3), 3..6)
+        );
+        assert_eq!(plan.kept_after().collect::<Vec<_>>(), [2, 3, 4, 5]);
+        assert_eq!(plan.summarised().collect::<Vec<_>>(), [0, 1]);
+        // Only the request would be summarised: nothing to do.
+        assert_eq!(tail(&records[2..], 2).noop, Some(NoOp::NothingBeforeTail));
+        let records = [
+            record(Role::User, "go"),
+            call("c1"),
+            result("c1"),
+            record(Role::Assistant, "done"),
+        ];
+        let upto = super::plan(
+            &records,
+            Mode::Upto { index: 2 },
+            Tokenizer::Chars4,
+            &Openai,
+        );
         assert!(matches!(upto, Err(PlanError::UptoSplitsToolCall { .. })));
+    }
+
+    #[test]
+    fn the_newest_request_is_kept_apart_only_when_the_tail_misses_it() {
+        let records = [
+            record(Role::User, "first"),
+            record(Role::Assistant, "one"),
+            record(Role::User, "second"),
+            record(Role::Assistant, "two"),
+            record(Role::Assistant, "three"),
+        ];
+        let one = tail(&records, 1);
+        assert_eq!((one.request.clone(), one.tail.clone()), (Some(2..3), 4..5));
+        let three = tail(&records, 3);
+        assert_eq!((three.request.clone(), three.tail.clone()), (None, 2..5));
+        // A summary or a reminder is no request: the newest real one is kept.
+        let records = [
+            record(Role::User, "the task"),
+            record(Role::Assistant, "working"),
+            record(Role::User, "<system-reminder>\nkeep going"),
+            record(Role::Assistant, "done"),
+        ];
+        assert_eq!(tail(&records, 2).request, Some(0..1));
     }
 
     #[test]
@@ -822,9 +930,20 @@ mod tests {
             record(Role::Assistant, "b"),
             record(Role::User, "c"),
         ];
-        let plan = plan(&records, Mode::Upto { index: 2 }, Tokenizer::Chars4).unwrap();
+        let plan = plan(
+            &records,
+            Mode::Upto { index: 2 },
+            Tokenizer::Chars4,
+            &Openai,
+        )
+        .unwrap();
         assert_eq!((plan.compact.clone(), plan.tail.clone()), (0..2, 2..3));
-        let past = super::plan(&records, Mode::Upto { index: 9 }, Tokenizer::Chars4);
+        let past = super::plan(
+            &records,
+            Mode::Upto { index: 9 },
+            Tokenizer::Chars4,
+            &Openai,
+        );
         assert!(past.is_err());
     }
 }

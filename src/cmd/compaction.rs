@@ -3,8 +3,6 @@
 //! its compaction. Plans speak in positions of the live context; writers in records of the file
 //! (see [`crate::transcript::write::Compacted`]), so the planner stays out of the writers.
 
-use std::ops::Range;
-
 use crate::measure::{Context, Measure, RecordMeasure};
 use crate::plan::{fingerprint, Kept, KeptUser, Plan};
 use crate::summary::WRAPPER;
@@ -20,9 +18,8 @@ pub fn compaction<'c, 'a>(
     summary: &'c str,
     tokenizer: Tokenizer,
 ) -> Compacted<'c, 'a> {
-    let records = |range: &Range<usize>| -> Vec<usize> {
-        range
-            .clone()
+    let records = |positions: &mut dyn Iterator<Item = usize>| -> Vec<usize> {
+        positions
             .map(|position| transcript.record_index(position))
             .collect()
     };
@@ -35,7 +32,7 @@ pub fn compaction<'c, 'a>(
     let kept_units: u64 = plan
         .head
         .clone()
-        .chain(plan.tail.clone())
+        .chain(plan.kept_after())
         .filter_map(|position| context[position].message())
         .map(|message| tokenizer.message_units(message))
         .chain(
@@ -48,10 +45,12 @@ pub fn compaction<'c, 'a>(
 
     Compacted {
         transcript,
-        lead: records(&plan.lead),
-        head: records(&plan.head),
-        summarised: records(&plan.compact),
-        tail: records(&plan.tail),
+        lead: records(&mut plan.lead.clone()),
+        head: records(&mut plan.head.clone()),
+        summarised: records(&mut plan.summarised()),
+        // The kept request first: it is the question the tail answers.
+        tail: records(&mut plan.kept_after()),
+        request: records(&mut plan.request.clone().unwrap_or_default()),
         kept_user_texts,
         elision_marker,
         summary,

@@ -23,7 +23,6 @@ use crate::summary;
 use crate::tokens::Tokenizer;
 use crate::transcript::load::Transcript;
 use crate::transcript::write::Sink;
-use crate::transcript::Record;
 use crate::Outcome;
 
 /// Runs `inject`.
@@ -232,13 +231,12 @@ fn handoff_document(
 ) -> String {
     let records = &transcript.context;
     let compacted_tokens = tokenizer.messages_tokens(
-        records[plan.compact.clone()]
-            .iter()
-            .filter_map(Record::message),
+        plan.summarised()
+            .filter_map(|position| records[position].message()),
     );
     crate::handoff::render(&Handoff {
         records,
-        tail: plan.tail.clone(),
+        tail: plan.kept_after().collect(),
         compacted_tokens,
         summary,
         head_tokens: args.plan.head_tokens.unwrap_or(500),

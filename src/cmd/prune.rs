@@ -444,7 +444,19 @@ fn saved_units(
     let after = read
         .message()
         .map_or(0, |message| tokenizer.message_units(message));
-    Ok(units.saturating_sub(after))
+    let saved = units.saturating_sub(after);
+    // Arguments are sent to the model whether or not the estimator counts them (chars/4, as
+    // kimi-cli's, counts text only): what shrinking them frees comes off the provider's figure
+    // all the same, so it is measured as text.
+    if let (Kind::Arguments, Some(json)) = (&site.kind, json) {
+        let new = serde_json::from_slice::<String>(json)
+            .unwrap_or_else(|_| String::from_utf8_lossy(json).into_owned());
+        let freed = tokenizer
+            .text_units(&site.text)
+            .saturating_sub(tokenizer.text_units(&new));
+        return Ok(saved.max(freed));
+    }
+    Ok(saved)
 }
 
 /// The `--report` line.

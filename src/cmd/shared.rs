@@ -300,8 +300,8 @@ pub fn plan_for(args: &PlanArgs, transcript: &Transcript) -> Result<(Plan, Token
     let tokenizer = args.tokens.tokenizer()?;
     let settings = settings::load(&args.settings, Flags::default())?;
     let mode = mode(args, settings.keep, &transcript.context, tokenizer)?;
-    let plan =
-        plan(&transcript.context, mode, tokenizer).with_context(|| transcript.name.clone())?;
+    let plan = plan(&transcript.context, mode, tokenizer, transcript.dialect())
+        .with_context(|| transcript.name.clone())?;
     Ok((plan, tokenizer))
 }
 
@@ -325,6 +325,10 @@ pub struct PlanReport {
     /// User messages kept beside the summary (user mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kept_user: Option<KeptUsers>,
+    /// Tail mode: the user's newest request, part of `compact` but kept verbatim after the
+    /// summary because the tail does not reach back to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_request: Option<RegionReport>,
     /// The records before the tail, which inject checks are unchanged.
     pub fingerprint: Fingerprint,
     /// How `prompt --max-tokens` shrank the request, when it did.
@@ -446,6 +450,7 @@ pub fn plan_report(plan: &Plan, transcript: &Transcript, tokenizer: Tokenizer) -
             compact: region(&plan.compact),
             tail: region(&plan.tail),
         },
+        kept_request: plan.request.as_ref().map(region),
         kept_user: matches!(plan.mode, Mode::User { .. }).then(|| KeptUsers {
             head: plan.kept_head.iter().map(kept).collect(),
             tail: plan.kept_tail.iter().map(kept).collect(),
@@ -522,8 +527,13 @@ pub fn check_plan(report: &PlanReport, transcript: &Transcript) -> Result<(Plan,
             records.len()
         );
     }
-    let mut plan = plan(&records[..report.records], report.mode, tokenizer)
-        .with_context(|| transcript.name.clone())?;
+    let mut plan = plan(
+        &records[..report.records],
+        report.mode,
+        tokenizer,
+        transcript.dialect(),
+    )
+    .with_context(|| transcript.name.clone())?;
     let now = fingerprint(&records[..plan.tail.start]);
     if plan.tail.start != report.fingerprint.records || now != report.fingerprint.hash {
         bail!(

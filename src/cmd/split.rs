@@ -51,7 +51,13 @@ pub fn run(args: &SplitArgs, out: &mut dyn Write) -> Result<Outcome> {
                 }
             } else {
                 for position in positions.clone() {
-                    out.write_all(transcript.record_full(transcript.record_index(position)))?;
+                    let bytes = transcript.record_full(transcript.record_index(position));
+                    out.write_all(bytes)?;
+                    // A message of a Gemini `$set` list is an object within its line, with no
+                    // terminator of its own: it is printed as a line.
+                    if !bytes.ends_with(b"\n") {
+                        out.write_all(b"\n")?;
+                    }
                 }
             }
         }

@@ -281,3 +281,69 @@ mod tests {
         assert!(!Anthropic.detect(&head(&["[1]", "\"s\""])));
     }
 }
+
+/// What one message is in an Anthropic-style list: each line is one message of the request,
+/// and a user message of `tool_result` blocks travels with the calls it answers
+/// ([`Format::continues_message`]).
+#[cfg(test)]
+mod message_tests {
+    use super::Anthropic;
+    use crate::transcript::messages::testing::check;
+
+    fn user(text: &str) -> String {
+        format!(r#"{{"role":"user","content":[{{"type":"text","text":"{text}"}}]}}"#)
+    }
+
+    fn assistant(blocks: &[String]) -> String {
+        format!(r#"{{"role":"assistant","content":[{}]}}"#, blocks.join(","))
+    }
+
+    fn text(text: &str) -> String {
+        format!(r#"{{"type":"text","text":"{text}"}}"#)
+    }
+
+    fn call(id: &str) -> String {
+        format!(r#"{{"type":"tool_use","id":"{id}","name":"Read","input":{{}}}}"#)
+    }
+
+    fn results(ids: &[&str]) -> String {
+        let blocks: Vec<String> = ids
+            .iter()
+            .map(|id| format!(r#"{{"type":"tool_result","tool_use_id":"{id}","content":"ok"}}"#))
+            .collect();
+        format!(r#"{{"role":"user","content":[{}]}}"#, blocks.join(","))
+    }
+
+    #[test]
+    fn a_message_of_any_number_of_blocks_is_one_message() {
+        let blocks = [
+            r#"{"type":"thinking","thinking":"hm","signature":"s"}"#.to_owned(),
+            text("one"),
+            text("two"),
+            text("three"),
+            text("four"),
+        ];
+        for fragments in [1, 2, 3, 5] {
+            let lines = [
+                user("old question"),
+                assistant(&[text("old")]),
+                user("the question"),
+                assistant(&blocks[..fragments]),
+            ];
+            check(&Anthropic, &lines, &[0..1, 1..2, 2..3, 3..4]);
+        }
+    }
+
+    #[test]
+    fn parallel_calls_and_a_sub_agent_travel_with_their_results() {
+        let lines = [
+            user("read both"),
+            assistant(&[call("c1"), call("c2")]),
+            results(&["c1", "c2"]),
+            assistant(&[call("task")]),
+            results(&["task"]),
+            assistant(&[text("done")]),
+        ];
+        check(&Anthropic, &lines, &[0..1, 1..3, 3..5, 5..6]);
+    }
+}

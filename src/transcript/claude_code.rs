@@ -64,6 +64,7 @@ use super::blocks::{
     anthropic_parts, deserialize_anthropic_content, raw_json, usage_counts, walk_anthropic_content,
     walk_usage, AnthropicContent, LenientU64,
 };
+use super::classify::is_real_user_request;
 use super::scan;
 use super::write::{
     derived_uuid, push_kept, push_line, top_level_str, top_level_value, Compacted, Sink,
@@ -381,6 +382,39 @@ impl Format for ClaudeCode {
         };
         push_line(out, &serde_json::to_vec(&summary)?);
         Ok(())
+    }
+
+    /// Claude Code's messages as its API request holds them (`normalizeMessagesForAPI`
+    /// merges the lines of one response, and consecutive user lines, into one message):
+    ///
+    /// - an `assistant` line continues the message when an `assistant` line of it has the
+    ///   same `message.id` (one response, one content block a line; the tool results of its
+    ///   parallel calls can sit between them);
+    /// - a `user` line of `tool_result` blocks continues the message that made the calls (a
+    ///   sub-agent's report is the `Task` call's result);
+    /// - any other `user` line continues a message of user lines that answer no call (the
+    ///   caveat, command and reminder lines around a prompt, or two prompts the model got as
+    ///   one), and a harness-made one (a reminder after tool results) any message ending in a
+    ///   user line; a person's request after tool results opens a message of its own.
+    fn continues_message(&self, unit: &[&Record], record: &Record) -> bool {
+        let Some(message) = record.message() else {
+            return false;
+        };
+        let messages = || unit.iter().filter_map(|r| r.message());
+        match message.role {
+            Role::Assistant => record.link.response.is_some_and(|response| {
+                unit.iter().any(|r| {
+                    r.link.response == Some(response)
+                        && r.message().is_some_and(|m| m.role == Role::Assistant)
+                })
+            }),
+            Role::User if super::messages::answers_a_call(message) => true,
+            Role::User if is_real_user_request(message) => {
+                messages().all(|m| m.role == Role::User && !super::messages::answers_a_call(m))
+            }
+            Role::User => messages().next_back().is_some_and(|m| m.role == Role::User),
+            _ => false,
+        }
     }
 
     /// An assistant line's `message.model` (not the harness's own `<synthetic>` lines).
@@ -1281,7 +1315,7 @@ mod tests {
     fn check_write_back(name: &str, mode: Mode) {
         let bytes = corpus_bytes(name);
         let input = Transcript::parse(name, &bytes, LoadOptions::default()).unwrap();
-        let plan = plan(&input.context, mode, Tokenizer::Chars4).unwrap();
+        let plan = plan(&input.context, mode, Tokenizer::Chars4, &ClaudeCode).unwrap();
         assert!(plan.noop.is_none(), "{name}: no-op plan");
         let compacted = compaction(&input, &plan, SUMMARY, Tokenizer::Chars4);
         let out = write(&input, &plan);
@@ -1449,6 +1483,7 @@ mod tests {
             &input.context,
             Mode::Tail { preserve: 2 },
             Tokenizer::Chars4,
+            &ClaudeCode,
         )
         .unwrap();
         let out = write(&input, &plan);
@@ -1461,5 +1496,122 @@ mod tests {
         assert_eq!(after.len(), 3);
         assert!(after[0].ends_with(SUMMARY));
         assert_eq!(after[1..], ["newest question", "newest answer"]);
+    }
+}
+
+/// What one message is in a Claude Code session ([`Format::continues_message`]).
+#[cfg(test)]
+mod message_tests {
+    use super::ClaudeCode;
+    use crate::transcript::messages::testing::check;
+
+    fn line(kind: &str, uuid: usize, extra: &str, message: &str) -> String {
+        let parent = match uuid {
+            0 => "null".to_owned(),
+            n => format!("\"u{}\"", n - 1),
+        };
+        format!(
+            r#"{{"type":"{kind}","uuid":"u{uuid}","parentUuid":{parent},"sessionId":"s"{extra},"message":{message}}}"#
+        )
+    }
+
+    fn user(uuid: usize, text: &str) -> String {
+        line(
+            "user",
+            uuid,
+            "",
+            &format!(r#"{{"role":"user","content":"{text}"}}"#),
+        )
+    }
+
+    fn result(uuid: usize, call: &str) -> String {
+        let content =
+            format!(r#"[{{"type":"tool_result","tool_use_id":"{call}","content":"ok"}}]"#);
+        line(
+            "user",
+            uuid,
+            "",
+            &format!(r#"{{"role":"user","content":{content}}}"#),
+        )
+    }
+
+    /// One content block of the response `id`.
+    fn fragment(uuid: usize, id: &str, block: &str) -> String {
+        let message = format!(r#"{{"role":"assistant","id":"{id}","content":[{block}]}}"#);
+        line("assistant", uuid, r#","requestId":"r""#, &message)
+    }
+
+    fn text(text: &str) -> String {
+        format!(r#"{{"type":"text","text":"{text}"}}"#)
+    }
+
+    fn call(id: &str, name: &str) -> String {
+        format!(r#"{{"type":"tool_use","id":"{id}","name":"{name}","input":{{}}}}"#)
+    }
+
+    #[test]
+    fn the_lines_of_one_response_are_one_message_whatever_their_number() {
+        for fragments in [1, 2, 3, 5] {
+            let mut lines = vec![user(0, "old question"), fragment(1, "m0", &text("old"))];
+            lines.push(user(2, "the question"));
+            let blocks = [
+                r#"{"type":"thinking","thinking":"hm","signature":"s"}"#.to_owned(),
+                text("one"),
+                text("two"),
+                text("three"),
+                text("four"),
+            ];
+            for (i, block) in blocks.iter().take(fragments).enumerate() {
+                lines.push(fragment(3 + i, "m1", block));
+            }
+            let end = 3 + fragments;
+            check(&ClaudeCode, &lines, &[0..1, 1..2, 2..3, 3..end]);
+        }
+    }
+
+    #[test]
+    fn parallel_calls_and_their_results_are_one_message_with_their_response() {
+        // Results written after both calls, and interleaved with them.
+        let lines = [
+            user(0, "read both"),
+            fragment(1, "m1", &text("reading")),
+            fragment(2, "m1", &call("t1", "Read")),
+            fragment(3, "m1", &call("t2", "Read")),
+            result(4, "t1"),
+            result(5, "t2"),
+            fragment(6, "m2", &call("t3", "Read")),
+            result(7, "t3"),
+            fragment(8, "m2", &call("t4", "Read")),
+            result(9, "t4"),
+            fragment(10, "m3", &text("both read")),
+        ];
+        check(&ClaudeCode, &lines, &[0..1, 1..6, 6..10, 10..11]);
+    }
+
+    #[test]
+    fn a_sub_agent_call_travels_with_its_report() {
+        let lines = [
+            user(0, "explore the code"),
+            fragment(1, "m1", &call("t1", "Task")),
+            result(2, "t1"),
+            fragment(3, "m2", &text("the sub-agent found it")),
+        ];
+        check(&ClaudeCode, &lines, &[0..1, 1..3, 3..4]);
+    }
+
+    #[test]
+    fn user_lines_the_model_gets_as_one_message_are_one() {
+        // A command's caveat and echo before the prompt; a reminder after a tool result.
+        let lines = [
+            user(0, "Caveat: The messages below were generated by the user while running local commands"),
+            user(1, "<command-name>/model</command-name>"),
+            user(2, "now fix it"),
+            fragment(3, "m1", &call("t1", "Bash")),
+            result(4, "t1"),
+            user(5, "<system-reminder>todo list empty</system-reminder>"),
+            user(6, "and the tests"),
+            fragment(7, "m2", &text("done")),
+        ];
+        check(&ClaudeCode, &lines, &[0..3, 3..6, 6..7, 7..8]);
     }
 }

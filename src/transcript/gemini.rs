@@ -913,3 +913,62 @@ mod tests {
         assert_eq!((links.results, links.orphans), (1, 0));
     }
 }
+
+/// What one message is in a Gemini CLI session: each turn is one message, a model turn holding
+/// its calls' results (`toolCalls[].result`) as well ([`Format::continues_message`]).
+#[cfg(test)]
+mod message_tests {
+    use super::Gemini;
+    use crate::transcript::messages::testing::check;
+
+    fn user(n: usize, text: &str) -> String {
+        format!(r#"{{"id":"m{n}","timestamp":"t","type":"user","content":[{{"text":"{text}"}}]}}"#)
+    }
+
+    /// A model turn with this text, these thoughts and these calls (each with its result).
+    fn model(n: usize, text: &str, thoughts: usize, calls: &[&str]) -> String {
+        let thoughts: Vec<String> = (0..thoughts)
+            .map(|i| format!(r#"{{"subject":"s{i}","description":"d","timestamp":"t"}}"#))
+            .collect();
+        let calls: Vec<String> = calls
+            .iter()
+            .map(|id| {
+                format!(
+                    r#"{{"id":"{id}","name":"read_file","args":{{}},"result":[{{"functionResponse":{{"id":"{id}","name":"read_file","response":{{"output":"ok"}}}}}}],"status":"success"}}"#
+                )
+            })
+            .collect();
+        format!(
+            r#"{{"id":"m{n}","timestamp":"t","type":"gemini","content":"{text}","thoughts":[{}],"toolCalls":[{}]}}"#,
+            thoughts.join(","),
+            calls.join(",")
+        )
+    }
+
+    #[test]
+    fn a_turn_of_any_number_of_parts_is_one_message() {
+        // 1: text; 2: a thought and text; 3: two thoughts and text; 5: two thoughts, text
+        // and two calls.
+        for (thoughts, calls) in [(0, 0), (1, 0), (2, 0), (2, 2)] {
+            let ids = ["c1", "c2"];
+            let lines = [
+                user(0, "old question"),
+                model(1, "old", 0, &[]),
+                user(2, "the question"),
+                model(3, "answer", thoughts, &ids[..calls]),
+            ];
+            check(&Gemini, &lines, &[0..1, 1..2, 2..3, 3..4]);
+        }
+    }
+
+    #[test]
+    fn parallel_calls_and_a_sub_agent_stay_in_their_turn() {
+        let lines = [
+            user(0, "read both"),
+            model(1, "", 0, &["c1", "c2"]),
+            model(2, "", 0, &["codebase_investigator"]),
+            model(3, "done", 0, &[]),
+        ];
+        check(&Gemini, &lines, &[0..1, 1..2, 2..3, 3..4]);
+    }
+}

@@ -49,6 +49,12 @@ pub struct Transcript<'a> {
 }
 
 impl<'a> Transcript<'a> {
+    /// The format's rules (what one message is, among them); an empty transcript, which has
+    /// no format, gets the plain message list's.
+    pub fn dialect(&self) -> &'static dyn super::Format {
+        self.format.unwrap_or(super::FormatId::Openai).format()
+    }
+
     /// Reads `bytes` (named `name` in messages). A malformed line fails with its location
     /// unless `options.skip_invalid` is set.
     pub fn parse(name: &str, bytes: &'a [u8], options: LoadOptions) -> Result<Self> {

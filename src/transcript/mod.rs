@@ -16,6 +16,7 @@ pub mod gemini;
 pub mod handoff;
 pub mod live;
 pub mod load;
+pub mod messages;
 pub mod model;
 pub mod openai;
 pub mod pi;
@@ -113,6 +114,17 @@ pub trait Format: Sync {
     ) -> Result<()> {
         each(self.read(line, text)?);
         Ok(())
+    }
+
+    /// Whether `record` is part of the same message as `unit`, the main-chain message records
+    /// of the message before it (see [`messages`]): a fragment of the same response, or the
+    /// result of one of its tool calls. The rule most formats share: a tool result continues
+    /// the message that made the call; everything else opens a message of its own, since each
+    /// record already is one message of the request (OpenAI and kimi-cli, Anthropic lists, pi
+    /// entries, Gemini turns).
+    fn continues_message(&self, unit: &[&Record], record: &Record) -> bool {
+        let _ = unit;
+        record.message().is_some_and(messages::answers_a_call)
     }
 
     /// The model a line says the session runs on, for formats that record it (`--max-context

@@ -543,3 +543,70 @@ mod tests {
             .is_err());
     }
 }
+
+/// What one message is in a kimi-cli or OpenAI-style list: each line is one message of the
+/// request, and `tool` messages travel with the call they answer
+/// ([`Format::continues_message`]).
+#[cfg(test)]
+mod message_tests {
+    use super::Openai;
+    use crate::transcript::messages::testing::check;
+
+    fn user(text: &str) -> String {
+        format!(r#"{{"role":"user","content":"{text}"}}"#)
+    }
+
+    /// An assistant message with this text, these thinking parts and these calls.
+    fn assistant(text: &str, thinking: usize, calls: &[&str]) -> String {
+        let mut content = vec![format!(r#"{{"type":"text","text":"{text}"}}"#)];
+        content.extend((0..thinking).map(|_| r#"{"type":"think","think":"hm"}"#.to_owned()));
+        let calls: Vec<String> = calls
+            .iter()
+            .map(|id| {
+                format!(
+                    r#"{{"type":"function","id":"{id}","function":{{"name":"Shell","arguments":"{{}}"}}}}"#
+                )
+            })
+            .collect();
+        format!(
+            r#"{{"role":"assistant","content":[{}],"tool_calls":[{}]}}"#,
+            content.join(","),
+            calls.join(",")
+        )
+    }
+
+    fn tool(id: &str) -> String {
+        format!(r#"{{"role":"tool","content":"ok","tool_call_id":"{id}"}}"#)
+    }
+
+    #[test]
+    fn a_message_of_any_number_of_parts_is_one_message() {
+        for (thinking, calls) in [(0, 0), (1, 0), (1, 1), (2, 2)] {
+            let ids = ["c1", "c2"];
+            let mut lines = vec![
+                r#"{"role":"_system_prompt","content":"be brief"}"#.to_owned(),
+                user("old question"),
+                assistant("old", 0, &[]),
+                user("the question"),
+                assistant("answer", thinking, &ids[..calls]),
+            ];
+            lines.extend(ids[..calls].iter().map(|id| tool(id)));
+            let end = 5 + calls;
+            check(&Openai, &lines, &[1..2, 2..3, 3..4, 4..end]);
+        }
+    }
+
+    #[test]
+    fn parallel_calls_and_a_sub_agent_travel_with_their_results() {
+        let lines = [
+            user("read both"),
+            assistant("", 0, &["c1", "c2"]),
+            tool("c1"),
+            tool("c2"),
+            assistant("", 0, &["task"]),
+            tool("task"),
+            assistant("done", 0, &[]),
+        ];
+        check(&Openai, &lines, &[0..1, 1..4, 4..6, 6..7]);
+    }
+}

@@ -60,6 +60,9 @@
 //! that id and keeps none. pi's compaction has no place for kept user messages other than its
 //! summary, so they follow it under [`KEPT_HEADING`], oldest first, each under a numbered
 //! `### User message N` heading, with kimi-code's elision marker where messages were left out.
+//! Likewise the user's newest request, when the plan keeps it apart from the tail (see
+//! [`crate::plan::Plan::request`]): pi keeps one path from its first kept entry, so the
+//! request's text follows the summary under [`REQUEST_HEADING`].
 
 use std::borrow::Cow;
 use std::fmt;
@@ -72,6 +75,7 @@ use serde_json::Value;
 
 use super::blocks::{borrowed_str, borrowed_text, raw_json, BorrowedStr};
 use super::blocks::{join_texts, usage_counts, walk_usage, LenientU64, StrOrSeq};
+use super::classify::{is_real_user_request, text_of};
 use super::load::Transcript;
 use super::scan;
 use super::text::Text;
@@ -105,7 +109,13 @@ impl Format for Pi {
     /// a `compaction` entry pointing at the first tail entry, by index (v1) or by id (v2, v3).
     fn write_compacted(&self, compacted: &Compacted, out: &mut Sink) -> Result<()> {
         let records = compacted.records();
-        let first_kept = compacted.tail.first().copied();
+        // pi keeps one path from its first kept entry; the request kept apart goes in the
+        // summary (see `summary_with_kept`).
+        let first_kept = compacted
+            .tail
+            .iter()
+            .copied()
+            .find(|index| !compacted.request.contains(index));
         // The entry is appended after every kept line, so it takes the time of the last one.
         let timestamp = records
             .iter()
@@ -745,6 +755,10 @@ struct CompactionV3<'a> {
 /// The heading under which the user messages kept beside the summary (user mode) follow it.
 pub const KEPT_HEADING: &str = "## User messages kept from the compacted conversation";
 
+/// The heading under which the user's newest request follows the summary, when the plan keeps
+/// it apart from the tail (pi keeps only the path from its first kept entry).
+pub const REQUEST_HEADING: &str = "## The user's latest request, in their words";
+
 /// The session format version, as pi reads it: the first `session` entry's `version`, 1 when it
 /// has none.
 fn session_version(records: &[Record]) -> u64 {
@@ -781,6 +795,20 @@ fn entry_index(transcript: &Transcript, record: usize) -> usize {
 /// kimi-code's elision marker as it is between the oldest and the newest.
 fn summary_with_kept(compacted: &Compacted) -> String {
     let kept = &compacted.kept_user_texts;
+    let request: Vec<String> = compacted
+        .request
+        .iter()
+        .filter_map(|&index| compacted.records()[index].message())
+        .filter(|message| is_real_user_request(message))
+        .map(text_of)
+        .collect();
+    if !request.is_empty() {
+        return format!(
+            "{}\n\n{REQUEST_HEADING}\n\n{}\n",
+            compacted.summary.trim_end(),
+            request.join("\n\n")
+        );
+    }
     if kept.is_empty() {
         return compacted.summary.to_owned();
     }
@@ -1204,7 +1232,7 @@ mod tests {
         /// for byte, followed by one `compaction` entry that reads back as pi's; with the plan,
         /// the kept user texts and the new line.
         fn check(transcript: &Transcript, mode: Mode) -> (Plan, Vec<String>, Value, Vec<u8>) {
-            let plan = plan(&transcript.context, mode, Tokenizer::Chars4).unwrap();
+            let plan = plan(&transcript.context, mode, Tokenizer::Chars4, &Pi).unwrap();
             assert!(plan.noop.is_none());
             let write = || {
                 let mut out = Vec::new();
@@ -1255,8 +1283,18 @@ mod tests {
                 crate::transcript::classify::text_of(last.message().unwrap()),
                 summary
             );
-            let kept = compacted(transcript, &plan).kept_user_texts;
-            if kept.is_empty() {
+            let written = compacted(transcript, &plan);
+            let kept = written.kept_user_texts;
+            if let Some(request) = written.request.first() {
+                // The newest request, before the tail, follows the summary in its words.
+                let text = crate::transcript::classify::text_of(
+                    transcript.records[*request].message().unwrap(),
+                );
+                assert_eq!(
+                    summary,
+                    format!("{}\n\n{REQUEST_HEADING}\n\n{text}\n", SUMMARY.trim_end())
+                );
+            } else if kept.is_empty() {
                 assert_eq!(summary, SUMMARY);
             } else {
                 assert!(summary.starts_with(SUMMARY.trim_end()));
@@ -1415,6 +1453,7 @@ mod tests {
                 &input.context,
                 Mode::Tail { preserve: 2 },
                 Tokenizer::Chars4,
+                &Pi,
             )
             .unwrap();
             let error = Pi
@@ -1428,5 +1467,90 @@ mod tests {
                 "{error}"
             );
         }
+    }
+}
+
+/// What one message is in a pi session: each entry is one message of pi's request, and a
+/// `toolResult` travels with the call it answers ([`Format::continues_message`]).
+#[cfg(test)]
+mod message_tests {
+    use super::Pi;
+    use crate::transcript::messages::testing::check;
+
+    fn entry(n: usize, message: &str) -> String {
+        let parent = match n {
+            0 => "null".to_owned(),
+            n => format!("\"e{}\"", n - 1),
+        };
+        format!(
+            r#"{{"type":"message","id":"e{n}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","message":{message}}}"#
+        )
+    }
+
+    fn user(n: usize, text: &str) -> String {
+        entry(
+            n,
+            &format!(r#"{{"role":"user","content":"{text}","timestamp":1}}"#),
+        )
+    }
+
+    /// An assistant response of these content blocks.
+    fn response(n: usize, blocks: &[String]) -> String {
+        let content = blocks.join(",");
+        entry(
+            n,
+            &format!(r#"{{"role":"assistant","content":[{content}],"timestamp":1}}"#),
+        )
+    }
+
+    fn text(text: &str) -> String {
+        format!(r#"{{"type":"text","text":"{text}"}}"#)
+    }
+
+    fn call(id: &str, name: &str) -> String {
+        format!(r#"{{"type":"toolCall","id":"{id}","name":"{name}","arguments":{{}}}}"#)
+    }
+
+    fn result(n: usize, id: &str) -> String {
+        entry(
+            n,
+            &format!(
+                r#"{{"role":"toolResult","toolCallId":"{id}","toolName":"read","content":[{{"type":"text","text":"ok"}}],"timestamp":1}}"#
+            ),
+        )
+    }
+
+    #[test]
+    fn a_response_of_any_number_of_blocks_is_one_message() {
+        let blocks = [
+            r#"{"type":"thinking","thinking":"hm"}"#.to_owned(),
+            text("one"),
+            text("two"),
+            call("c9", "read"),
+            text("three"),
+        ];
+        for fragments in [1, 2, 3, 5] {
+            let lines = [
+                user(0, "old question"),
+                response(1, &[text("old")]),
+                user(2, "the question"),
+                response(3, &blocks[..fragments]),
+            ];
+            check(&Pi, &lines, &[0..1, 1..2, 2..3, 3..4]);
+        }
+    }
+
+    #[test]
+    fn parallel_calls_and_a_sub_agent_travel_with_their_results() {
+        let lines = [
+            user(0, "read both"),
+            response(1, &[call("c1", "read"), call("c2", "read")]),
+            result(2, "c1"),
+            result(3, "c2"),
+            response(4, &[call("c3", "subagent")]),
+            result(5, "c3"),
+            response(6, &[text("done")]),
+        ];
+        check(&Pi, &lines, &[0..1, 1..4, 4..6, 6..7]);
     }
 }

@@ -29,8 +29,14 @@ pub struct Compacted<'c, 'a> {
     pub head: Vec<usize>,
     /// Records the summary replaces.
     pub summarised: Vec<usize>,
-    /// Records kept after the summary.
+    /// Records kept after the summary: the user's newest request when the plan keeps it apart
+    /// (`request`), then the plan's tail.
     pub tail: Vec<usize>,
+    /// The records of the user's newest request, when the plan keeps it apart from its tail
+    /// (see [`crate::plan::Plan::request`]); they lead `tail`. A format that keeps only one
+    /// stretch of the session after its summary (pi) carries the request's text in the summary
+    /// instead.
+    pub request: Vec<usize>,
     /// User messages kept beside the summary (kimi-code's user mode), oldest first, with the
     /// elision marker where messages were left out.
     pub kept_user_texts: Vec<String>,

@@ -666,9 +666,10 @@ fn duplicated_ids_in_a_claude_code_session() {
     assert_eq!(lines.len(), session.lines().count() + 2);
     let boundary = &lines[lines.len() - 2];
     let summary = &lines[lines.len() - 1];
+    // The tail's question, u4, is kept before it.
     assert_eq!(
         boundary["compactMetadata"]["preservedMessages"],
-        json!({"anchorUuid": summary["uuid"], "uuids": ["u5", "u6", "u7"]})
+        json!({"anchorUuid": summary["uuid"], "uuids": ["u4", "u5", "u6", "u7"]})
     );
     assert_eq!(summary["parentUuid"], boundary["uuid"]);
 }

@@ -484,8 +484,10 @@ fn every_corpus_session_through_a_real_llm_cli() {
     for (file, format) in CORPUS {
         let session = fixture(file);
         let plan = dir.path().join("plan.json");
+        // One message kept: the smallest session (Gemini: a question and two model turns) has
+        // one to compact beside its question, which is kept.
         let request = condense()
-            .args(["prompt", "--plan"])
+            .args(["prompt", "--preserve", "1", "--plan"])
             .arg(&plan)
             .arg(&session)
             .output()
@@ -547,7 +549,7 @@ fn every_corpus_session_through_a_real_llm_cli() {
         // The preserved records are byte-identical, but kimi-cli's checkpoint and usage
         // records (written anew) and the stale `tokens` figure of a Gemini turn (voided).
         let tail = condense()
-            .args(["split", "--emit", "tail"])
+            .args(["split", "--preserve", "1", "--emit", "tail"])
             .arg(&session)
             .output()
             .unwrap()

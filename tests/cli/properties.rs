@@ -24,6 +24,7 @@ use condense::measure::{Measure, RecordMeasure};
 use condense::plan::{plan, Mode, Plan};
 use condense::summary::{self, WRAPPER};
 use condense::tokens::{Family, Tokenizer};
+use condense::transcript::classify::{is_real_user_request, text_of};
 use condense::transcript::load::{LoadOptions, Transcript};
 use condense::transcript::write::{region_lines, Sink};
 use condense::transcript::{Entry, FormatId, Part};
@@ -370,7 +371,7 @@ proptest! {
     ) {
         let transcript = parse(&input, None);
         prop_assert_eq!(transcript.format, Some(FormatId::Openai));
-        let Ok(plan) = plan(&transcript.records, mode, tokenizer) else {
+        let Ok(plan) = plan(&transcript.records, mode, tokenizer, transcript.dialect()) else {
             return Ok(()); // --upto in the middle of a call and its result: refused
         };
         let n = transcript.records.len();
@@ -403,7 +404,7 @@ proptest! {
             return Ok(());
         };
         let transcript = parse(&input, Some(format));
-        let Ok(plan) = plan(&transcript.records, mode, Tokenizer::Chars4) else {
+        let Ok(plan) = plan(&transcript.records, mode, Tokenizer::Chars4, transcript.dialect()) else {
             return Ok(());
         };
         if plan.noop.is_some() {
@@ -463,7 +464,7 @@ proptest! {
             return Ok(());
         };
         let transcript = parse(&input, Some(format));
-        let Ok(plan) = plan(&transcript.records, mode, Tokenizer::Chars4) else {
+        let Ok(plan) = plan(&transcript.records, mode, Tokenizer::Chars4, transcript.dialect()) else {
             return Ok(());
         };
         if plan.noop.is_some() {
@@ -482,8 +483,10 @@ proptest! {
         prop_assert_eq!(summaries.len(), 1, "one summary message");
         let after: Vec<&[u8]> = back.records[summaries[0] + 1..].iter().map(|r| r.raw).collect();
         let kimi = format == FormatId::Openai && is_kimi(&transcript);
-        let mut expected: Vec<&[u8]> = transcript.records[plan.tail.clone()]
-            .iter()
+        // The newest request, when the tail misses it, then the tail.
+        let mut expected: Vec<&[u8]> = plan
+            .kept_after()
+            .map(|i| &transcript.records[i])
             .filter(|r| !(kimi && renewed(&r.entry)))
             .map(|r| r.raw)
             .collect();
@@ -715,4 +718,144 @@ proptest! {
         prop_assert!(!pruned_again, "a second prune found more");
         prop_assert_eq!(again, out);
     }
+}
+
+/// The newest real request of a live context, in the user's words.
+fn newest_request(transcript: &Transcript) -> Option<String> {
+    transcript
+        .context
+        .iter()
+        .rev()
+        .filter(|r| !r.compaction)
+        .filter_map(|r| r.message())
+        .find(|m| is_real_user_request(m))
+        .map(text_of)
+}
+
+/// Issue 27's property on one session: after a compaction with `--preserve N` for N in 1..=6,
+/// the newest real user request is in the context the agent is sent, after the summary (Codex
+/// puts the user's messages before its summary, as Codex itself does), and every message kept
+/// after the summary is written whole. Returns how many compactions were checked.
+fn the_newest_request_survives(name: &str, transcript: &Transcript) -> usize {
+    let Some(format) = transcript.format else {
+        return 0;
+    };
+    let Some(request) = newest_request(transcript) else {
+        return 0;
+    };
+    let summary = "SUMMARY-27: what happened before.";
+    let mut checked = 0;
+    for preserve in 1..=6 {
+        let mode = Mode::Tail { preserve };
+        let plan = plan(
+            &transcript.context,
+            mode,
+            Tokenizer::Chars4,
+            transcript.dialect(),
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        if plan.noop.is_some() {
+            continue;
+        }
+        let out = inject(transcript, &plan, summary, format);
+        let back = Transcript::parse(name, &out, LoadOptions::default())
+            .unwrap_or_else(|e| panic!("{name} --preserve {preserve}: {e:#}"));
+        let texts: Vec<String> = back
+            .context
+            .iter()
+            .filter_map(|r| r.message())
+            .filter(|m| !m.sidechain)
+            .map(text_of)
+            .collect();
+        let at_summary = texts
+            .iter()
+            .position(|t| t.contains("SUMMARY-27"))
+            .unwrap_or_else(|| panic!("{name} --preserve {preserve}: no summary"));
+        let at_request = texts.iter().rposition(|t| t.contains(request.as_str()));
+        let after = match format {
+            FormatId::Codex => at_request.is_some(),
+            _ => at_request.is_some_and(|at| at >= at_summary),
+        };
+        assert!(
+            after,
+            "{name} --preserve {preserve}: the newest request is not after the summary"
+        );
+        let kimi = is_kimi(transcript);
+        for position in plan.kept_after() {
+            let record = &transcript.context[position];
+            if record.message().is_none_or(|m| m.sidechain) || (kimi && renewed(&record.entry)) {
+                continue;
+            }
+            // A kept Gemini turn loses only its stale `tokens`.
+            let raw = match format {
+                FormatId::Gemini => {
+                    condense::transcript::write::replace_top_level(record.raw, "tokens", "null")
+                        .unwrap_or_else(|| record.raw.to_vec())
+                }
+                _ => record.raw.to_vec(),
+            };
+            assert!(
+                memchr::memmem::find(&out, &raw).is_some(),
+                "{name} --preserve {preserve}: line {} is not kept whole",
+                record.line
+            );
+        }
+        checked += 1;
+    }
+    checked
+}
+
+/// Every session file under `dir`, recursively, sorted.
+fn sessions_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn the_newest_request_survives_every_compaction_of_the_corpus() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus");
+    let mut checked = 0;
+    for path in sessions_under(&dir) {
+        let bytes = std::fs::read(&path).unwrap();
+        let name = path.display().to_string();
+        let transcript = Transcript::parse(&name, &bytes, LoadOptions::default()).unwrap();
+        checked += the_newest_request_survives(&name, &transcript);
+    }
+    // Nine sessions (39 compactions when this was written: the small ones have few N).
+    assert!(checked >= 39, "{checked} compactions checked");
+}
+
+/// The same over a larger corpus named by `CONDENSE_EVAL_CORPUS` (a directory of sessions):
+/// `CONDENSE_EVAL_CORPUS=/path/to/eval cargo test --test cli eval_corpus -- --ignored`.
+#[test]
+#[ignore = "needs CONDENSE_EVAL_CORPUS"]
+fn the_newest_request_survives_every_compaction_of_the_eval_corpus() {
+    let dir = std::env::var_os("CONDENSE_EVAL_CORPUS").expect("CONDENSE_EVAL_CORPUS is set");
+    let (mut files, mut unread, mut checked) = (0, 0, 0);
+    for path in sessions_under(std::path::Path::new(&dir)) {
+        let bytes = std::fs::read(&path).unwrap();
+        let name = path.display().to_string();
+        // A file condense cannot read is another matter (estimate reports it); skip it.
+        let Ok(transcript) = Transcript::parse(&name, &bytes, LoadOptions::default()) else {
+            eprintln!("{name}: not read");
+            unread += 1;
+            continue;
+        };
+        checked += the_newest_request_survives(&name, &transcript);
+        files += 1;
+    }
+    eprintln!("{files} sessions, {unread} not read, {checked} compactions checked");
+    assert!(files > 0);
 }

@@ -723,3 +723,85 @@ fn the_config_file_sets_the_knobs_and_flags_win() {
         "{stderr}"
     );
 }
+
+/// The inflated Gemini corpus session as Gemini CLI writes it on resume: its header, then one
+/// `$set` line whose `messages` are the session's history.
+fn gemini_reset_session() -> Vec<u8> {
+    let inflated = String::from_utf8(inflated(
+        "corpus/gemini-cli/agent-sessions-jsonl_v040.jsonl",
+    ))
+    .unwrap();
+    let mut lines = inflated.lines();
+    let header = lines.next().unwrap();
+    let messages: Vec<Value> = lines
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|value| value.get("type").is_some())
+        .collect();
+    assert!(messages.len() >= 3);
+    let set = serde_json::json!({"$set": {"messages": messages, "lastUpdated": "t"}});
+    format!("{header}\n{set}\n").into_bytes()
+}
+
+#[test]
+fn a_gemini_history_in_a_set_record_is_pruned_where_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = gemini_reset_session();
+    let file = write_temp(dir.path(), "reset.jsonl", &input);
+    let args = ["--keep", "0", "--min-tokens", "0"];
+    let (output, code) = prune(&args, &file);
+    assert_eq!(code, 0);
+    let text = String::from_utf8(output.clone()).unwrap();
+    let set_line = text.lines().nth(1).unwrap();
+    // The placeholder is in the history Gemini CLI sends, and the long output is gone from it.
+    assert!(set_line.starts_with(r#"{"$set":{"#), "{set_line}");
+    assert!(set_line.contains("[condense pruned"), "{set_line}");
+    assert!(!set_line.contains("line 30 of a long tool output"));
+    // The history read back is smaller by what the marker says, and a second prune has
+    // nothing left to do.
+    let pruned = write_temp(dir.path(), "pruned.jsonl", &output);
+    let tokens = |path: &Path| {
+        let output = condense().arg("estimate").arg(path).output().unwrap();
+        json_lines(&output.stdout)[0]["tokens"].as_u64().unwrap()
+    };
+    assert!(tokens(&pruned) < tokens(&file));
+    let (twice, code) = prune(&args, &pruned);
+    assert_eq!((code, twice), (4, output));
+}
+
+/// `--clear-inputs` frees what the agent sends, which the provider's figure counts: the size the
+/// prune records is that much smaller, though chars/4 (kimi-cli's estimate) counts no
+/// arguments.
+#[test]
+fn cleared_inputs_come_off_the_recorded_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let content = "x".repeat(20_000);
+    let arguments =
+        serde_json::to_string(&serde_json::json!({"path": "a.txt", "content": content})).unwrap();
+    let call = serde_json::json!({"role": "assistant", "content": "writing", "tool_calls": [
+        {"type": "function", "id": "c1", "function": {"name": "WriteFile", "arguments": arguments}}
+    ]});
+    let lines = [
+        r#"{"role":"user","content":"write the file"}"#.to_owned(),
+        call.to_string(),
+        r#"{"role":"tool","content":"ok","tool_call_id":"c1"}"#.to_owned(),
+        r#"{"role":"assistant","content":"done"}"#.to_owned(),
+        r#"{"role":"_usage","token_count":12000}"#.to_owned(),
+        r#"{"role":"user","content":"thanks"}"#.to_owned(),
+        r#"{"role":"assistant","content":"welcome"}"#.to_owned(),
+    ];
+    let file = write_temp(
+        dir.path(),
+        "context.jsonl",
+        (lines.join("\n") + "\n").as_bytes(),
+    );
+    let (output, code) = prune(
+        &["--keep", "0", "--min-tokens", "0", "--clear-inputs"],
+        &file,
+    );
+    assert_eq!(code, 0);
+    let pruned = write_temp(dir.path(), "pruned.jsonl", &output);
+    let after = context_tokens(&pruned);
+    // 20000 characters of arguments are about 5000 tokens, gone from the 12000 the provider
+    // counted.
+    assert!(after <= 12_000 - 4_500, "{after}");
+}

@@ -226,11 +226,12 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
             CompactFormat::Markdown => out.write_all(
                 crate::handoff::render(&Handoff {
                     records: &transcript.context,
-                    tail: choice.plan.tail.clone(),
+                    tail: choice.plan.kept_after().collect(),
                     compacted_tokens: tokenizer.messages_tokens(
-                        transcript.context[choice.plan.compact.clone()]
-                            .iter()
-                            .filter_map(|r| r.message()),
+                        choice
+                            .plan
+                            .summarised()
+                            .filter_map(|p| transcript.context[p].message()),
                     ),
                     summary: &choice.summary,
                     head_tokens: args.plan.head_tokens.unwrap_or(500),
@@ -386,7 +387,8 @@ fn plan_everything(transcript: &Transcript, tokenizer: Tokenizer) -> Result<Plan
         keep_user_tokens: 0,
         user_head_tokens: 0,
     };
-    plan(&transcript.context, mode, tokenizer).with_context(|| transcript.name.clone())
+    plan(&transcript.context, mode, tokenizer, transcript.dialect())
+        .with_context(|| transcript.name.clone())
 }
 
 /// The compaction request, as `prompt` would print it.

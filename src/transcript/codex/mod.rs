@@ -180,6 +180,24 @@ impl Format for Codex {
         record.or_else(|error| unknown_item(line, text).ok_or(error))
     }
 
+    /// Codex's messages as a request holds them: the items of one response (its `reasoning`,
+    /// `message` and call items, which Codex records one after another as the response
+    /// streams) are one message, and the outputs of its calls travel with it. An assistant
+    /// item continues the message when the item before it is one too; after a call's output
+    /// or a user message the next assistant item starts the next response.
+    fn continues_message(&self, unit: &[&Record], record: &Record) -> bool {
+        let Some(message) = record.message() else {
+            return false;
+        };
+        match message.role {
+            Role::Assistant => unit
+                .last()
+                .and_then(|r| r.message())
+                .is_some_and(|m| m.role == Role::Assistant),
+            _ => super::messages::answers_a_call(message),
+        }
+    }
+
     /// A `turn_context` line's `payload.model`.
     fn model(&self, raw: &[u8]) -> Option<String> {
         if super::str_at(raw, &["type"]).as_deref() != Some("turn_context") {
@@ -1685,7 +1703,7 @@ mod tests {
         fn check_corpus(mode: Mode) -> (Vec<Value>, Vec<String>) {
             let bytes = corpus_bytes();
             let input = Transcript::parse("codex", &bytes, LoadOptions::default()).unwrap();
-            let plan = plan(&input.context, mode, Tokenizer::Chars4).unwrap();
+            let plan = plan(&input.context, mode, Tokenizer::Chars4, &Codex).unwrap();
             assert!(plan.noop.is_none());
             let compacted = compaction(&input, &plan, SUMMARY, Tokenizer::Chars4);
             let out = write(&input, &plan);
@@ -1842,6 +1860,7 @@ mod tests {
                 &input.context,
                 Mode::Tail { preserve: 2 },
                 Tokenizer::Chars4,
+                &Codex,
             )
             .unwrap();
             assert_eq!(plan.tail, 8..10);
@@ -1885,6 +1904,7 @@ mod tests {
                 &input.context,
                 Mode::Tail { preserve: 2 },
                 Tokenizer::Chars4,
+                &Codex,
             )
             .unwrap();
             assert_eq!(plan.tail, 6..8);
@@ -1903,5 +1923,86 @@ mod tests {
             ];
             assert_eq!(out, expected.join("\n") + "\n");
         }
+    }
+}
+
+/// What one message is in a Codex rollout ([`Format::continues_message`]).
+#[cfg(test)]
+mod message_tests {
+    use super::Codex;
+    use crate::transcript::messages::testing::check;
+
+    fn item(payload: &str) -> String {
+        format!(r#"{{"timestamp":"t","type":"response_item","payload":{payload}}}"#)
+    }
+
+    fn user(text: &str) -> String {
+        item(&format!(
+            r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{text}"}}]}}"#
+        ))
+    }
+
+    fn said(text: &str) -> String {
+        item(&format!(
+            r#"{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"{text}"}}]}}"#
+        ))
+    }
+
+    fn reasoning() -> String {
+        item(r#"{"type":"reasoning","summary":[{"type":"summary_text","text":"thinking"}]}"#)
+    }
+
+    fn call(id: &str, name: &str) -> String {
+        item(&format!(
+            r#"{{"type":"function_call","name":"{name}","arguments":"{{}}","call_id":"{id}"}}"#
+        ))
+    }
+
+    fn output(id: &str) -> String {
+        item(&format!(
+            r#"{{"type":"function_call_output","call_id":"{id}","output":"ok"}}"#
+        ))
+    }
+
+    #[test]
+    fn the_items_of_one_response_are_one_message_whatever_their_number() {
+        for fragments in [1, 2, 3, 5] {
+            let mut lines = vec![user("old question"), said("old"), user("the question")];
+            let items = [
+                reasoning(),
+                said("one"),
+                said("two"),
+                reasoning(),
+                said("three"),
+            ];
+            lines.extend(items.into_iter().take(fragments));
+            check(&Codex, &lines, &[0..1, 1..2, 2..3, 3..3 + fragments]);
+        }
+    }
+
+    #[test]
+    fn parallel_calls_and_their_outputs_are_one_message_with_their_response() {
+        let lines = [
+            user("read both"),
+            reasoning(),
+            call("c1", "shell"),
+            call("c2", "shell"),
+            output("c1"),
+            output("c2"),
+            reasoning(),
+            said("both read"),
+        ];
+        check(&Codex, &lines, &[0..1, 1..6, 6..8]);
+    }
+
+    #[test]
+    fn a_sub_agent_call_travels_with_its_report() {
+        let lines = [
+            user("explore"),
+            call("c1", "spawn_agent"),
+            output("c1"),
+            said("the sub-agent found it"),
+        ];
+        check(&Codex, &lines, &[0..1, 1..3, 3..4]);
     }
 }

@@ -1,7 +1,11 @@
 //! A new Claude Code session: one `user` or `assistant` line per turn, chained by `parentUuid`
 //! from a root, each with the envelope Claude Code writes (`userType`, `cwd`, `sessionId`,
 //! `version`) and `message` in the Anthropic Messages API shape. Assistant lines name the
-//! source's model, or Claude Code's own `<synthetic>` for lines no model of this session wrote.
+//! source's model, or Claude Code's own `<synthetic>` for lines no model of this session wrote,
+//! and a `usage` holding the size of the context up to them (the turns before as input, the
+//! line's own as output, by condense's Claude estimate): Claude Code reads the last `usage` as
+//! the context's size, so a status line shows what the new session holds before its first
+//! reply, not 0.
 //! `claude --resume ID` in the working directory finds the file at
 //! `~/.claude/projects/<cwd, every character but letters and digits made '-'>/ID.jsonl`.
 
@@ -9,8 +13,12 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::{require, Field, Session, Speaker};
+use crate::tokens::{Family, Tokenizer};
 use crate::transcript::write::{push_line, Sink};
 use crate::transcript::FormatId;
+
+/// How the turns are measured for the `usage` of assistant lines: Claude's tokenizer family.
+const ESTIMATOR: Tokenizer = Tokenizer::Fast(Family::Claude);
 
 /// The Claude Code version the lines claim: the one whose layout they copy.
 const VERSION: &str = "2.1.332";
@@ -20,8 +28,12 @@ pub fn write(session: &Session, out: &mut Sink) -> Result<()> {
     let cwd = require(FormatId::ClaudeCode, Field::Cwd, session.cwd)?;
     let model = session.model.unwrap_or("<synthetic>");
     let mut parent: Option<String> = None;
+    let mut context = 0;
     for (n, turn) in session.turns.iter().enumerate() {
         let uuid = session.line_id(n);
+        let tokens = ESTIMATOR.text_tokens(&turn.text);
+        let before = context;
+        context += tokens;
         let message = match turn.speaker {
             Speaker::User => ApiMessage::User {
                 role: "user",
@@ -38,7 +50,10 @@ pub fn write(session: &Session, out: &mut Sink) -> Result<()> {
                 }],
                 stop_reason: "end_turn",
                 stop_sequence: None,
-                usage: Usage::default(),
+                usage: Usage {
+                    input_tokens: before,
+                    output_tokens: tokens,
+                },
             },
         };
         let line = Line {
@@ -108,8 +123,8 @@ struct TextBlock<'l> {
     text: &'l str,
 }
 
-/// No tokens: the provider reported none for these lines.
-#[derive(Serialize, Default)]
+/// The context up to an assistant line: the turns before it, and its own.
+#[derive(Serialize)]
 struct Usage {
     input_tokens: u64,
     output_tokens: u64,
@@ -137,5 +152,21 @@ mod tests {
         assert_eq!(lines[1]["message"]["model"], "claude-sonnet-4-5");
         assert_eq!(lines[1]["message"]["content"][0]["type"], "text");
         reads_back(FormatId::ClaudeCode);
+    }
+
+    #[test]
+    fn an_assistant_line_records_the_context_up_to_it() {
+        let lines = written(FormatId::ClaudeCode);
+        let tokens = |line: &serde_json::Value| {
+            let text = match &line["message"]["content"] {
+                serde_json::Value::String(text) => text.clone(),
+                blocks => blocks[0]["text"].as_str().unwrap().to_owned(),
+            };
+            ESTIMATOR.text_tokens(&text)
+        };
+        let usage = &lines[1]["message"]["usage"];
+        assert_eq!(usage["input_tokens"], tokens(&lines[0]));
+        assert_eq!(usage["output_tokens"], tokens(&lines[1]));
+        assert!(usage["input_tokens"].as_u64().unwrap() > 0);
     }
 }

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use crate::transcript::{Message, Part, Record, Role};
+use crate::transcript::{Message, Part, Role};
 
 /// Who speaks a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,11 +61,6 @@ pub fn turns<'m, 'a: 'm>(messages: impl IntoIterator<Item = &'m Message<'a>>) ->
         }
     }
     out.turns
-}
-
-/// The messages of these records.
-pub fn messages_of<'r, 'a>(records: &'r [Record<'a>]) -> impl Iterator<Item = &'r Message<'a>> {
-    records.iter().filter_map(Record::message)
 }
 
 #[derive(Default)]
@@ -144,19 +139,53 @@ fn result_text(name: &str, output: &str) -> String {
     format!("[{name} returned:]\n{}", cut_middle(output, RESULT_CHARS))
 }
 
-/// `text` with its middle left out when it has more than `max` characters, saying how many.
+/// `text` with its middle left out when it has more than `max` characters, saying how much:
+/// the first and the last lines that fit in half of `max` each are kept whole (a line longer
+/// than that is cut within it only when no whole line fits), so a reader never gets half a
+/// line of output.
 pub fn cut_middle(text: &str, max: usize) -> String {
     let count = text.chars().count();
     if count <= max {
         return text.to_owned();
     }
     let half = max / 2;
-    let head: String = text.chars().take(half).collect();
-    let tail: String = text.chars().skip(count - half).collect();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let head_end = kept_lines(lines.iter().copied(), half)
+        .unwrap_or_else(|| text.char_indices().nth(half).map_or(text.len(), |(i, _)| i));
+    let tail_len = kept_lines(lines.iter().rev().copied(), half).unwrap_or_else(|| {
+        text.char_indices()
+            .rev()
+            .nth(half.saturating_sub(1))
+            .map_or(0, |(i, _)| text.len() - i)
+    });
+    let tail_start = (text.len() - tail_len).max(head_end);
+    let (head, middle, tail) = (
+        &text[..head_end],
+        &text[head_end..tail_start],
+        &text[tail_start..],
+    );
+    let left_out = middle.chars().count();
+    let line_count = middle.lines().count();
+    let head_break = if head.ends_with('\n') { "" } else { "\n" };
     format!(
-        "{head}\n[... {} characters left out ...]\n{tail}",
-        count - 2 * half
+        "{head}{head_break}[... {left_out} characters in {line_count} {} left out ...]\n{tail}",
+        if line_count == 1 { "line" } else { "lines" }
     )
+}
+
+/// The bytes of the whole lines, taken in order from `lines`, that fit in `budget` characters;
+/// `None` when not even the first fits.
+fn kept_lines<'t>(lines: impl Iterator<Item = &'t str>, budget: usize) -> Option<usize> {
+    let (mut chars, mut bytes) = (0, 0);
+    for line in lines {
+        let n = line.chars().count();
+        if chars + n > budget {
+            break;
+        }
+        chars += n;
+        bytes += line.len();
+    }
+    (bytes > 0).then_some(bytes)
 }
 
 fn media_name(kind: crate::transcript::MediaKind) -> &'static str {
@@ -239,11 +268,34 @@ mod tests {
 
     #[test]
     fn long_results_lose_their_middle() {
+        // One long line: cut within it, as nothing else can be kept.
         let long = "a".repeat(3000) + &"b".repeat(3000);
         let cut = cut_middle(&long, 100);
         assert!(cut.starts_with(&"a".repeat(50)) && cut.ends_with(&"b".repeat(50)));
-        assert!(cut.contains("[... 5900 characters left out ...]"));
+        assert!(cut.contains("[... 5900 characters in 1 line left out ...]"));
         assert_eq!(cut_middle("short", 100), "short");
+        // Many lines: whole lines are kept at both ends, and the cut says how many went.
+        let output: String = (0..100).map(|i| format!("line {i:03}\n")).collect();
+        let cut = cut_middle(output.trim_end(), 100);
+        assert!(cut.starts_with("line 000\n"), "{cut}");
+        assert!(cut.ends_with("\nline 099"), "{cut}");
+        let lines: Vec<&str> = cut.lines().collect();
+        for line in &lines {
+            assert!(
+                line.starts_with("line ") && line.len() == 8 || line.starts_with("[... "),
+                "{line}"
+            );
+        }
+        let marker = lines.iter().find(|l| l.starts_with("[... ")).unwrap();
+        let kept = lines.len() - 1;
+        assert_eq!(
+            *marker,
+            format!(
+                "[... {} characters in {} lines left out ...]",
+                (100 - kept) * 9,
+                100 - kept
+            )
+        );
         let unknown = result_text("a tool", "");
         assert_eq!(unknown, "[a tool returned nothing]");
     }

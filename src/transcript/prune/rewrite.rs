@@ -136,29 +136,54 @@ pub fn write(pruned: &Pruned, out: &mut Sink) -> Result<()> {
     let relinked = relink(transcript, format, &dropped);
     let mut record = 0;
     for (line_index, line) in transcript.lines.iter().enumerate() {
-        let is_record = transcript.record_lines.get(record) == Some(&line_index);
-        if !is_record {
+        let first = record;
+        while transcript.record_lines.get(record) == Some(&line_index) {
+            record += 1;
+        }
+        let on_line = first..record;
+        if on_line.is_empty() {
             push_kept(out, &[line.full]);
             continue;
         }
-        let index = record;
-        record += 1;
-        if dropped.contains(&index) {
-            continue;
-        }
-        let edits: &[Edit] = by_record.get(&index).map_or(&[], Vec::as_slice);
-        let parent = relinked.get(&index);
-        if edits.is_empty() && parent.is_none() {
-            push_kept(out, &[line.full]);
-            continue;
-        }
-        let raw = transcript.records[index].raw;
-        let mut edited = edit_line(raw, edits)?;
-        if let Some(parent) = parent {
-            let span = top_level_value(&edited, "parentUuid")
-                .context("a relinked line has no parentUuid")?;
-            edited = replace_spans(&edited, &[(span, parent.clone().into_bytes())]);
-        }
+        let edited = if on_line.len() == 1 {
+            let index = first;
+            if dropped.contains(&index) {
+                continue;
+            }
+            let edits: &[Edit] = by_record.get(&index).map_or(&[], Vec::as_slice);
+            let parent = relinked.get(&index);
+            if edits.is_empty() && parent.is_none() {
+                push_kept(out, &[line.full]);
+                continue;
+            }
+            let mut edited = edit_line(transcript.records[index].raw, edits)?;
+            if let Some(parent) = parent {
+                let span = top_level_value(&edited, "parentUuid")
+                    .context("a relinked line has no parentUuid")?;
+                edited = replace_spans(&edited, &[(span, parent.clone().into_bytes())]);
+            }
+            edited
+        } else {
+            // Several records share the line (a Gemini `$set` of `messages`, which Gemini CLI
+            // sends as the session's history): each message is edited in its own bytes there.
+            let mut spans = Vec::new();
+            for index in on_line {
+                let Some(edits) = by_record.get(&index).filter(|e| !e.is_empty()) else {
+                    continue;
+                };
+                let raw = transcript.records[index].raw;
+                if !line.text.as_ptr_range().contains(&raw.as_ptr()) {
+                    anyhow::bail!("a record of a shared line lies outside it");
+                }
+                let start = raw.as_ptr() as usize - line.text.as_ptr() as usize;
+                spans.push((start..start + raw.len(), edit_line(raw, edits)?));
+            }
+            if spans.is_empty() {
+                push_kept(out, &[line.full]);
+                continue;
+            }
+            replace_spans(line.text, &spans)
+        };
         // The line's own byte-order mark and terminator (CRLF or none) are kept.
         let start = line.text.as_ptr() as usize - line.full.as_ptr() as usize;
         let mut full = line.full[..start].to_vec();

@@ -10,7 +10,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::harness::{agent_bin, first_field, inject, installed, isolated, strings};
+use super::harness::{
+    agent_bin, first_field, inject, installed, isolated, newest_question, strings,
+};
 use super::SUMMARY;
 use crate::util::fixture;
 
@@ -143,5 +145,40 @@ fn codex_resumes_the_summary_and_the_latest_request_and_sends_less() {
             size(&before),
             size(&after)
         );
+    }
+}
+
+/// Issue 27: however few messages are kept, the user's last question reaches the model after
+/// `inject` (before, `--preserve` counted each item of a response as a message).
+#[test]
+fn the_last_question_is_in_codexs_request_after_inject() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for file in SESSIONS {
+        let session = fixture(file);
+        // A rollout whose live context holds no request of the user's has none to lose.
+        let Some(question) = newest_question(&session) else {
+            continue;
+        };
+        for preserve in ["1", "2"] {
+            let out = inject(
+                &session,
+                SUMMARY,
+                &["--preserve", preserve],
+                dir.path(),
+                "q.jsonl",
+            );
+            let sent = strings(&resume(&out));
+            assert!(
+                sent.contains(SUMMARY),
+                "{file} --preserve {preserve}: no summary"
+            );
+            assert!(
+                sent.contains(&question),
+                "{file} --preserve {preserve}: the last question is not sent: {question}"
+            );
+        }
     }
 }

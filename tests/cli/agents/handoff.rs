@@ -403,3 +403,75 @@ fn a_handoff_with_caveman_as_its_summary_needs_no_model() {
         "the tail is lost"
     );
 }
+
+/// Issue 27: a handoff to Claude Code records the size of the context it hands over (its
+/// assistant lines' `usage`), where it recorded 0, so a status line does not read `ctx 0`
+/// until Claude Code's first reply. The figure is the size of the turns up to the last
+/// assistant line, each of which Claude Code itself sends on resuming the session.
+#[test]
+fn a_handoff_to_claude_code_records_the_size_of_its_context() {
+    use condense::tokens::{Family, Tokenizer};
+    if !Agent::Claude.ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for source in [Agent::Codex, Agent::Pi, Agent::Gemini, Agent::Claude] {
+        let (file, _) = source.source();
+        let mut args = vec!["--to", "claude-code"];
+        args.extend(source.missing(Agent::Claude));
+        let session = inject(&fixture(file), SUMMARY, &args, dir.path(), "h.jsonl");
+        let output = crate::util::condense()
+            .args([
+                "estimate",
+                "--context",
+                "--tokenizer",
+                "fast",
+                "--family",
+                "claude",
+            ])
+            .arg(&session)
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let context = &report["context"];
+        assert_eq!(context["source"], "usage", "{file}: {context}");
+        let recorded = context["tokens"].as_u64().unwrap();
+        // Every turn of the new session is in what Claude Code sends, and the figure is the
+        // size of those turns up to the last assistant line (Claude Code adds its own system
+        // prompt, skills and reminders, which no session file records).
+        let sent = strings(&claude::resume(&session));
+        let text = std::fs::read_to_string(&session).unwrap();
+        let lines: Vec<Value> = text
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        let last_assistant = lines
+            .iter()
+            .rposition(|l| l["type"] == "assistant")
+            .unwrap();
+        let mut turns = 0;
+        for line in &lines[..=last_assistant] {
+            let content = &line["message"]["content"];
+            let turn = content
+                .as_str()
+                .or_else(|| content[0]["text"].as_str())
+                .unwrap();
+            assert!(
+                sent.contains(turn.trim()),
+                "{file}: a turn is not sent: {turn:.80}"
+            );
+            turns += Tokenizer::Fast(Family::Claude).text_tokens(turn);
+        }
+        let usage = &lines[last_assistant]["message"]["usage"];
+        let figure =
+            usage["input_tokens"].as_u64().unwrap() + usage["output_tokens"].as_u64().unwrap();
+        assert!(
+            figure > 0 && figure == turns,
+            "{file}: usage {usage}, the turns {turns}"
+        );
+        assert!(
+            recorded >= figure,
+            "{file}: estimate --context {recorded} < {figure}"
+        );
+    }
+}

@@ -234,3 +234,29 @@ pub fn first_field(session: &Path, pointer: &str) -> String {
         })
         .unwrap_or_else(|| panic!("{}: no {pointer}", session.display()))
 }
+
+/// A line of the newest real request of `session`'s live context, as condense reads it: its
+/// longest line, at most 60 characters of it, so that it can be looked for in what an agent
+/// sends however the agent wraps the message. `None` when the live context holds no request (a
+/// compacted session whose summary stands in for it).
+pub fn newest_question(session: &Path) -> Option<String> {
+    use condense::transcript::classify::{is_real_user_request, text_of};
+    use condense::transcript::load::{LoadOptions, Transcript};
+    let bytes = std::fs::read(session).unwrap();
+    let name = session.display().to_string();
+    let transcript = Transcript::parse(&name, &bytes, LoadOptions::default()).unwrap();
+    let text = transcript
+        .context
+        .iter()
+        .rev()
+        .filter(|r| !r.compaction)
+        .filter_map(|r| r.message())
+        .find(|m| is_real_user_request(m))
+        .map(text_of)?;
+    let line = text
+        .lines()
+        .map(str::trim)
+        .max_by_key(|line| line.len())
+        .unwrap_or_default();
+    Some(line.chars().take(60).collect())
+}

@@ -256,3 +256,66 @@ fn kimi_restores_a_pruned_context_with_its_fresh_token_count() {
     );
     assert!(after["token_count"].as_u64() < before["token_count"].as_u64());
 }
+
+/// Issue 27: Gemini CLI writes the whole history as a `$set` of `messages` when it resumes,
+/// rewinds or imports a session. The prune is made there, so the history Gemini CLI's own
+/// loader restores holds the placeholder instead of the output (before, the line was copied
+/// unchanged while a smaller size was recorded), and a second prune finds nothing to do.
+#[test]
+fn gemini_loads_a_pruned_set_history_with_the_placeholder() {
+    let bundle = agents_dir().join("node_modules/@google/gemini-cli/bundle");
+    if !installed("Gemini CLI (@google/gemini-cli)", &bundle) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let long: String = (0..60)
+        .map(|i| format!("line {i} of a long tool output\n"))
+        .collect();
+    let text =
+        std::fs::read_to_string(fixture("corpus/gemini-cli/agent-sessions-jsonl_v040.jsonl"))
+            .unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().to_owned();
+    let messages: Vec<Value> = lines
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|value| value.get("type").is_some())
+        .map(|mut value| {
+            if let Some(Value::Array(calls)) = value.get_mut("toolCalls") {
+                for call in calls {
+                    if let Some(response) = call.pointer_mut("/result/0/functionResponse/response")
+                    {
+                        *response = serde_json::json!({ "output": long });
+                    }
+                }
+            }
+            value
+        })
+        .collect();
+    let set = serde_json::json!({"$set": {"messages": messages, "lastUpdated": "t"}});
+    let session = dir.path().join("resumed.jsonl");
+    std::fs::write(&session, format!("{header}\n{set}\n")).unwrap();
+    let before = node_loader("gemini-history.mjs", &session);
+    assert!(before["history"]
+        .to_string()
+        .contains("line 30 of a long tool output"));
+    let pruned = prune(&session, &["--keep", "0"], dir.path(), "pruned.jsonl");
+    let after = node_loader("gemini-history.mjs", &pruned);
+    let roles = |v: &Value| -> Vec<Value> {
+        v["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["role"].clone())
+            .collect()
+    };
+    assert_eq!(roles(&before), roles(&after));
+    let history = after["history"].to_string();
+    assert_eq!(count(&history, PLACEHOLDER), 1, "{history}");
+    assert!(!history.contains("line 30 of a long tool output"));
+    let again = condense()
+        .args(["prune", "--keep", "0"])
+        .arg(&pruned)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(4), "a second prune prunes again");
+}
