@@ -841,6 +841,13 @@ pub struct EstimateArgs {
     /// Print one line per message: its index, line, role and tokens.
     #[arg(long)]
     pub per_message: bool,
+
+    /// Add `explain`: the agent's own auto-compaction trigger for the session's model (its rule,
+    /// numbers and source), the tokens left until the agent compacts by itself, the trigger
+    /// --check uses and why they differ, and the agent's earlier compactions recorded in the
+    /// file. The window is --max-context's, else the session model's (as with `auto`).
+    #[arg(long, conflicts_with_all = ["per_message", "total"])]
+    pub explain: bool,
 }
 
 /// The arguments of `condense history`.

@@ -25,6 +25,7 @@ pub mod settings;
 pub mod summary;
 pub mod tokens;
 pub mod transcript;
+pub mod trigger;
 
 use std::io::Write;
 

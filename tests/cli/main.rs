@@ -8,6 +8,7 @@ mod compact;
 mod corpus;
 mod docs;
 mod estimate;
+mod explain;
 mod handoff;
 mod hardening;
 mod history;
