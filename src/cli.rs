@@ -118,6 +118,13 @@ pub enum Command {
     /// PI_CODING_AGENT_DIR or PI_CODING_AGENT_SESSION_DIR, GEMINI_CLI_HOME), or the DIRs given,
     /// and prints one path per line, for `--files-from -`, `xargs` or a shell variable.
     Sessions(SessionsArgs),
+    /// Check sessions the way their agent resumes them, and repair what its rules allow.
+    ///
+    /// Reports, per FILE, what the agent would lose on resume: a cut-off last line, malformed
+    /// lines, dangling parents and cycles (Claude Code `parentUuid`, pi `parentId`), duplicate
+    /// ids, messages unreachable from the leaf, and orphaned tool results in the live context.
+    /// `--repair` relinks broken links and drops a cut-off last line, with a backup.
+    Doctor(DoctorArgs),
     /// Print a shell completion script.
     ///
     /// bash: `condense completions bash > ~/.local/share/bash-completion/completions/condense`;
@@ -770,6 +777,39 @@ pub enum ReportFormat {
     Json,
     /// A Markdown table.
     Markdown,
+}
+
+/// The arguments of `condense doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Session files; none, or `-`, reads standard input (checked only, never repaired).
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// The format, instead of detecting it.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub from: Option<FormatId>,
+
+    /// Write the smallest fixes the agent's rules allow into each FILE: a broken link is
+    /// relinked to the nearest earlier record on the chain, a cut-off last line is dropped.
+    /// FILE is replaced atomically, the original kept as FILE.bak (or FILE.bak.N), and each
+    /// change is printed.
+    #[arg(long)]
+    pub repair: bool,
+
+    /// With --repair: the suffix of the backups (not empty, no `/`).
+    #[arg(
+        long,
+        value_name = "SUFFIX",
+        default_value = ".bak",
+        requires = "repair",
+        value_parser = backup_suffix
+    )]
+    pub backup_suffix: String,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: ReportFormat,
 }
 
 /// The arguments of `condense estimate`.

@@ -9,6 +9,7 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod doctor;
 pub mod extract;
 pub mod handoff;
 pub mod history;
@@ -97,6 +98,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
             cmd::compact::run(&args, out)
         }
         Command::Sessions(args) => cmd::sessions::run(&args, out),
+        Command::Doctor(args) => cmd::doctor::run(&args, out),
         Command::Completions(args) => cmd::completions::run(&args, out),
         Command::Man(args) => cmd::man::run(&args, out),
     }

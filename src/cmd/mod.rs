@@ -5,6 +5,7 @@ pub mod caveman;
 pub mod compact;
 pub mod compaction;
 pub mod completions;
+pub mod doctor;
 pub mod estimate;
 pub mod handoff;
 pub mod history;
