@@ -61,7 +61,7 @@ mod tests {
     fn result(id: &str) -> Part<'_> {
         Part::ToolResult {
             call_id: Some(Cow::Borrowed(id)),
-            text: Cow::Borrowed("ok"),
+            text: "ok".into(),
         }
     }
 

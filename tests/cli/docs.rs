@@ -40,6 +40,7 @@ fn help_texts_match_their_golden_files() {
         "history",
         "compact",
         "sessions",
+        "doctor",
         "completions",
         "man",
     ] {
@@ -79,6 +80,7 @@ fn man_pages_document_exactly_the_options_of_help() {
         ("condense-history.1", vec!["history"]),
         ("condense-compact.1", vec!["compact"]),
         ("condense-sessions.1", vec!["sessions"]),
+        ("condense-doctor.1", vec!["doctor"]),
         ("condense-completions.1", vec!["completions"]),
         ("condense-man.1", vec!["man"]),
     ] {

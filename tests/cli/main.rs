@@ -7,6 +7,7 @@ mod caveman;
 mod compact;
 mod corpus;
 mod docs;
+mod doctor;
 mod estimate;
 mod explain;
 mod handoff;
