@@ -174,10 +174,10 @@ pub fn examine(transcript: &Transcript, skipped: &[usize]) -> Diagnosis {
                 "dangling-parent",
                 dangling.into_iter().map(line).collect(),
                 format!(
-                    "the parent names no line of the file: the agent's walk back from its leaf \
-                     stops there; {cuts} of them cut earlier messages off the chain, the rest \
-                     (a continued session's first line, bookkeeping nothing hangs under) cut \
-                     nothing"
+                    "the parent names no line of the file: the walk back from the leaf stops \
+                     there (Claude Code 2.1.332 bridges some such gaps itself); {cuts} of them \
+                     cut earlier messages off the chain, the rest (a continued session's first \
+                     line, bookkeeping nothing hangs under) cut nothing"
                 ),
                 cuts > 0,
             ));
@@ -223,17 +223,23 @@ pub fn examine(transcript: &Transcript, skipped: &[usize]) -> Diagnosis {
         .collect();
     let reachable = messages.len() - lost.len();
     if format.is_some_and(has_tree) && !lost.is_empty() {
-        let cut = lost.iter().filter(|&&i| links.broken_above(i)).count();
+        let cut = findings
+            .iter()
+            .any(|f| matches!(f.defect, "dangling-parent" | "cycle") && f.repairable);
         findings.push(finding(
             "unreachable",
             lost.iter().copied().map(line).collect(),
             format!(
-                "{} of {} messages are not on the path the agent resumes ({cut} of them behind \
-                 a broken link, the rest on side branches)",
+                "{} of {} messages are not on the path the agent resumes ({})",
                 lost.len(),
-                messages.len()
+                messages.len(),
+                if cut {
+                    "a broken link cuts the chain; side branches may add to them"
+                } else {
+                    "side branches: an edit, a rewind or a fork left them"
+                }
             ),
-            cut > 0,
+            cut,
         ));
     }
     let orphans: Vec<usize> = tools::orphaned_results(&transcript.context)

@@ -125,11 +125,6 @@ impl Links {
         all
     }
 
-    /// True when the walk up from record `index` stops at a broken link.
-    pub fn broken_above(&self, index: usize) -> bool {
-        matches!(self.end[index], End::Broken(_))
-    }
-
     /// The broken link the walk up from record `index` stops at, if it stops at one.
     pub fn broken_at(&self, index: usize) -> Option<usize> {
         match self.end[index] {
