@@ -514,6 +514,14 @@ pub struct InPlaceArgs {
         value_parser = backup_suffix
     )]
     pub backup_suffix: String,
+
+    /// With --in-place: write without reading the result back first. By default the compacted
+    /// session is read by its agent's rule before anything is written (a marker newer than the
+    /// session's own and the summary in the live context, the marker's references resolvable,
+    /// every tool result after its call, the newest user message kept or after the summary),
+    /// and a failed check is an error naming it, with FILE left as it was.
+    #[arg(long, requires = "enabled")]
+    pub no_verify: bool,
 }
 
 /// The arguments of `condense prune`.

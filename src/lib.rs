@@ -27,6 +27,7 @@ pub mod summary;
 pub mod tokens;
 pub mod transcript;
 pub mod trigger;
+pub mod verify;
 
 use std::io::Write;
 

@@ -13,6 +13,7 @@ use super::shared::{
     check_plan, load_options, plan_for, read_source, refuse_cut_off, single_source,
     transcript_warnings, PlanReport,
 };
+use super::verified::Verify;
 use crate::cli::{InjectArgs, InjectFormat};
 use crate::handoff::Handoff;
 use crate::input::Source;
@@ -93,7 +94,18 @@ fn inject_in_place(args: &InjectArgs, path: &Path, summary: &str) -> Result<Outc
     };
     let name = path.display().to_string();
     let done = persist::in_place(path, &options, |bytes, out| {
-        compact(args, summary, &name, bytes, out, false)
+        let verify = Verify {
+            enabled: !args.in_place.no_verify,
+            name: &name,
+            from: args.input.read.from,
+            before: bytes,
+            summary,
+        };
+        verify.build(
+            out,
+            |built| compact(args, summary, &name, bytes, built, false),
+            |(outcome, _)| *outcome == Outcome::Success,
+        )
     })?;
     let (outcome, mut warnings) = done.value;
     for warning in done.warnings {

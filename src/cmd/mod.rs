@@ -17,3 +17,4 @@ pub mod sessions;
 pub mod settings;
 pub mod shared;
 pub mod split;
+pub mod verified;

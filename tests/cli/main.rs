@@ -26,3 +26,4 @@ mod recipes;
 mod sessions;
 mod settings;
 mod util;
+mod verify;

@@ -25,6 +25,7 @@ use super::shared::{
     single_source, transcript_warnings,
 };
 use crate::cli::{CompactArgs, CompactFormat};
+use crate::cmd::verified::Verify;
 use crate::extract::{bare, caveman};
 use crate::handoff::Handoff;
 use crate::input::Source;
@@ -466,9 +467,19 @@ fn write_in_place(
         let (plan, tokenizer) = check_plan(&report, &now)?;
         let compacted = compaction(&now, &plan, &choice.summary, tokenizer);
         let format = now.format.context("an empty transcript has no format")?;
-        let mut sink = Sink::new(out);
-        format.format().write_compacted(&compacted, &mut sink)?;
-        Ok(sink.finish()?)
+        let write = |out: &mut dyn Write| -> Result<()> {
+            let mut sink = Sink::new(out);
+            format.format().write_compacted(&compacted, &mut sink)?;
+            Ok(sink.finish()?)
+        };
+        let verify = Verify {
+            enabled: !args.in_place.no_verify,
+            name: &name,
+            from: Some(format),
+            before: bytes,
+            summary: &choice.summary,
+        };
+        verify.build(out, write, |_| true)
     })?;
     for warning in done.warnings {
         warnings.push(warning);
