@@ -125,6 +125,12 @@ pub enum Command {
     /// ids, messages unreachable from the leaf, and orphaned tool results in the live context.
     /// `--repair` relinks broken links and drops a cut-off last line, with a backup.
     Doctor(DoctorArgs),
+    /// Restore a session to before condense's last in-place write.
+    ///
+    /// An append (Claude Code, Codex, pi) is removed byte for byte, keeping what the agent wrote
+    /// since unless it hangs under the compaction; a replace is undone from its backup while the
+    /// file is still what condense left. `--list` shows what can be undone.
+    Undo(UndoArgs),
     /// Print a shell completion script.
     ///
     /// bash: `condense completions bash > ~/.local/share/bash-completion/completions/condense`;
@@ -818,6 +824,22 @@ pub struct DoctorArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     pub format: ReportFormat,
+}
+
+/// The arguments of `condense undo`.
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// The session file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// List what can be undone, newest first, one JSON object a line; change nothing.
+    #[arg(long)]
+    pub list: bool,
+
+    /// The suffix of the backup the undo keeps of the file it replaces (not empty, no `/`).
+    #[arg(long, value_name = "SUFFIX", default_value = ".bak", value_parser = backup_suffix)]
+    pub backup_suffix: String,
 }
 
 /// The arguments of `condense estimate`.

@@ -27,6 +27,7 @@ pub mod summary;
 pub mod tokens;
 pub mod transcript;
 pub mod trigger;
+pub mod undo;
 pub mod verify;
 
 use std::io::Write;
@@ -100,6 +101,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         }
         Command::Sessions(args) => cmd::sessions::run(&args, out),
         Command::Doctor(args) => cmd::doctor::run(&args, out),
+        Command::Undo(args) => cmd::undo::run(&args, out),
         Command::Completions(args) => cmd::completions::run(&args, out),
         Command::Man(args) => cmd::man::run(&args, out),
     }

@@ -9,6 +9,7 @@ use anyhow::{bail, Context, Result};
 
 use super::compaction::compaction;
 use super::handoff;
+use super::journal::{self, Tee};
 use super::shared::{
     check_plan, load_options, plan_for, read_source, refuse_cut_off, single_source,
     transcript_warnings, PlanReport,
@@ -93,7 +94,14 @@ fn inject_in_place(args: &InjectArgs, path: &Path, summary: &str) -> Result<Outc
         inputs: &inputs,
     };
     let name = path.display().to_string();
+    let (mut built, mut read) = (Vec::new(), 0);
     let done = persist::in_place(path, &options, |bytes, out| {
+        built.clear();
+        read = bytes.len();
+        let out = &mut Tee {
+            out,
+            copy: &mut built,
+        };
         let verify = Verify {
             enabled: !args.in_place.no_verify,
             name: &name,
@@ -107,6 +115,7 @@ fn inject_in_place(args: &InjectArgs, path: &Path, summary: &str) -> Result<Outc
             |(outcome, _)| *outcome == Outcome::Success,
         )
     })?;
+    journal::record(path, &done.done, read, &built)?;
     let (outcome, mut warnings) = done.value;
     for warning in done.warnings {
         warnings.push(warning);

@@ -20,7 +20,7 @@ pub mod corrupt;
 use crate::doctor::tools::orphaned_results;
 use crate::transcript::classify::is_real_user_request;
 use crate::transcript::load::{LoadOptions, Transcript};
-use crate::transcript::{Event, FormatId, Keep, Part, Record, Role};
+use crate::transcript::{Event, FormatId, Keep, Part, Record};
 
 /// A check that failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,18 +44,19 @@ fn failed(check: &'static str, detail: impl Into<String>) -> Failed {
     }
 }
 
-/// The text of a message's text parts, joined by newlines.
+/// The longest text part of a message (each part is a JSON string of its own in the record,
+/// so a part, not their join, is what its bytes hold).
 fn text_of(record: &Record) -> Option<String> {
-    let message = record.message()?;
-    let texts: Vec<&str> = message
+    record
+        .message()?
         .parts
         .iter()
         .filter_map(|part| match part {
-            Part::Text(text) => Some(text.as_str()),
+            Part::Text(text) if !text.as_str().is_empty() => Some(text.as_str()),
             _ => None,
         })
-        .collect();
-    (!texts.is_empty()).then(|| texts.join("\n"))
+        .max_by_key(|text| text.len())
+        .map(str::to_owned)
 }
 
 /// `text` as it stands inside a JSON string (what to look for in a record's bytes).
@@ -155,20 +156,23 @@ pub fn check(
         .rev()
         .filter(|r| r.message().is_some_and(is_real_user_request))
         .find_map(text_of);
+    // The newest message is kept as its record, byte for byte, or at least its text.
     let newest_message = old
         .context
         .iter()
         .rev()
-        .filter(|r| {
-            r.message()
-                .is_some_and(|m| !m.sidechain && matches!(m.role, Role::User | Role::Assistant))
-        })
-        .find_map(text_of);
-    let kept = |text: &Option<String>| text.as_ref().is_some_and(|t| in_records(&new.context, t));
-    if (newest_request.is_some() || newest_message.is_some())
-        && !kept(&newest_request)
-        && !kept(&newest_message)
-    {
+        .find(|r| r.message().is_some_and(|m| !m.sidechain));
+    // (A rewritten format may void a kept record's usage: then its text stands for it.)
+    let kept_record = newest_message.is_some_and(|newest| {
+        new.context
+            .iter()
+            .any(|r| memchr::memmem::find(r.raw, newest.raw).is_some())
+            || text_of(newest).is_some_and(|t| in_records(&new.context, &t))
+    });
+    let kept_request = newest_request
+        .as_ref()
+        .is_some_and(|t| in_records(&new.context, t));
+    if (newest_request.is_some() || newest_message.is_some()) && !kept_record && !kept_request {
         return Err(failed(
             "newest-message",
             "neither the newest message nor the newest user request is in the live context \
@@ -245,8 +249,14 @@ mod tests {
     #[test]
     fn each_check_names_itself() {
         let check = |after: &str| kimi(after).unwrap_err().check;
-        assert_eq!(check("{\"role\":\"user\",\"content\":\"SUMMARY one\"}\n{\"ro"), "readable");
-        assert_eq!(check("{\"role\":\"user\",\"content\":\"other\"}\n"), "summary");
+        assert_eq!(
+            check("{\"role\":\"user\",\"content\":\"SUMMARY one\"}\n{\"ro"),
+            "readable"
+        );
+        assert_eq!(
+            check("{\"role\":\"user\",\"content\":\"other\"}\n"),
+            "summary"
+        );
         assert_eq!(
             check("{\"role\":\"user\",\"content\":\"SUMMARY one\"}\n"),
             "newest-message"
@@ -267,7 +277,15 @@ mod tests {
                 "{before}{{\"type\":\"compaction\",\"id\":\"c1\",\"parentId\":\"e2\",\"timestamp\":\"t\",\"summary\":\"SUMMARY one\",\"firstKeptEntryId\":\"{kept}\",\"tokensBefore\":5}}\n"
             )
         };
-        let run = |after: &str| check("s", None, before.as_bytes(), after.as_bytes(), "SUMMARY one");
+        let run = |after: &str| {
+            check(
+                "s",
+                None,
+                before.as_bytes(),
+                after.as_bytes(),
+                "SUMMARY one",
+            )
+        };
         assert_eq!(run(&marker("e2")), Ok(()));
         assert_eq!(run(&marker("nowhere")).unwrap_err().check, "references");
     }

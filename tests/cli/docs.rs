@@ -41,6 +41,7 @@ fn help_texts_match_their_golden_files() {
         "compact",
         "sessions",
         "doctor",
+        "undo",
         "completions",
         "man",
     ] {
@@ -81,6 +82,7 @@ fn man_pages_document_exactly_the_options_of_help() {
         ("condense-compact.1", vec!["compact"]),
         ("condense-sessions.1", vec!["sessions"]),
         ("condense-doctor.1", vec!["doctor"]),
+        ("condense-undo.1", vec!["undo"]),
         ("condense-completions.1", vec!["completions"]),
         ("condense-man.1", vec!["man"]),
     ] {

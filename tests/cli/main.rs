@@ -25,5 +25,6 @@ mod race;
 mod recipes;
 mod sessions;
 mod settings;
+mod undo;
 mod util;
 mod verify;

@@ -25,6 +25,7 @@ use super::shared::{
     single_source, transcript_warnings,
 };
 use crate::cli::{CompactArgs, CompactFormat};
+use crate::cmd::journal::{self, Tee};
 use crate::cmd::verified::Verify;
 use crate::extract::{bare, caveman};
 use crate::handoff::Handoff;
@@ -462,7 +463,14 @@ fn write_in_place(
     };
     let name = path.display().to_string();
     let load = load_options(&args.input);
+    let (mut built, mut read) = (Vec::new(), 0);
     let done = persist::in_place(path, &options, |bytes, out| {
+        built.clear();
+        read = bytes.len();
+        let out = &mut Tee {
+            out,
+            copy: &mut built,
+        };
         let now = Transcript::parse(&name, bytes, load)?;
         let (plan, tokenizer) = check_plan(&report, &now)?;
         let compacted = compaction(&now, &plan, &choice.summary, tokenizer);
@@ -481,6 +489,7 @@ fn write_in_place(
         };
         verify.build(out, write, |_| true)
     })?;
+    journal::record(path, &done.done, read, &built)?;
     for warning in done.warnings {
         warnings.push(warning);
     }
