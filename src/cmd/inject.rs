@@ -115,8 +115,14 @@ fn inject_in_place(args: &InjectArgs, path: &Path, summary: &str) -> Result<Outc
             |(outcome, _)| *outcome == Outcome::Success,
         )
     })?;
-    journal::record(path, &done.done, read, &built)?;
+    let journaled = journal::record(path, &done.done, read, &built);
     let (outcome, mut warnings) = done.value;
+    if let Err(error) = journaled {
+        // The session is written; only its undo is lost, which the user should know.
+        warnings.push(format!(
+            "{error:#}; condense undo cannot take this write back"
+        ));
+    }
     for warning in done.warnings {
         warnings.push(warning);
     }

@@ -489,7 +489,12 @@ fn write_in_place(
         };
         verify.build(out, write, |_| true)
     })?;
-    journal::record(path, &done.done, read, &built)?;
+    if let Err(error) = journal::record(path, &done.done, read, &built) {
+        // The session is written; only its undo is lost, which the user should know.
+        warnings.push(format!(
+            "{error:#}; condense undo cannot take this write back"
+        ));
+    }
     for warning in done.warnings {
         warnings.push(warning);
     }
