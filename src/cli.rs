@@ -133,6 +133,19 @@ pub enum Command {
     /// PI_CODING_AGENT_DIR or PI_CODING_AGENT_SESSION_DIR, GEMINI_CLI_HOME), or the DIRs given,
     /// and prints one path per line, for `--files-from -`, `xargs` or a shell variable.
     Sessions(SessionsArgs),
+    /// Check sessions the way their agent resumes them, and repair what its rules allow.
+    ///
+    /// Reports, per FILE, what the agent would lose on resume: a cut-off last line, malformed
+    /// lines, dangling parents and cycles (Claude Code `parentUuid`, pi `parentId`), duplicate
+    /// ids, messages unreachable from the leaf, and orphaned tool results in the live context.
+    /// `--repair` relinks broken links and drops a cut-off last line, with a backup.
+    Doctor(DoctorArgs),
+    /// Restore a session to before condense's last in-place write.
+    ///
+    /// An append (Claude Code, Codex, pi) is removed byte for byte, keeping what the agent wrote
+    /// since unless it hangs under the compaction; a replace is undone from its backup while the
+    /// file is still what condense left. `--list` shows what can be undone.
+    Undo(UndoArgs),
     /// Print a shell completion script.
     ///
     /// bash: `condense completions bash > ~/.local/share/bash-completion/completions/condense`;
@@ -566,6 +579,16 @@ pub struct InPlaceArgs {
         value_parser = backup_suffix
     )]
     pub backup_suffix: String,
+
+    /// With --in-place: write without reading the result back first.
+    ///
+    /// By default the compacted session is read by its agent's rule before anything is written
+    /// (a marker newer than the session's own and the summary in the live context, the
+    /// marker's references resolvable, every tool result after its call, the newest user
+    /// message kept or after the summary), and a failed check is an error naming it, with FILE
+    /// left as it was.
+    #[arg(hide_short_help = true, long, requires = "enabled")]
+    pub no_verify: bool,
 }
 
 /// The arguments of `condense prune`.
@@ -845,6 +868,55 @@ pub enum ReportFormat {
     Markdown,
 }
 
+/// The arguments of `condense doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Session files; none, or `-`, reads standard input (checked only, never repaired).
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// The format, instead of detecting it.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub from: Option<FormatId>,
+
+    /// Write the smallest fixes the agent's rules allow into each FILE: a broken link is
+    /// relinked to the nearest earlier record on the chain, a cut-off last line is dropped.
+    /// FILE is replaced atomically, the original kept as FILE.bak (or FILE.bak.N), and each
+    /// change is printed.
+    #[arg(long)]
+    pub repair: bool,
+
+    /// With --repair: the suffix of the backups (not empty, no `/`).
+    #[arg(
+        long,
+        value_name = "SUFFIX",
+        default_value = ".bak",
+        requires = "repair",
+        value_parser = backup_suffix
+    )]
+    pub backup_suffix: String,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: ReportFormat,
+}
+
+/// The arguments of `condense undo`.
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// The session file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// List what can be undone, newest first, one JSON object a line; change nothing.
+    #[arg(long)]
+    pub list: bool,
+
+    /// The suffix of the backup the undo keeps of the file it replaces (not empty, no `/`).
+    #[arg(long, value_name = "SUFFIX", default_value = ".bak", value_parser = backup_suffix)]
+    pub backup_suffix: String,
+}
+
 /// The arguments of `condense estimate`.
 #[derive(Debug, Args)]
 pub struct EstimateArgs {
@@ -919,6 +991,15 @@ pub struct EstimateArgs {
     /// Print one line per message: its index, line, role and tokens.
     #[arg(long)]
     pub per_message: bool,
+
+    /// Add `explain`: when the agent itself will compact, and how far the session is from it.
+    ///
+    /// That is the agent's own auto-compaction trigger for the session's model (its rule,
+    /// numbers and source), the tokens left until the agent compacts by itself, the trigger
+    /// --check uses and why they differ, and the agent's earlier compactions recorded in the
+    /// file. The window is --max-context's, else the session model's (as with `auto`).
+    #[arg(long, conflicts_with_all = ["per_message", "total"])]
+    pub explain: bool,
 }
 
 /// The arguments of `condense history`.

@@ -9,6 +9,7 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod doctor;
 pub mod eval;
 pub mod extract;
 pub mod handoff;
@@ -26,6 +27,9 @@ pub mod settings;
 pub mod summary;
 pub mod tokens;
 pub mod transcript;
+pub mod trigger;
+pub mod undo;
+pub mod verify;
 
 use std::io::Write;
 
@@ -108,6 +112,8 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
             cmd::compact::run(&args, out)
         }
         Command::Sessions(args) => cmd::sessions::run(&args, out),
+        Command::Doctor(args) => cmd::doctor::run(&args, out),
+        Command::Undo(args) => cmd::undo::run(&args, out),
         Command::Completions(args) => cmd::completions::run(&args, out),
         Command::Man(args) => cmd::man::run(&args, out),
         Command::Recipes(args) => cmd::recipes::run(&args, out),

@@ -26,6 +26,9 @@ use crate::tokens::Tokenizer;
 use crate::transcript::live::{live, newest_void, Live};
 use crate::transcript::read::{detect_format, no_message_error, read_each_record, BadLine};
 use crate::transcript::{FormatId, PartKind, Role};
+use crate::trigger;
+use crate::trigger::calibration::{self, Earlier};
+use crate::trigger::report::{check_compacts_at, Check, Explain};
 use crate::{Outcome, UsageError};
 
 /// Runs `estimate`.
@@ -45,6 +48,10 @@ pub fn run(args: &EstimateArgs, out: &mut dyn Write) -> Result<Outcome> {
                    max_context in the config file";
         return Err(UsageError(why.to_owned()).into());
     }
+    // --explain needs a window: --max-context's or the configured one, else the model's.
+    let window = settings
+        .max_context
+        .or(args.explain.then_some(MaxContext::Auto));
     let inputs = sources(&args.input)?;
     let options = ReadOptions {
         from: args.input.read.from,
@@ -52,7 +59,8 @@ pub fn run(args: &EstimateArgs, out: &mut dyn Write) -> Result<Outcome> {
         tokenizer,
         per_message: args.per_message,
         whole_file: args.input.read.whole_file,
-        model: settings.max_context == Some(MaxContext::Auto),
+        model: window == Some(MaxContext::Auto) || args.explain,
+        explain: args.explain,
     };
     let measured: Vec<Result<FileReport>> = inputs
         .par_iter()
@@ -85,7 +93,7 @@ pub fn run(args: &EstimateArgs, out: &mut dyn Write) -> Result<Outcome> {
     }
     let summaries: Vec<Summary> = reports
         .iter()
-        .map(|r| r.summary(args, &settings))
+        .map(|r| r.summary(args, &settings, window))
         .collect::<Result<_>>()?;
     let due = summaries
         .iter()
@@ -141,6 +149,8 @@ struct ReadOptions {
     whole_file: bool,
     /// Note the model the session records, for `--max-context auto`.
     model: bool,
+    /// Note the agent's earlier compactions, for `--explain`.
+    explain: bool,
 }
 
 /// Everything measured in one input.
@@ -162,6 +172,8 @@ struct FileReport {
     incomplete_line: Option<usize>,
     /// The last model the session names (read only for `--max-context auto`).
     model: Option<String>,
+    /// The context sizes before the agent's earlier compactions (read only for `--explain`).
+    earlier: Vec<Earlier>,
 }
 
 struct MessageRow {
@@ -185,6 +197,7 @@ fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> 
         first_skipped: None,
         incomplete_line: None,
         model: None,
+        earlier: Vec::new(),
     };
     let mut detected = options.from.is_some();
     // Each block's measures are folded while the next block is measured: folding runs in
@@ -207,6 +220,13 @@ fn measure_source(source: &Source, options: &ReadOptions) -> Result<FileReport> 
             {
                 report.model = Some(model);
             }
+        }
+        if options.explain {
+            report.earlier.extend(
+                block
+                    .lines()
+                    .filter_map(|l| calibration::recorded(format, l.number, l.text)),
+            );
         }
         let previous = pending.take();
         let (folded, measured) = rayon::join(
@@ -307,6 +327,9 @@ impl FileReport {
     /// Folds the live context of the measured records into `measure` (and `rows`).
     fn fold_live(&mut self, options: &ReadOptions) {
         let records = std::mem::take(&mut self.records);
+        if options.explain && self.format == Some(FormatId::Codex) {
+            self.earlier = usage_before_markers(&records);
+        }
         let live = match self.format {
             Some(format) if !options.whole_file => {
                 // This runs on one thread after the file is read, over a million records of a
@@ -376,15 +399,19 @@ impl FileReport {
         }
     }
 
-    fn summary(&self, args: &EstimateArgs, settings: &Settings) -> Result<Summary> {
+    fn summary(
+        &self,
+        args: &EstimateArgs,
+        settings: &Settings,
+        window: Option<MaxContext>,
+    ) -> Result<Summary> {
         let measure = &self.measure;
         let tokenizer = measure.tokenizer;
         let tally = |t: &crate::measure::Tally| Counted {
             count: t.count,
             tokens: tokenizer.tokens(t.units),
         };
-        let max_context = settings
-            .max_context
+        let max_context = window
             .map(|max| settings::window(max, self.model.as_deref(), settings, &self.name))
             .transpose()?;
         let wants_context = args.context || max_context.is_some();
@@ -393,6 +420,26 @@ impl FileReport {
             .transpose()?
             .unwrap_or(settings.reserved);
         let context = measure.context();
+        let explain = match (args.explain, self.format, max_context) {
+            (true, Some(format), Some(window)) => {
+                trigger::native(format, window, self.model.as_deref()).map(|native| {
+                    let check = Check {
+                        compacts_at: check_compacts_at(window, settings.trigger_ratio, reserved),
+                        trigger_ratio: settings.trigger_ratio,
+                        reserved,
+                        preset: settings.preset.name,
+                    };
+                    Explain::new(
+                        native,
+                        self.model.clone(),
+                        context.tokens,
+                        check,
+                        &self.earlier,
+                    )
+                })
+            }
+            _ => None,
+        };
         Ok(Summary {
             file: self.name.clone(),
             format: self.format.map(FormatId::as_str),
@@ -443,8 +490,31 @@ impl FileReport {
                         reserved,
                     ),
             }),
+            explain,
         })
     }
+}
+
+/// Codex records no figure on its `compacted` item: the context size before each one is the
+/// last usage figure recorded before it.
+fn usage_before_markers(records: &[RecordMeasure]) -> Vec<Earlier> {
+    let mut last = None;
+    let mut earlier = Vec::new();
+    for record in records {
+        if record.compaction {
+            if let Some(tokens) = last.take() {
+                earlier.push(Earlier {
+                    line: record.line,
+                    tokens,
+                    field: "last token_count before the marker",
+                });
+            }
+        }
+        if let Some(usage) = &record.usage {
+            last = Some(usage.context_tokens);
+        }
+    }
+    earlier
 }
 
 /// The JSON report of one file.
@@ -465,6 +535,8 @@ struct Summary {
     context: Option<ContextSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
     compaction: Option<Trigger>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explain: Option<Explain>,
 }
 
 impl Summary {
@@ -587,7 +659,43 @@ fn write_summaries(
                 ]);
             }
             table.write(out)?;
+            for s in summaries {
+                if let Some(explain) = &s.explain {
+                    write_explain(out, &s.file, explain)?;
+                }
+            }
         }
+    }
+    Ok(())
+}
+
+/// The `explain` object as prose, under the Markdown table.
+fn write_explain(out: &mut dyn Write, file: &str, e: &Explain) -> Result<()> {
+    let model = e.model.as_deref().map(output::sanitize).unwrap_or_default();
+    writeln!(out)?;
+    writeln!(
+        out,
+        "**{file}**: {} {model} compacts by itself at {} tokens of {} ({} now, {} left{})",
+        e.agent,
+        e.compacts_at,
+        e.window,
+        e.tokens,
+        e.tokens_left,
+        if e.due { ", due" } else { "" }
+    )?;
+    writeln!(out, "- rule: {}", e.rule)?;
+    writeln!(out, "- source: {}", e.source)?;
+    writeln!(
+        out,
+        "- condense --check: due at {}; {}",
+        e.check.compacts_at, e.why
+    )?;
+    for c in &e.earlier {
+        writeln!(
+            out,
+            "- earlier compaction at line {}: {} tokens ({}% of the window, {:+} from the rule; {})",
+            c.line, c.tokens, c.percent_of_window, c.from_rule, c.field
+        )?;
     }
     Ok(())
 }

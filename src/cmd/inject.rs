@@ -9,10 +9,12 @@ use anyhow::{bail, Context, Result};
 
 use super::compaction::compaction;
 use super::handoff;
+use super::journal::{self, Tee};
 use super::shared::{
     check_plan, load_options, plan_for, read_source, refuse_cut_off, single_source,
     transcript_warnings, PlanReport,
 };
+use super::verified::Verify;
 use crate::cli::{InjectArgs, InjectFormat};
 use crate::handoff::Handoff;
 use crate::input::Source;
@@ -91,10 +93,35 @@ fn inject_in_place(args: &InjectArgs, path: &Path, summary: &str) -> Result<Outc
         inputs: &inputs,
     };
     let name = path.display().to_string();
+    let (mut built, mut read) = (Vec::new(), 0);
     let done = persist::in_place(path, &options, |bytes, out| {
-        compact(args, summary, &name, bytes, out, false)
+        built.clear();
+        read = bytes.len();
+        let out = &mut Tee {
+            out,
+            copy: &mut built,
+        };
+        let verify = Verify {
+            enabled: !args.in_place.no_verify,
+            name: &name,
+            from: args.input.read.from,
+            before: bytes,
+            summary,
+        };
+        verify.build(
+            out,
+            |built| compact(args, summary, &name, bytes, built, false),
+            |(outcome, _)| *outcome == Outcome::Success,
+        )
     })?;
+    let journaled = journal::record(path, &done.done, read, &built);
     let (outcome, mut warnings) = done.value;
+    if let Err(error) = journaled {
+        // The session is written; only its undo is lost, which the user should know.
+        warnings.push(format!(
+            "{error:#}; condense undo cannot take this write back"
+        ));
+    }
     for warning in done.warnings {
         warnings.push(warning);
     }

@@ -9,7 +9,7 @@ use crate::cli::ManArgs;
 use crate::Outcome;
 
 /// Every man page, by file name. (A page added to `man/` and not here fails the `man` test.)
-pub const PAGES: [(&str, &str); 15] = [
+pub const PAGES: [(&str, &str); 17] = [
     ("condense.1", include_str!("../../man/condense.1")),
     (
         "condense-estimate.1",
@@ -58,6 +58,11 @@ pub const PAGES: [(&str, &str); 15] = [
         "condense-recipes.1",
         include_str!("../../man/condense-recipes.1"),
     ),
+    (
+        "condense-doctor.1",
+        include_str!("../../man/condense-doctor.1"),
+    ),
+    ("condense-undo.1", include_str!("../../man/condense-undo.1")),
 ];
 
 /// Runs `man`: writes every page into the directory and names each written file on stdout.

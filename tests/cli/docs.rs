@@ -27,7 +27,7 @@ fn check_golden(name: &str, actual: &str) {
 }
 
 /// Every command.
-const COMMANDS: [&str; 14] = [
+const COMMANDS: [&str; 16] = [
     "estimate",
     "split",
     "prompt",
@@ -39,6 +39,8 @@ const COMMANDS: [&str; 14] = [
     "eval",
     "compact",
     "sessions",
+    "doctor",
+    "undo",
     "completions",
     "man",
     "recipes",
@@ -114,6 +116,8 @@ fn man_pages_document_exactly_the_options_of_help() {
         ("condense-eval.1", vec!["eval"]),
         ("condense-compact.1", vec!["compact"]),
         ("condense-sessions.1", vec!["sessions"]),
+        ("condense-doctor.1", vec!["doctor"]),
+        ("condense-undo.1", vec!["undo"]),
         ("condense-completions.1", vec!["completions"]),
         ("condense-man.1", vec!["man"]),
         ("condense-recipes.1", vec!["recipes"]),

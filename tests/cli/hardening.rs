@@ -72,6 +72,8 @@ impl Case {
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .filter(|name| name != "in.jsonl" && name != "summary.md")
+            // The undo journal beside the session is condense's own (see tests/cli/undo.rs).
+            .filter(|name| !name.ends_with(".condense-undo"))
             .collect();
         names.sort();
         names

@@ -51,6 +51,8 @@ impl Dir {
             .unwrap()
             .flatten()
             .map(|e| e.file_name().to_string_lossy().into_owned())
+            // The undo journal beside the session is condense's own (see tests/cli/undo.rs).
+            .filter(|name| !name.ends_with(".condense-undo"))
             .collect();
         names.sort();
         names

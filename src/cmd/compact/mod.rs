@@ -25,6 +25,8 @@ use super::shared::{
     single_source, transcript_warnings,
 };
 use crate::cli::{CompactArgs, CompactFormat};
+use crate::cmd::journal::{self, Tee};
+use crate::cmd::verified::Verify;
 use crate::extract::{bare, caveman};
 use crate::handoff::Handoff;
 use crate::input::Source;
@@ -501,15 +503,38 @@ fn write_in_place(
     };
     let name = path.display().to_string();
     let load = load_options(&args.input);
+    let (mut built, mut read) = (Vec::new(), 0);
     let done = persist::in_place(path, &options, |bytes, out| {
+        built.clear();
+        read = bytes.len();
+        let out = &mut Tee {
+            out,
+            copy: &mut built,
+        };
         let now = Transcript::parse(&name, bytes, load)?;
         let (plan, tokenizer) = check_plan(&report, &now)?;
         let compacted = compaction(&now, &plan, &choice.summary, tokenizer);
         let format = now.format.context("an empty transcript has no format")?;
-        let mut sink = Sink::new(out);
-        format.format().write_compacted(&compacted, &mut sink)?;
-        Ok(sink.finish()?)
+        let write = |out: &mut dyn Write| -> Result<()> {
+            let mut sink = Sink::new(out);
+            format.format().write_compacted(&compacted, &mut sink)?;
+            Ok(sink.finish()?)
+        };
+        let verify = Verify {
+            enabled: !args.in_place.no_verify,
+            name: &name,
+            from: Some(format),
+            before: bytes,
+            summary: &choice.summary,
+        };
+        verify.build(out, write, |_| true)
     })?;
+    if let Err(error) = journal::record(path, &done.done, read, &built) {
+        // The session is written; only its undo is lost, which the user should know.
+        warnings.push(format!(
+            "{error:#}; condense undo cannot take this write back"
+        ));
+    }
     for warning in done.warnings {
         warnings.push(warning);
     }

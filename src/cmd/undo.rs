@@ -1,0 +1,99 @@
+//! `condense undo FILE`: undoes the newest in-place write the journal records
+//! ([`crate::undo`]), through the safe in-place writer (lock, atomic replace, a backup of the
+//! state it undoes); `--list` shows the journal and what can be undone.
+
+use std::io::Write;
+
+use anyhow::{anyhow, bail, Context, Result};
+use serde::Serialize;
+
+use crate::cli::UndoArgs;
+use crate::output;
+use crate::persist::{self, Done};
+use crate::undo::{self, Entry};
+use crate::Outcome;
+
+#[derive(Serialize)]
+struct Listed<'a> {
+    /// 1 is the newest write.
+    index: usize,
+    #[serde(flatten)]
+    entry: &'a Entry,
+    undoable: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Undone<'a> {
+    file: String,
+    #[serde(flatten)]
+    entry: &'a Entry,
+    /// Where the state that was undone is kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kept_as: Option<std::path::PathBuf>,
+}
+
+/// The backup's bytes of a replace, `None` for an append or a backup that is gone.
+fn backup_of(entry: &Entry) -> Option<Vec<u8>> {
+    match entry {
+        Entry::Replace { backup, .. } => std::fs::read(backup).ok(),
+        Entry::Append { .. } => None,
+    }
+}
+
+/// Runs `undo`.
+pub fn run(args: &UndoArgs, out: &mut dyn Write) -> Result<Outcome> {
+    let path = &args.file;
+    let name = path.display().to_string();
+    let entries = undo::entries(path)?;
+    if args.list {
+        let current = std::fs::read(path).with_context(|| format!("{name}: cannot read"))?;
+        for (n, entry) in entries.iter().rev().enumerate() {
+            let why = if n == 0 {
+                undo::undone(entry, &current, backup_of(entry).as_deref()).err()
+            } else {
+                Some("undo the newer writes first".to_owned())
+            };
+            let listed = Listed {
+                index: n + 1,
+                entry,
+                undoable: why.is_none(),
+                why,
+            };
+            output::write_json_line(out, &listed)?;
+        }
+        return Ok(Outcome::Success);
+    }
+    let Some(entry) = entries.last() else {
+        bail!(
+            "{name}: nothing to undo (no journal {})",
+            undo::journal_path(path).display()
+        );
+    };
+    let backup = backup_of(entry);
+    let options = persist::Options {
+        backup_suffix: &args.backup_suffix,
+        strategy: persist::Strategy::Replace,
+        inputs: &[],
+    };
+    let done = persist::in_place(path, &options, |bytes, out| {
+        let restored = undo::undone(entry, bytes, backup.as_deref())
+            .map_err(|why| anyhow!("{name}: cannot undo: {why}"))?;
+        Ok(out.write_all(&restored)?)
+    })?;
+    undo::pop(path)?;
+    for warning in &done.warnings {
+        eprintln!("condense: warning: {}", output::sanitize(warning));
+    }
+    let report = Undone {
+        file: name,
+        entry,
+        kept_as: match done.done {
+            Done::Replaced { backup } => Some(backup),
+            Done::Unchanged | Done::Appended => None,
+        },
+    };
+    output::write_json_line(out, &report)?;
+    Ok(Outcome::Success)
+}
