@@ -19,7 +19,9 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use rustix::fs::OFlags;
 
+use super::journal::{remove_range, Journal};
 use super::lock::Target;
+use super::shield;
 use super::snapshot::{read_from, settled_from};
 
 /// What an append attempt did.
@@ -61,6 +63,16 @@ pub fn append(target: &Target, read: &[u8], suffix: &[u8], last: bool) -> Result
         // Appending after the lines that came meanwhile: wait for the last of them to be whole.
         settled_from(&target.file, read_len, target.dev, target.ino, &target.name)?;
     }
+    // The journal first, then the signals held: from here on a killed run leaves nothing the
+    // next one cannot take out, and any other signal waits until the records are whole.
+    let journal = Journal::begin(target, read_len, suffix)?;
+    let shield = shield::hold()?;
+    if shield.pending().is_some() {
+        if let Some(journal) = journal {
+            journal.done();
+        }
+        bail!("{}: interrupted; nothing was written", target.name);
+    }
     let landing = append_whole(
         &mut file,
         &target.file,
@@ -69,7 +81,12 @@ pub fn append(target: &Target, read: &[u8], suffix: &[u8], last: bool) -> Result
         suffix,
         read_len,
     )
-    .with_context(context)?;
+    .with_context(context);
+    if let Some(journal) = journal {
+        journal.done();
+    }
+    drop(shield);
+    let landing = landing?;
     let foreign = read_from(&target.file, read_len, &target.name)?;
     let before = &foreign[..(landing - read_len) as usize];
     let late_lines = before.iter().filter(|&&b| b == b'\n').count();
@@ -88,9 +105,7 @@ pub fn append_whole(
     bytes: &[u8],
     known: u64,
 ) -> Result<u64> {
-    appender.write_all(bytes)?;
-    let end = appender.stream_position()?;
-    let landing = end - bytes.len() as u64;
+    let landing = write_whole(appender, bytes)?;
     if landing <= known {
         appender.sync_data()?;
         return Ok(landing);
@@ -120,6 +135,64 @@ pub fn append_whole(
     writer.write_all_at(&swapped, known + start as u64)?;
     writer.sync_data()?;
     Ok(known + start as u64)
+}
+
+/// Appends `bytes` through the `O_APPEND` descriptor as one run of bytes, or not at all:
+/// returns where they landed. Room is reserved first, so a full disk refuses before the first
+/// byte; a write that stops short (a full disk all the same, an I/O error) is taken back out,
+/// and never continued after a line another writer slipped in.
+fn write_whole(appender: &mut File, bytes: &[u8]) -> std::io::Result<u64> {
+    let end = appender.metadata()?.len();
+    // Some slack for the lines the agent may add meanwhile; the size stays as it is.
+    let room = bytes.len() as u64 + (1 << 16);
+    match rustix::fs::fallocate(&*appender, rustix::fs::FallocateFlags::KEEP_SIZE, end, room) {
+        Ok(()) => {}
+        Err(e) if e == rustix::io::Errno::NOSPC || e == rustix::io::Errno::DQUOT => {
+            return Err(e.into())
+        }
+        // A file system that cannot reserve: the write's own error is then the guard.
+        Err(_) => {}
+    }
+    let mut written = 0;
+    let mut landing = None;
+    while written < bytes.len() {
+        let result = appender.write(&bytes[written..]);
+        let n = match result {
+            Ok(0) => Err(std::io::Error::from(std::io::ErrorKind::WriteZero)),
+            Ok(n) => Ok(n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => Err(e),
+        };
+        let n = match n {
+            Ok(n) => n,
+            Err(e) => {
+                if let Some(at) = landing {
+                    take_back(appender, at, written as u64)?;
+                }
+                return Err(e);
+            }
+        };
+        let pos = appender.stream_position()?;
+        let at = *landing.get_or_insert(pos - n as u64);
+        written += n;
+        if written < bytes.len() && appender.metadata()?.len() != at + written as u64 {
+            // Another writer's line now follows the first part: the rest cannot join it.
+            take_back(appender, at, written as u64)?;
+            return Err(std::io::Error::other(
+                "the write was cut short and another writer appended after it",
+            ));
+        }
+    }
+    Ok(landing.unwrap_or(end))
+}
+
+/// Removes the `len` bytes this run appended at `at`, keeping any line written after them.
+fn take_back(appender: &File, at: u64, len: u64) -> std::io::Result<()> {
+    // pwrite through an O_APPEND descriptor appends on Linux: move the rest through another.
+    let path = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(appender));
+    let writer = OpenOptions::new().write(true).open(&path)?;
+    let reader = File::open(&path)?;
+    remove_range(&writer, &reader, at, len)
 }
 
 #[cfg(test)]

@@ -17,14 +17,21 @@
 //! which is where it would be had the agent written it a moment later); and a process that
 //! keeps the file open for writing makes a replace refuse ([`writers`]) rather than send its
 //! next lines to the backup.
+//!
+//! An append is whole or absent: room is reserved first, a write cut short is taken back out,
+//! the usual signals wait until the records are synced ([`shield`]), and for a SIGKILL the
+//! records are first kept in a journal from which the next run removes what landed
+//! ([`journal`]).
 
 pub mod append;
 pub mod backup;
 pub mod extend;
 pub mod guard;
+pub mod journal;
 pub mod link;
 pub mod lock;
 pub mod replace;
+pub mod shield;
 pub mod snapshot;
 pub mod writers;
 
@@ -105,6 +112,8 @@ pub fn in_place<T>(
             );
         }
     }
+    // What a killed run left goes before anything is read, so it is never taken for the agent's.
+    let mut repaired: Vec<String> = journal::repair(&target)?.into_iter().collect();
     replace::clean_strays(&target);
     let make = || {
         Temp::create(&target).with_context(|| format!("{}: cannot replace in place", target.name))
@@ -121,14 +130,14 @@ pub fn in_place<T>(
                 return Ok(InPlace {
                     value,
                     done: Done::Unchanged,
-                    warnings: Vec::new(),
+                    warnings: std::mem::take(&mut repaired),
                 })
             }
             Built::Extension(extension) => {
                 match append::append(&target, &read, &extension, attempt == ATTEMPTS)? {
                     Appended::Grew => continue,
                     Appended::Done { late_lines } => {
-                        let warnings = (late_lines > 0)
+                        let late = (late_lines > 0)
                             .then(|| {
                                 format!(
                                     "{}: the agent kept writing while the compaction was built \
@@ -138,8 +147,8 @@ pub fn in_place<T>(
                                     target.name
                                 )
                             })
-                            .into_iter()
-                            .collect();
+                            .into_iter();
+                        let warnings = std::mem::take(&mut repaired).into_iter().chain(late).collect();
                         return Ok(InPlace {
                             value,
                             done: Done::Appended,
@@ -158,7 +167,7 @@ pub fn in_place<T>(
                             done: Done::Replaced {
                                 backup: replaced.backup,
                             },
-                            warnings: replaced.warnings,
+                            warnings: std::mem::take(&mut repaired).into_iter().chain(replaced.warnings).collect(),
                         })
                     }
                 }
