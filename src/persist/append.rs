@@ -189,7 +189,10 @@ fn write_whole(appender: &mut File, bytes: &[u8]) -> std::io::Result<u64> {
 /// Removes the `len` bytes this run appended at `at`, keeping any line written after them.
 fn take_back(appender: &File, at: u64, len: u64) -> std::io::Result<()> {
     // pwrite through an O_APPEND descriptor appends on Linux: move the rest through another.
-    let path = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(appender));
+    let path = format!(
+        "/proc/self/fd/{}",
+        std::os::fd::AsRawFd::as_raw_fd(appender)
+    );
     let writer = OpenOptions::new().write(true).open(&path)?;
     let reader = File::open(&path)?;
     remove_range(&writer, &reader, at, len)

@@ -120,11 +120,7 @@ pub fn find_torn(region: &[u8], records: &[u8]) -> Option<(usize, usize)> {
     let mut start = 0;
     while start < region.len() {
         let here = &region[start..];
-        let shared = here
-            .iter()
-            .zip(records)
-            .take_while(|(a, b)| a == b)
-            .count();
+        let shared = here.iter().zip(records).take_while(|(a, b)| a == b).count();
         if shared == records.len() {
             return None;
         }

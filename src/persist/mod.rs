@@ -148,7 +148,10 @@ pub fn in_place<T>(
                                 )
                             })
                             .into_iter();
-                        let warnings = std::mem::take(&mut repaired).into_iter().chain(late).collect();
+                        let warnings = std::mem::take(&mut repaired)
+                            .into_iter()
+                            .chain(late)
+                            .collect();
                         return Ok(InPlace {
                             value,
                             done: Done::Appended,
@@ -167,7 +170,10 @@ pub fn in_place<T>(
                             done: Done::Replaced {
                                 backup: replaced.backup,
                             },
-                            warnings: std::mem::take(&mut repaired).into_iter().chain(replaced.warnings).collect(),
+                            warnings: std::mem::take(&mut repaired)
+                                .into_iter()
+                                .chain(replaced.warnings)
+                                .collect(),
                         })
                     }
                 }

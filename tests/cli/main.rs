@@ -23,4 +23,5 @@ mod race;
 mod recipes;
 mod sessions;
 mod settings;
+mod torn;
 mod util;
