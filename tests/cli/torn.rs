@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Output};
 use std::time::Instant;
 
+use rustix::process::Signal;
+
 use crate::util::fixture;
 
 const CLAUDE: &str = "corpus/claude-code/claude-code-viewer-5c0375b4.jsonl";
@@ -148,10 +150,10 @@ struct Outcomes {
 
 /// Kills `inject --in-place` with `signal` after each of `points` delays spread over a run's
 /// length, then runs it again; every session must end whole.
-fn kill_at_points(signal: &str, points: usize) -> Outcomes {
+fn kill_at_points(signal: Signal, points: usize, summary_bytes: usize) -> Outcomes {
     let dir = tempfile::tempdir().unwrap();
     let summary = dir.path().join("summary.md");
-    fs::write(&summary, big_summary(4_000_000)).unwrap();
+    fs::write(&summary, big_summary(summary_bytes)).unwrap();
     let original = fs::read(fixture(CLAUDE)).unwrap();
     let session = dir.path().join("s.jsonl");
     let run = |session: &Path| {
@@ -173,12 +175,20 @@ fn kill_at_points(signal: &str, points: usize) -> Outcomes {
     for point in 0..points {
         fs::write(&session, &original).unwrap();
         let mut child = run(&session);
-        // From a third of the span to a little past its end, where the writes are.
-        let delay = span.mul_f64(0.33 + 0.8 * point as f64 / points as f64);
-        std::thread::sleep(delay);
-        let _ = StdCommand::new("kill")
-            .args([&format!("-{signal}"), &child.id().to_string()])
-            .status();
+        // The even points aim at the write itself: the kill follows the session's first growth
+        // by 0 to a few hundred microseconds. The odd ones fall anywhere in a run's second half.
+        if point % 2 == 0 {
+            let waiting = Instant::now();
+            let grown = || fs::metadata(&session).is_ok_and(|m| m.len() > original.len() as u64);
+            while !grown() && waiting.elapsed() < span * 3 {
+                std::hint::spin_loop();
+            }
+            std::thread::sleep(std::time::Duration::from_micros(40 * point as u64));
+        } else {
+            std::thread::sleep(span.mul_f64(0.5 + 0.6 * point as f64 / points as f64));
+        }
+        let pid = rustix::process::Pid::from_raw(child.id() as i32).expect("a child's pid");
+        let _ = rustix::process::kill_process(pid, signal);
         let status = child.wait().unwrap();
         let left = fs::read(&session).unwrap();
         if left == original {
@@ -186,7 +196,7 @@ fn kill_at_points(signal: &str, points: usize) -> Outcomes {
         } else if left == compacted {
             outcomes.whole += 1;
         } else {
-            assert_eq!(signal, "KILL", "a held signal tore it ({status:?})");
+            assert_eq!(signal, Signal::KILL, "a held signal tore it ({status:?})");
             outcomes.repaired += 1;
         }
         if status.signal().is_some() || !status.success() {
@@ -226,21 +236,31 @@ fn points() -> usize {
     std::env::var("CONDENSE_KILL_POINTS")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(12)
+        .unwrap_or(8)
 }
 
 #[test]
 fn sigkill_at_many_points_of_an_append_leaves_nothing_the_next_run_cannot_repair() {
-    let outcomes = kill_at_points("KILL", points());
+    // Records of 16 MB: long enough a write for a kill to land inside it.
+    let outcomes = kill_at_points(Signal::KILL, points(), 16_000_000);
     eprintln!("kill-figures SIGKILL {outcomes:?}");
     assert_eq!(outcomes.torn_after_repair, 0, "{outcomes:?}");
+    // The kills must reach the write, or the test proves nothing about it.
+    assert!(
+        outcomes.repaired > 0,
+        "no kill landed inside the write: {outcomes:?}"
+    );
 }
 
 #[test]
 fn sigint_sigterm_and_sighup_during_an_append_leave_the_original_or_the_result() {
-    for signal in ["INT", "TERM", "HUP"] {
-        let outcomes = kill_at_points(signal, points() / 2);
-        eprintln!("kill-figures SIG{signal} {outcomes:?}");
+    for signal in [Signal::INT, Signal::TERM, Signal::HUP] {
+        let outcomes = kill_at_points(signal, points() / 2, 4_000_000);
+        eprintln!("kill-figures {signal:?} {outcomes:?}");
+        assert!(
+            outcomes.whole > 0,
+            "no signal came during or after the write: {outcomes:?}"
+        );
         assert_eq!(
             outcomes.repaired + outcomes.torn_after_repair,
             0,
