@@ -359,9 +359,8 @@ fn request_text(
     plan: &Plan,
     tokenizer: Tokenizer,
 ) -> Result<String> {
-    let body = match &settings.prompt {
-        Some(path) => std::fs::read_to_string(path)
-            .with_context(|| format!("{}: cannot read the prompt file", path.display()))?,
+    let body = match crate::cmd::settings::config_prompt(settings)? {
+        Some(body) => body,
         None => prompts::body(args.style).to_owned(),
     };
     let records = plan.sent_records(&transcript.context);
