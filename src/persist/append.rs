@@ -22,23 +22,22 @@ use rustix::fs::OFlags;
 use super::journal::{remove_range, Journal};
 use super::lock::Target;
 use super::shield;
-use super::snapshot::{read_from, settled_from};
 
 /// What an append attempt did.
 #[derive(Debug)]
 pub enum Appended {
-    /// The file grew since the read: build again from the new content.
+    /// The file grew since the read (or while the records were written, and they were taken
+    /// back out): build again from the new content.
     Grew,
-    /// The records are in the file.
-    Done {
-        /// Lines the agent wrote after the read, which precede the records.
-        late_lines: usize,
-    },
+    /// The records are in the file, right after the content they were built from.
+    Done,
 }
 
-/// Appends `suffix` to the target, whose content was `read` when the suffix was built; with
-/// `last`, appends even if the file grew since.
-pub fn append(target: &Target, read: &[u8], suffix: &[u8], last: bool) -> Result<Appended> {
+/// Appends `suffix` to the target, whose content was `read` when the suffix was built, if no
+/// line came after that content: a line the agent wrote meanwhile would sit before the records,
+/// outside the context the agent resumes with. One that slips in during the write itself makes
+/// the records come back out.
+pub fn append(target: &Target, read: &[u8], suffix: &[u8]) -> Result<Appended> {
     let context = || format!("{}: cannot append", target.name);
     let mut file = OpenOptions::new()
         .append(true)
@@ -57,11 +56,7 @@ pub fn append(target: &Target, read: &[u8], suffix: &[u8], last: bool) -> Result
         );
     }
     if meta.len() > read_len {
-        if !last {
-            return Ok(Appended::Grew);
-        }
-        // Appending after the lines that came meanwhile: wait for the last of them to be whole.
-        settled_from(&target.file, read_len, target.dev, target.ino, &target.name)?;
+        return Ok(Appended::Grew);
     }
     // The journal first, then the signals held: from here on a killed run leaves nothing the
     // next one cannot take out, and any other signal waits until the records are whole.
@@ -73,7 +68,7 @@ pub fn append(target: &Target, read: &[u8], suffix: &[u8], last: bool) -> Result
         }
         bail!("{}: interrupted; nothing was written", target.name);
     }
-    let landing = append_whole(
+    let landed = append_whole(
         &mut file,
         &target.file,
         &target.real,
@@ -81,16 +76,20 @@ pub fn append(target: &Target, read: &[u8], suffix: &[u8], last: bool) -> Result
         suffix,
         read_len,
     )
+    .and_then(|landing| {
+        if landing == read_len {
+            return Ok(Appended::Done);
+        }
+        // Whole lines of the agent's came first: out again, and build once more.
+        take_back(&file, landing, suffix.len() as u64)?;
+        Ok(Appended::Grew)
+    })
     .with_context(context);
     if let Some(journal) = journal {
         journal.done();
     }
     drop(shield);
-    let landing = landing?;
-    let foreign = read_from(&target.file, read_len, &target.name)?;
-    let before = &foreign[..(landing - read_len) as usize];
-    let late_lines = before.iter().filter(|&&b| b == b'\n').count();
-    Ok(Appended::Done { late_lines })
+    landed
 }
 
 /// Appends `bytes` (whole lines) through `appender`, an `O_APPEND` descriptor of the file at

@@ -12,9 +12,11 @@
 //!   never used before ([`replace`], [`backup`]).
 //!
 //! Either way the session is locked first ([`lock`]), so two condense runs on one session take
-//! turns; what the agent appended since the read is built in (a few times; then, on the append
-//! path, kept just before the new records, and on the replace path carried over after them,
-//! which is where it would be had the agent written it a moment later); and a process that
+//! turns; what the agent appended since the read is built in (on the append path as often as it
+//! takes, for up to [`BUILD_WINDOW`], then the run refuses: lines before the records would be
+//! outside the context the agent resumes with; on the replace path a few times, then carried
+//! over after them, which is where it would be had the agent written it a moment later); and a
+//! process that
 //! keeps the file open for writing makes a replace refuse ([`writers`]) rather than send its
 //! next lines to the backup.
 //!
@@ -37,6 +39,7 @@ pub mod writers;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
@@ -44,8 +47,13 @@ use append::Appended;
 use extend::{Built, Extending};
 use replace::{Committed, Temp};
 
-/// How many times a run builds the content, when the agent wrote during the build.
+/// How many times a replace builds the content, when the agent wrote during the build; after
+/// that, what came is carried over as it is.
 const ATTEMPTS: usize = 4;
+
+/// How long an append goes on building again while the agent writes (each build takes the new
+/// lines into the kept tail); then it refuses rather than put them before the records.
+const BUILD_WINDOW: Duration = Duration::from_secs(30);
 
 /// How a run may write the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,7 +126,8 @@ pub fn in_place<T>(
     let make = || {
         Temp::create(&target).with_context(|| format!("{}: cannot replace in place", target.name))
     };
-    for attempt in 1..=ATTEMPTS {
+    let building = Instant::now();
+    for attempt in 1.. {
         let read = snapshot::settled_from(&target.file, 0, target.dev, target.ino, &target.name)?;
         let mut out = Extending::new(&read, &make, options.strategy == Strategy::Replace);
         let value = match build(&read, &mut out) {
@@ -133,35 +142,27 @@ pub fn in_place<T>(
                     warnings: std::mem::take(&mut repaired),
                 })
             }
-            Built::Extension(extension) => {
-                match append::append(&target, &read, &extension, attempt == ATTEMPTS)? {
-                    Appended::Grew => continue,
-                    Appended::Done { late_lines } => {
-                        let late = (late_lines > 0)
-                            .then(|| {
-                                format!(
-                                    "{}: the agent kept writing while the compaction was built \
-                                     ({ATTEMPTS} tries); the {late_lines} line(s) it wrote \
-                                     during the last one are kept, just before the compaction \
-                                     records",
-                                    target.name
-                                )
-                            })
-                            .into_iter();
-                        let warnings = std::mem::take(&mut repaired)
-                            .into_iter()
-                            .chain(late)
-                            .collect();
-                        return Ok(InPlace {
-                            value,
-                            done: Done::Appended,
-                            warnings,
-                        });
-                    }
+            Built::Extension(extension) => match append::append(&target, &read, &extension)? {
+                // The new lines join the tail of the next build, inside the live context.
+                Appended::Grew if building.elapsed() < BUILD_WINDOW => continue,
+                Appended::Grew => bail!(
+                    "{}: the agent kept writing while the compaction was built ({attempt} builds \
+                     in {} s); nothing was written, since its new lines would have come before \
+                     the compaction records, outside the context it resumes with: compact it \
+                     when the agent pauses",
+                    target.name,
+                    building.elapsed().as_secs()
+                ),
+                Appended::Done => {
+                    return Ok(InPlace {
+                        value,
+                        done: Done::Appended,
+                        warnings: std::mem::take(&mut repaired),
+                    });
                 }
-            }
+            },
             Built::Rewrite(temp) => {
-                let last = attempt == ATTEMPTS;
+                let last = attempt >= ATTEMPTS;
                 match replace::commit(&target, temp, read.len(), options.backup_suffix, last)? {
                     Committed::Grew => continue,
                     Committed::Replaced(replaced) => {
@@ -180,5 +181,5 @@ pub fn in_place<T>(
             }
         }
     }
-    unreachable!("the last attempt always writes")
+    unreachable!("the attempts are endless")
 }

@@ -394,7 +394,7 @@ mod trust {
         ] {
             config(dir.path(), &format!("[compaction]\n{text}\n"));
             let output = run_in(dir.path(), &["prompt", "--format", "openai", &session()]);
-            refused(&output, &format!(".condense.toml:2: settings_overrides: "));
+            refused(&output, ".condense.toml:2: settings_overrides: ");
             refused(&output, word);
         }
     }

@@ -288,7 +288,10 @@ fn a_torn_record_found_by_its_journal_is_removed_and_the_agents_line_after_it_ke
         .unwrap();
     assert!(output.status.success());
     let records = &output.stdout[original.len()..];
-    let agent_line = original.split_inclusive(|&b| b == b'\n').last().unwrap();
+    let agent_line = original
+        .split_inclusive(|&b| b == b'\n')
+        .next_back()
+        .unwrap();
     for cut in [1, records.len() / 3, records.len() - 1] {
         let mut torn = original.clone();
         torn.extend_from_slice(&records[..cut]);
