@@ -3,13 +3,16 @@
 //! line the agent writes, whether it reopens the file per line or keeps it open, stays in it,
 //! and nothing before the records changes (so no backup is needed).
 //!
-//! Lines that arrived since the read make the caller rebuild, so they join the kept tail; after
-//! a few rebuilds the records are appended all the same (the lines are kept, before them).
-//! One race remains that no check can close: the agent starting a line in the instant between
-//! the last look and the write, so that the records land after its first half. The landing
-//! offset tells; the half line and the records are then swapped in place (the range lies below
-//! the end of file, where an `O_APPEND` writer never writes), and the agent's second half
-//! follows its first again.
+//! Lines that arrived since the read make the caller rebuild, so they join the kept tail: a
+//! line before the records would be outside the context the agent resumes with. One race
+//! remains that no check can close: the agent writing in the instant between the last look and
+//! the write. The landing offset tells. A whole line of its before the records makes them come
+//! back out (and the caller rebuild); the first half of a line is swapped behind them in place
+//! (the range lies below the end of file, where an `O_APPEND` writer never writes), so that the
+//! agent's second half follows its first again, and the records come back out all the same.
+//!
+//! The write itself is whole or absent (see [`write_whole`], [`super::shield`] and
+//! [`super::journal`]).
 
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, Write};
