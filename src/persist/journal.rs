@@ -52,6 +52,21 @@ fn path(target: &Target) -> PathBuf {
     target.dir.join(std::ffi::OsStr::from_bytes(&name))
 }
 
+/// Whether a killed run's journal lies beside the session at `path` (its cut-off end is then
+/// condense's own, never the agent's).
+pub fn left_beside(path: &std::path::Path) -> bool {
+    let Ok(real) = fs::canonicalize(path) else {
+        return false;
+    };
+    let (Some(dir), Some(name)) = (real.parent(), real.file_name()) else {
+        return false;
+    };
+    let mut journal = b".".to_vec();
+    journal.extend_from_slice(name.as_bytes());
+    journal.extend_from_slice(b".condense-append");
+    fs::symlink_metadata(dir.join(std::ffi::OsStr::from_bytes(&journal))).is_ok_and(|m| m.is_file())
+}
+
 impl Journal {
     /// Records that `records` are about to be appended to the target, now `at` bytes long.
     /// `None` when the directory cannot be written.

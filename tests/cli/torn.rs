@@ -332,3 +332,37 @@ fn a_torn_record_found_by_its_journal_is_removed_and_the_agents_line_after_it_ke
         assert!(!dir.path().join(".s.jsonl.condense-append").exists());
     }
 }
+
+#[test]
+fn a_torn_record_of_condense_is_never_blamed_on_the_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("s.jsonl");
+    let mut torn = fs::read(fixture(CLAUDE)).unwrap();
+    torn.extend_from_slice(b"{\"type\":\"system\",\"subtype\":\"compact_boun");
+    fs::write(&session, &torn).unwrap();
+    fs::write(dir.path().join("summary.md"), "NOW: a summary\n").unwrap();
+    let run = |args: &[&str]| {
+        StdCommand::new(bin())
+            .current_dir(dir.path())
+            .args(args)
+            .arg(&session)
+            .env_clear()
+            .output()
+            .unwrap()
+    };
+    // Without a journal, the cut-off line may be the agent's, still being written.
+    let agents = run(&["inject", "--summary", "summary.md"]);
+    assert!(String::from_utf8_lossy(&agents.stderr).contains("wait until the agent"));
+    fs::write(dir.path().join(".s.jsonl.condense-append"), "{}\n").unwrap();
+    let ours = run(&["inject", "--summary", "summary.md"]);
+    let err = String::from_utf8_lossy(&ours.stderr);
+    assert_eq!(ours.status.code(), Some(1), "{err}");
+    assert!(err.contains("condense's own compaction records"), "{err}");
+    assert!(!err.contains("wait until the agent"), "{err}");
+    let estimate = run(&["estimate"]);
+    let err = String::from_utf8_lossy(&estimate.stderr);
+    assert!(
+        err.contains("condense's own records, left by a killed run"),
+        "{err}"
+    );
+}
