@@ -11,7 +11,7 @@
 //! (the range lies below the end of file, where an `O_APPEND` writer never writes), so that the
 //! agent's second half follows its first again, and the records come back out all the same.
 //!
-//! The write itself is whole or absent (see [`write_whole`], [`super::shield`] and
+//! The write itself is whole or absent (see `write_whole`, [`super::shield`] and
 //! [`super::journal`]).
 
 use std::fs::{File, OpenOptions};

@@ -13,7 +13,7 @@
 //!
 //! Either way the session is locked first ([`lock`]), so two condense runs on one session take
 //! turns; what the agent appended since the read is built in (on the append path as often as it
-//! takes, for up to [`BUILD_WINDOW`], then the run refuses: lines before the records would be
+//! takes, for up to 30 s, then the run refuses: lines before the records would be
 //! outside the context the agent resumes with; on the replace path a few times, then carried
 //! over after them, which is where it would be had the agent written it a moment later); and a
 //! process that
@@ -110,6 +110,15 @@ pub fn in_place<T>(
     mut build: impl FnMut(&[u8], &mut dyn Write) -> Result<T>,
 ) -> Result<InPlace<T>> {
     let target = lock::open_locked(path)?;
+    // A replace needs only the directory's permission, and root needs none: the file's own
+    // mode is the user's word that it is not to be changed.
+    if target.mode & 0o222 == 0 {
+        bail!(
+            "{}: read-only (mode {:o}); nothing was written (make it writable to compact it)",
+            target.name,
+            target.mode
+        );
+    }
     let first_backup = backup::first_name(&target, options.backup_suffix);
     for input in options.inputs {
         if guard::same_file(&first_backup, input) {

@@ -366,3 +366,40 @@ fn a_torn_record_of_condense_is_never_blamed_on_the_agent() {
         "{err}"
     );
 }
+
+#[test]
+fn a_read_only_session_is_left_alone_on_both_paths() {
+    use std::os::unix::fs::PermissionsExt;
+    for (session, extra) in [
+        (CLAUDE, &[][..]),
+        (
+            "corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl",
+            &[][..],
+        ),
+        (CLAUDE, &["--rewrite"][..]),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let original = fs::read(fixture(session)).unwrap();
+        fs::write(&path, &original).unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).unwrap();
+        fs::write(dir.path().join("summary.md"), "NOW: a summary\n").unwrap();
+        let output = StdCommand::new(bin())
+            .current_dir(dir.path())
+            .args(["inject", "--in-place", "--summary", "summary.md"])
+            .args(extra)
+            .arg("s.jsonl")
+            .env_clear()
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{session} {extra:?}: {err}");
+        assert!(err.contains("s.jsonl: read-only (mode 444)"), "{err}");
+        assert_eq!(fs::read(&path).unwrap(), original);
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            2,
+            "no backup, no stray"
+        );
+    }
+}
