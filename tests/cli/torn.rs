@@ -88,7 +88,7 @@ fn reads_cleanly(bytes: &[u8]) -> bool {
 #[test]
 fn a_full_disk_leaves_the_session_whole_or_untouched_at_every_fill_level() {
     if !can_mount() {
-        eprintln!("skipped: cannot mount a tmpfs here (needs root and unshare -m)");
+        eprintln!("\nskipped: cannot mount a tmpfs here (needs root and unshare -m)");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -243,7 +243,8 @@ fn points() -> usize {
 fn sigkill_at_many_points_of_an_append_leaves_nothing_the_next_run_cannot_repair() {
     // Records of 16 MB: long enough a write for a kill to land inside it.
     let outcomes = kill_at_points(Signal::KILL, points(), 16_000_000);
-    eprintln!("kill-figures SIGKILL {outcomes:?}");
+    // On a line of its own: libtest prints the test's name without a newline before it.
+    eprintln!("\nkill-figures SIGKILL {outcomes:?}");
     assert_eq!(outcomes.torn_after_repair, 0, "{outcomes:?}");
     // The kills must reach the write, or the test proves nothing about it.
     assert!(
@@ -256,7 +257,7 @@ fn sigkill_at_many_points_of_an_append_leaves_nothing_the_next_run_cannot_repair
 fn sigint_sigterm_and_sighup_during_an_append_leave_the_original_or_the_result() {
     for signal in [Signal::INT, Signal::TERM, Signal::HUP] {
         let outcomes = kill_at_points(signal, points() / 2, 4_000_000);
-        eprintln!("kill-figures {signal:?} {outcomes:?}");
+        eprintln!("\nkill-figures {signal:?} {outcomes:?}");
         assert!(
             outcomes.whole > 0,
             "no signal came during or after the write: {outcomes:?}"
