@@ -131,7 +131,7 @@ fn a_full_disk_leaves_the_session_whole_or_untouched_at_every_fill_level() {
         }
     }
     eprintln!(
-        "full disk: {refused} refused ({refused_at_append} at the append), {appended} appended"
+        "\nfull disk: {refused} refused ({refused_at_append} at the append), {appended} appended"
     );
     assert!(
         refused_at_append > 0 && appended > 0,
