@@ -1132,6 +1132,10 @@ pub struct CompactArgs {
     #[arg(long, value_name = "CMD")]
     pub llm: Option<String>,
 
+    /// Stop the --llm command (its whole process group) after this many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300, requires = "llm")]
+    pub llm_timeout: u64,
+
     /// Walk the ladder: write the richest form whose live context fits this many tokens.
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<u64>,

@@ -367,8 +367,13 @@ impl FileReport {
 
     fn warn(&self, warnings: &mut Warnings) {
         if let Some(line) = self.incomplete_line {
+            let whose = if crate::persist::journal::left_beside(std::path::Path::new(&self.name)) {
+                "condense's own records, left by a killed run; an --in-place run removes them"
+            } else {
+                "a session still being written?"
+            };
             warnings.push(format!(
-                "{}:{line}: the last line is cut off (a session still being written?); not counted",
+                "{}:{line}: the last line is cut off ({whose}); not counted",
                 self.name
             ));
         }

@@ -30,16 +30,13 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
         return Ok(Outcome::Success);
     }
     let settings = settings::load(&args.plan.settings, Flags::default())?;
-    let prompt_file = match (&args.prompt_file, args.style) {
-        (Some(path), _) => Some(path.clone()),
-        (None, None) => settings.prompt.clone(),
+    let chosen = match (&args.prompt_file, args.style) {
+        (Some(path), _) => Some(settings::read_prompt_file(path)?),
+        (None, None) => settings::config_prompt(&settings)?,
         (None, Some(_)) => None,
     };
-    let body = match &prompt_file {
-        Some(path) => std::fs::read_to_string(path)
-            .with_context(|| format!("{}: cannot read the prompt file", path.display()))?,
-        None => prompts::body(args.style.unwrap_or(Style::Structured)).to_owned(),
-    };
+    let body =
+        chosen.unwrap_or_else(|| prompts::body(args.style.unwrap_or(Style::Structured)).to_owned());
     if args.body {
         // The body alone, as an agent's own compaction prompt: without the rule that separates
         // it from the messages in a request, since the agent supplies the messages itself.

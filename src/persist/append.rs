@@ -3,13 +3,16 @@
 //! line the agent writes, whether it reopens the file per line or keeps it open, stays in it,
 //! and nothing before the records changes (so no backup is needed).
 //!
-//! Lines that arrived since the read make the caller rebuild, so they join the kept tail; after
-//! a few rebuilds the records are appended all the same (the lines are kept, before them).
-//! One race remains that no check can close: the agent starting a line in the instant between
-//! the last look and the write, so that the records land after its first half. The landing
-//! offset tells; the half line and the records are then swapped in place (the range lies below
-//! the end of file, where an `O_APPEND` writer never writes), and the agent's second half
-//! follows its first again.
+//! Lines that arrived since the read make the caller rebuild, so they join the kept tail: a
+//! line before the records would be outside the context the agent resumes with. One race
+//! remains that no check can close: the agent writing in the instant between the last look and
+//! the write. The landing offset tells. A whole line of its before the records makes them come
+//! back out (and the caller rebuild); the first half of a line is swapped behind them in place
+//! (the range lies below the end of file, where an `O_APPEND` writer never writes), so that the
+//! agent's second half follows its first again, and the records come back out all the same.
+//!
+//! The write itself is whole or absent (see `write_whole`, [`super::shield`] and
+//! [`super::journal`]).
 
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, Write};
@@ -19,24 +22,25 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use rustix::fs::OFlags;
 
+use super::journal::{remove_range, Journal};
 use super::lock::Target;
-use super::snapshot::{read_from, settled_from};
+use super::shield;
 
 /// What an append attempt did.
 #[derive(Debug)]
 pub enum Appended {
-    /// The file grew since the read: build again from the new content.
+    /// The file grew since the read (or while the records were written, and they were taken
+    /// back out): build again from the new content.
     Grew,
-    /// The records are in the file.
-    Done {
-        /// Lines the agent wrote after the read, which precede the records.
-        late_lines: usize,
-    },
+    /// The records are in the file, right after the content they were built from.
+    Done,
 }
 
-/// Appends `suffix` to the target, whose content was `read` when the suffix was built; with
-/// `last`, appends even if the file grew since.
-pub fn append(target: &Target, read: &[u8], suffix: &[u8], last: bool) -> Result<Appended> {
+/// Appends `suffix` to the target, whose content was `read` when the suffix was built, if no
+/// line came after that content: a line the agent wrote meanwhile would sit before the records,
+/// outside the context the agent resumes with. One that slips in during the write itself makes
+/// the records come back out.
+pub fn append(target: &Target, read: &[u8], suffix: &[u8]) -> Result<Appended> {
     let context = || format!("{}: cannot append", target.name);
     let mut file = OpenOptions::new()
         .append(true)
@@ -55,13 +59,19 @@ pub fn append(target: &Target, read: &[u8], suffix: &[u8], last: bool) -> Result
         );
     }
     if meta.len() > read_len {
-        if !last {
-            return Ok(Appended::Grew);
-        }
-        // Appending after the lines that came meanwhile: wait for the last of them to be whole.
-        settled_from(&target.file, read_len, target.dev, target.ino, &target.name)?;
+        return Ok(Appended::Grew);
     }
-    let landing = append_whole(
+    // The journal first, then the signals held: from here on a killed run leaves nothing the
+    // next one cannot take out, and any other signal waits until the records are whole.
+    let journal = Journal::begin(target, read_len, suffix)?;
+    let shield = shield::hold()?;
+    if shield.pending().is_some() {
+        if let Some(journal) = journal {
+            journal.done();
+        }
+        bail!("{}: interrupted; nothing was written", target.name);
+    }
+    let landed = append_whole(
         &mut file,
         &target.file,
         &target.real,
@@ -69,11 +79,20 @@ pub fn append(target: &Target, read: &[u8], suffix: &[u8], last: bool) -> Result
         suffix,
         read_len,
     )
-    .with_context(context)?;
-    let foreign = read_from(&target.file, read_len, &target.name)?;
-    let before = &foreign[..(landing - read_len) as usize];
-    let late_lines = before.iter().filter(|&&b| b == b'\n').count();
-    Ok(Appended::Done { late_lines })
+    .and_then(|landing| {
+        if landing == read_len {
+            return Ok(Appended::Done);
+        }
+        // Whole lines of the agent's came first: out again, and build once more.
+        take_back(&file, landing, suffix.len() as u64)?;
+        Ok(Appended::Grew)
+    })
+    .with_context(context);
+    if let Some(journal) = journal {
+        journal.done();
+    }
+    drop(shield);
+    landed
 }
 
 /// Appends `bytes` (whole lines) through `appender`, an `O_APPEND` descriptor of the file at
@@ -88,9 +107,7 @@ pub fn append_whole(
     bytes: &[u8],
     known: u64,
 ) -> Result<u64> {
-    appender.write_all(bytes)?;
-    let end = appender.stream_position()?;
-    let landing = end - bytes.len() as u64;
+    let landing = write_whole(appender, bytes)?;
     if landing <= known {
         appender.sync_data()?;
         return Ok(landing);
@@ -120,6 +137,67 @@ pub fn append_whole(
     writer.write_all_at(&swapped, known + start as u64)?;
     writer.sync_data()?;
     Ok(known + start as u64)
+}
+
+/// Appends `bytes` through the `O_APPEND` descriptor as one run of bytes, or not at all:
+/// returns where they landed. Room is reserved first, so a full disk refuses before the first
+/// byte; a write that stops short (a full disk all the same, an I/O error) is taken back out,
+/// and never continued after a line another writer slipped in.
+fn write_whole(appender: &mut File, bytes: &[u8]) -> std::io::Result<u64> {
+    let end = appender.metadata()?.len();
+    // Some slack for the lines the agent may add meanwhile; the size stays as it is.
+    let room = bytes.len() as u64 + (1 << 16);
+    match rustix::fs::fallocate(&*appender, rustix::fs::FallocateFlags::KEEP_SIZE, end, room) {
+        Ok(()) => {}
+        Err(e) if e == rustix::io::Errno::NOSPC || e == rustix::io::Errno::DQUOT => {
+            return Err(e.into())
+        }
+        // A file system that cannot reserve: the write's own error is then the guard.
+        Err(_) => {}
+    }
+    let mut written = 0;
+    let mut landing = None;
+    while written < bytes.len() {
+        let result = appender.write(&bytes[written..]);
+        let n = match result {
+            Ok(0) => Err(std::io::Error::from(std::io::ErrorKind::WriteZero)),
+            Ok(n) => Ok(n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => Err(e),
+        };
+        let n = match n {
+            Ok(n) => n,
+            Err(e) => {
+                if let Some(at) = landing {
+                    take_back(appender, at, written as u64)?;
+                }
+                return Err(e);
+            }
+        };
+        let pos = appender.stream_position()?;
+        let at = *landing.get_or_insert(pos - n as u64);
+        written += n;
+        if written < bytes.len() && appender.metadata()?.len() != at + written as u64 {
+            // Another writer's line now follows the first part: the rest cannot join it.
+            take_back(appender, at, written as u64)?;
+            return Err(std::io::Error::other(
+                "the write was cut short and another writer appended after it",
+            ));
+        }
+    }
+    Ok(landing.unwrap_or(end))
+}
+
+/// Removes the `len` bytes this run appended at `at`, keeping any line written after them.
+fn take_back(appender: &File, at: u64, len: u64) -> std::io::Result<()> {
+    // pwrite through an O_APPEND descriptor appends on Linux: move the rest through another.
+    let path = format!(
+        "/proc/self/fd/{}",
+        std::os::fd::AsRawFd::as_raw_fd(appender)
+    );
+    let writer = OpenOptions::new().write(true).open(&path)?;
+    let reader = File::open(&path)?;
+    remove_range(&writer, &reader, at, len)
 }
 
 #[cfg(test)]

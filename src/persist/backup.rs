@@ -56,13 +56,22 @@ pub fn keep(target: &Target, suffix: &str) -> Result<PathBuf> {
         .flatten()
         .filter_map(|entry| number(&base, entry.file_name().as_bytes()))
         .max();
-    let mut n = highest.map_or(0, |h| h + 1);
+    let mut n = highest.map_or(Some(0), |h| h.checked_add(1));
     loop {
-        let candidate = numbered(target, suffix, n);
+        // Past the highest number there is none left: refuse rather than wrap to a used one.
+        let Some(this) = n else {
+            anyhow::bail!(
+                "{}: no backup number is left after {}.{}; move the old backups away",
+                target.name,
+                first.display(),
+                u64::MAX
+            );
+        };
+        let candidate = numbered(target, suffix, this);
         match link_fd(&target.file, Some(&target.real), &candidate) {
             Ok(()) => return Ok(candidate),
             // Taken since the listing (another run, or the user): the next number.
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => n += 1,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => n = this.checked_add(1),
             // A file system without hard links: a copy, still never over an existing file.
             Err(_) => match copy_to(target, &candidate) {
                 Ok(()) => return Ok(candidate),
@@ -70,7 +79,7 @@ pub fn keep(target: &Target, suffix: &str) -> Result<PathBuf> {
                     if e.downcast_ref::<std::io::Error>()
                         .is_some_and(|e| e.kind() == std::io::ErrorKind::AlreadyExists) =>
                 {
-                    n += 1
+                    n = this.checked_add(1)
                 }
                 Err(e) => {
                     return Err(e)

@@ -12,24 +12,34 @@
 //!   never used before ([`replace`], [`backup`]).
 //!
 //! Either way the session is locked first ([`lock`]), so two condense runs on one session take
-//! turns; what the agent appended since the read is built in (a few times; then, on the append
-//! path, kept just before the new records, and on the replace path carried over after them,
-//! which is where it would be had the agent written it a moment later); and a process that
+//! turns; what the agent appended since the read is built in (on the append path as often as it
+//! takes, for up to 30 s, then the run refuses: lines before the records would be
+//! outside the context the agent resumes with; on the replace path a few times, then carried
+//! over after them, which is where it would be had the agent written it a moment later); and a
+//! process that
 //! keeps the file open for writing makes a replace refuse ([`writers`]) rather than send its
 //! next lines to the backup.
+//!
+//! An append is whole or absent: room is reserved first, a write cut short is taken back out,
+//! the usual signals wait until the records are synced ([`shield`]), and for a SIGKILL the
+//! records are first kept in a journal from which the next run removes what landed
+//! ([`journal`]).
 
 pub mod append;
 pub mod backup;
 pub mod extend;
 pub mod guard;
+pub mod journal;
 pub mod link;
 pub mod lock;
 pub mod replace;
+pub mod shield;
 pub mod snapshot;
 pub mod writers;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
@@ -37,8 +47,13 @@ use append::Appended;
 use extend::{Built, Extending};
 use replace::{Committed, Temp};
 
-/// How many times a run builds the content, when the agent wrote during the build.
+/// How many times a replace builds the content, when the agent wrote during the build; after
+/// that, what came is carried over as it is.
 const ATTEMPTS: usize = 4;
+
+/// How long an append goes on building again while the agent writes (each build takes the new
+/// lines into the kept tail); then it refuses rather than put them before the records.
+const BUILD_WINDOW: Duration = Duration::from_secs(30);
 
 /// How a run may write the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +110,15 @@ pub fn in_place<T>(
     mut build: impl FnMut(&[u8], &mut dyn Write) -> Result<T>,
 ) -> Result<InPlace<T>> {
     let target = lock::open_locked(path)?;
+    // A replace needs only the directory's permission, and root needs none: the file's own
+    // mode is the user's word that it is not to be changed.
+    if target.mode & 0o222 == 0 {
+        bail!(
+            "{}: read-only (mode {:o}); nothing was written (make it writable to compact it)",
+            target.name,
+            target.mode
+        );
+    }
     let first_backup = backup::first_name(&target, options.backup_suffix);
     for input in options.inputs {
         if guard::same_file(&first_backup, input) {
@@ -105,11 +129,14 @@ pub fn in_place<T>(
             );
         }
     }
+    // What a killed run left goes before anything is read, so it is never taken for the agent's.
+    let mut repaired: Vec<String> = journal::repair(&target)?.into_iter().collect();
     replace::clean_strays(&target);
     let make = || {
         Temp::create(&target).with_context(|| format!("{}: cannot replace in place", target.name))
     };
-    for attempt in 1..=ATTEMPTS {
+    let building = Instant::now();
+    for attempt in 1.. {
         let read = snapshot::settled_from(&target.file, 0, target.dev, target.ino, &target.name)?;
         let mut out = Extending::new(&read, &make, options.strategy == Strategy::Replace);
         let value = match build(&read, &mut out) {
@@ -121,35 +148,30 @@ pub fn in_place<T>(
                 return Ok(InPlace {
                     value,
                     done: Done::Unchanged,
-                    warnings: Vec::new(),
+                    warnings: std::mem::take(&mut repaired),
                 })
             }
-            Built::Extension(extension) => {
-                match append::append(&target, &read, &extension, attempt == ATTEMPTS)? {
-                    Appended::Grew => continue,
-                    Appended::Done { late_lines } => {
-                        let warnings = (late_lines > 0)
-                            .then(|| {
-                                format!(
-                                    "{}: the agent kept writing while the compaction was built \
-                                     ({ATTEMPTS} tries); the {late_lines} line(s) it wrote \
-                                     during the last one are kept, just before the compaction \
-                                     records",
-                                    target.name
-                                )
-                            })
-                            .into_iter()
-                            .collect();
-                        return Ok(InPlace {
-                            value,
-                            done: Done::Appended,
-                            warnings,
-                        });
-                    }
+            Built::Extension(extension) => match append::append(&target, &read, &extension)? {
+                // The new lines join the tail of the next build, inside the live context.
+                Appended::Grew if building.elapsed() < BUILD_WINDOW => continue,
+                Appended::Grew => bail!(
+                    "{}: the agent kept writing while the compaction was built ({attempt} builds \
+                     in {} s); nothing was written, since its new lines would have come before \
+                     the compaction records, outside the context it resumes with: compact it \
+                     when the agent pauses",
+                    target.name,
+                    building.elapsed().as_secs()
+                ),
+                Appended::Done => {
+                    return Ok(InPlace {
+                        value,
+                        done: Done::Appended,
+                        warnings: std::mem::take(&mut repaired),
+                    });
                 }
-            }
+            },
             Built::Rewrite(temp) => {
-                let last = attempt == ATTEMPTS;
+                let last = attempt >= ATTEMPTS;
                 match replace::commit(&target, temp, read.len(), options.backup_suffix, last)? {
                     Committed::Grew => continue,
                     Committed::Replaced(replaced) => {
@@ -158,12 +180,15 @@ pub fn in_place<T>(
                             done: Done::Replaced {
                                 backup: replaced.backup,
                             },
-                            warnings: replaced.warnings,
+                            warnings: std::mem::take(&mut repaired)
+                                .into_iter()
+                                .chain(replaced.warnings)
+                                .collect(),
                         })
                     }
                 }
             }
         }
     }
-    unreachable!("the last attempt always writes")
+    unreachable!("the attempts are endless")
 }

@@ -225,6 +225,52 @@ fn refuse_writers(target: &Target) -> Result<()> {
     )
 }
 
+/// A process that holds the old file open for writing at every look.
+fn lasting_writer(target: &Target) -> Option<super::writers::Writer> {
+    let mut seen = None;
+    for _ in 0..WRITER_LOOKS {
+        seen = writers(target.dev, target.ino).into_iter().next();
+        seen.as_ref()?;
+        std::thread::sleep(Duration::from_millis(3));
+    }
+    seen
+}
+
+/// Puts the original back at the session's name after a rename, from its backup link, with
+/// what a writer of the new file added after the first `ours` bytes; the backup name goes.
+fn roll_back(target: &Target, new: &mut File, ours: u64, backup: &std::path::Path) -> Result<()> {
+    let undo = || -> Result<()> {
+        fs::rename(backup, &target.real)?;
+        let more = read_from(new, ours, &target.name)?;
+        let whole = more.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        if whole > 0 {
+            let mut old = OpenOptions::new()
+                .append(true)
+                .custom_flags(OFlags::NOFOLLOW.bits() as i32)
+                .open(&target.real)?;
+            let known = target.file.metadata()?.len();
+            append_whole(
+                &mut old,
+                &target.file,
+                &target.real,
+                (target.dev, target.ino),
+                &more[..whole],
+                known,
+            )?;
+        }
+        sync_dir(target);
+        Ok(())
+    };
+    undo().with_context(|| {
+        format!(
+            "{}: a writer opened it while it was being replaced, and putting the original back \
+             failed: it is at {}",
+            target.name,
+            backup.display()
+        )
+    })
+}
+
 /// Appends to `temp` what the agent appended to the original after `consumed`; true if there
 /// was something.
 fn carry_over(target: &Target, temp: &mut File, consumed: &mut u64) -> Result<bool> {
@@ -310,6 +356,12 @@ pub fn commit(
                 }
             },
         };
+        // The sync of a large file takes a while: a writer that opened the file meanwhile
+        // would write into the backup after the rename. The last look is just before it.
+        if let Err(e) = refuse_writers(target) {
+            let _ = fs::remove_file(&named);
+            return Err(e);
+        }
         if !target.still_at_path() {
             let _ = fs::remove_file(&named);
             return Err(target.replaced_error());
@@ -323,6 +375,17 @@ pub fn commit(
     if let Err(e) = placed {
         let _ = fs::remove_file(&backup);
         return Err(fail(e));
+    }
+    // And right after it: a writer that opened the old file in the instant between keeps it,
+    // and its lines would only reach the backup. The original goes back instead.
+    if let Some(writer) = lasting_writer(target) {
+        roll_back(target, &mut temp.file, ours, &backup)?;
+        bail!(
+            "{}: {writer} opened it for writing while it was being replaced; the original is \
+             back in place and unchanged, so nothing was written (compact it when the agent has \
+             exited)",
+            target.name
+        );
     }
     sync_dir(target);
     let warnings = salvage(target, &mut temp.file, consumed, ours, &backup)?;

@@ -189,7 +189,74 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, String> {
             ));
         }
     }
+    if let Some(overrides) = &config.compaction.settings_overrides {
+        if let Some(why) = refused_override(overrides) {
+            let line = line_of(text, "settings_overrides");
+            return Err(format!(
+                "{}:{line}: settings_overrides: {why}",
+                path.display()
+            ));
+        }
+    }
     Ok(config)
+}
+
+/// Keys a request body's settings may not set: what the request says and to whom (condense
+/// writes them; `compaction_model` names the model), and anything that would let the summariser
+/// call tools instead of summarising.
+const OWNED_KEYS: [&str; 7] = [
+    "messages",
+    "model",
+    "system",
+    "input",
+    "instructions",
+    "prompt",
+    "extra_body",
+];
+
+/// Keys that give a model tools, refused at any depth.
+const TOOL_KEYS: [&str; 9] = [
+    "tools",
+    "tool_choice",
+    "tool_config",
+    "tool_resources",
+    "functions",
+    "function_call",
+    "parallel_tool_calls",
+    "mcp_servers",
+    "web_search_options",
+];
+
+/// Why `settings_overrides` cannot be used, if it cannot.
+fn refused_override(table: &toml::Table) -> Option<String> {
+    for key in table.keys() {
+        if OWNED_KEYS.contains(&key.as_str()) {
+            let hint = if key == "model" {
+                " (name the model with compaction_model)"
+            } else {
+                ""
+            };
+            return Some(format!(
+                "{key:?} cannot be set here: condense writes the request's {key}{hint}"
+            ));
+        }
+    }
+    fn tool_key(value: &toml::Value) -> Option<String> {
+        match value {
+            toml::Value::Table(table) => table.iter().find_map(|(key, value)| {
+                if TOOL_KEYS.contains(&key.as_str()) {
+                    Some(key.clone())
+                } else {
+                    tool_key(value)
+                }
+            }),
+            toml::Value::Array(items) => items.iter().find_map(tool_key),
+            _ => None,
+        }
+    }
+    tool_key(&toml::Value::Table(table.clone())).map(|key| {
+        format!("{key:?} cannot be set: the summariser gets no tools, it only summarises")
+    })
 }
 
 /// The 1-based line of the first `key =` in `text`.
@@ -209,6 +276,41 @@ mod tests {
 
     fn parsed(text: &str) -> Result<Config, String> {
         parse(Path::new(".condense.toml"), text)
+    }
+
+    #[test]
+    fn settings_overrides_cannot_set_the_messages_the_model_or_tools() {
+        assert!(parsed(
+            "[compaction]\nsettings_overrides = { temperature = 0.2, max_tokens = 9 }\n"
+        )
+        .is_ok());
+        for (text, word) in [
+            (
+                "settings_overrides = { messages = [] }",
+                "\"messages\" cannot be set here",
+            ),
+            ("settings_overrides = { model = \"x\" }", "compaction_model"),
+            ("settings_overrides = { system = \"x\" }", "\"system\""),
+            (
+                "settings_overrides = { tools = [] }",
+                "\"tools\" cannot be set",
+            ),
+            (
+                "settings_overrides = { tool_choice = \"auto\" }",
+                "\"tool_choice\"",
+            ),
+            (
+                "settings_overrides = { a = { b = [{ functions = [] }] } }",
+                "\"functions\"",
+            ),
+        ] {
+            let error = parsed(&format!("[compaction]\n{text}\n")).unwrap_err();
+            assert!(
+                error.starts_with(".condense.toml:2: settings_overrides: "),
+                "{error}"
+            );
+            assert!(error.contains(word), "{error}");
+        }
     }
 
     #[test]

@@ -29,6 +29,8 @@ pub struct Settings {
     pub models: Vec<(String, u64)>,
     /// The config file's prompt body file, resolved against the file's folder.
     pub prompt: Option<std::path::PathBuf>,
+    /// The config file the settings came from, if any (its folder confines `prompt`).
+    pub config_file: Option<std::path::PathBuf>,
     /// The model named in request bodies.
     pub compaction_model: Option<String>,
     /// Settings merged into OpenAI request bodies.
@@ -50,13 +52,14 @@ pub struct Flags {
     pub max_context: Option<MaxContext>,
 }
 
-/// Merges the sources: `flags` over `config` (read from a file in `config_dir`) over the
-/// preset over kimi-cli's defaults.
+/// Merges the sources: `flags` over `config` (read from `config_file`) over the preset over
+/// kimi-cli's defaults.
 pub fn resolve(
     flags: &Flags,
     config: &Config,
-    config_dir: Option<&std::path::Path>,
+    config_file: Option<&std::path::Path>,
 ) -> Result<Settings, String> {
+    let config_dir = config_file.and_then(std::path::Path::parent);
     let file = &config.compaction;
     let name = flags
         .preset
@@ -112,6 +115,7 @@ pub fn resolve(
             .prompt
             .as_ref()
             .map(|p| config_dir.map_or_else(|| p.clone(), |dir| dir.join(p))),
+        config_file: config_file.map(std::path::Path::to_path_buf),
         compaction_model: file.compaction_model.clone(),
         settings_overrides,
         budget: file.budget,

@@ -245,3 +245,41 @@ fn an_llm_summary_that_does_not_help_is_said_or_refused() {
     );
     assert_eq!(std::fs::read(&path).unwrap(), before);
 }
+
+/// Issue 31: condense's own Ctrl-C stops the --llm command's whole process group, which gets
+/// no terminal signal of its own.
+#[test]
+fn sigint_stops_the_llm_command_and_everything_it_started() {
+    use std::os::unix::process::ExitStatusExt;
+    let session = crate::util::fixture("corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl");
+    let tag = format!("sleep 41; echo {}", std::process::id());
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("condense"))
+        .env_clear()
+        .args(["compact", "--llm", &format!("({tag}) & sleep 41")])
+        .arg(&session)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let alive = || {
+        std::process::Command::new("pgrep")
+            .args(["-f", &tag])
+            .output()
+            .is_ok_and(|o| !o.stdout.is_empty())
+    };
+    while !alive() && started.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(alive(), "the command never started");
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(
+        status.signal(),
+        Some(2),
+        "condense ends as SIGINT ends it: {status:?}"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(!alive(), "the command's child outlived condense");
+}

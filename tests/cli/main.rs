@@ -26,6 +26,7 @@ mod race;
 mod recipes;
 mod sessions;
 mod settings;
+mod torn;
 mod undo;
 mod util;
 mod verify;

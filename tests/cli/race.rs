@@ -4,8 +4,8 @@
 //! whole lines and with lines written in two chunks 1 ms apart. The writer is a child `sh`,
 //! so `/proc` shows it as another process, as it would the agent.
 //!
-//! Every line the writer wrote must be in the session afterwards (not only in a backup), and
-//! the session must parse. Runs go in parallel threads; `CONDENSE_RACE_RUNS` sets how many per
+//! Every line the writer wrote must be in the session afterwards (not only in a backup), inside
+//! the live context the agent resumes with (issue 31), and the session must parse. Runs go in parallel threads; `CONDENSE_RACE_RUNS` sets how many per
 //! case (20 by default, 200 in `bench/race.sh`), and each case prints its figures.
 
 use std::fmt;
@@ -96,13 +96,16 @@ done
 /// Lines each writer writes: it starts before inject and ends well after it.
 const LINES: usize = 80;
 
-/// What one case measured.
+/// What one case measured. Outside the live context: a line of the writer's that
+/// `estimate --per-message` does not count, so the resumed agent would not see it.
 #[derive(Default, Debug)]
 pub struct Figures {
     runs: usize,
     written: usize,
     lost: usize,
     runs_losing: usize,
+    outside: usize,
+    runs_outside: usize,
     unparsable: usize,
     original_lost: usize,
     overlapping: usize,
@@ -115,13 +118,15 @@ impl fmt::Display for Figures {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "runs {} | lines written {} | lines lost {} (in {} runs) | unparsable results {} | \
-             original lost {} | inject ran while the writer wrote {} | warned {} | exit codes \
-             {:?}",
+            "runs {} | lines written {} | lines lost {} (in {} runs) | lines outside the live \
+             context {} (in {} runs) | unparsable results {} | original lost {} | inject ran \
+             while the writer wrote {} | warned {} | exit codes {:?}",
             self.runs,
             self.written,
             self.lost,
             self.runs_losing,
+            self.outside,
+            self.runs_outside,
             self.unparsable,
             self.original_lost,
             self.overlapping,
@@ -134,6 +139,7 @@ impl fmt::Display for Figures {
 struct Run {
     written: usize,
     lost: usize,
+    outside: usize,
     parses: bool,
     original_kept: bool,
     overlapped: bool,
@@ -176,6 +182,8 @@ fn one_run(dir: &Path, session: Session, style: Style, split: bool) -> Run {
     // CONDENSE_RACE_BIN: another build's inject, to measure it the same way.
     let inject = std::env::var_os("CONDENSE_RACE_BIN")
         .map_or_else(|| assert_cmd::cargo::cargo_bin("condense"), Into::into);
+    let last_line = format!("{head}{LINES}{tail}");
+    let at_start = fs::read_to_string(&path).unwrap_or_default();
     let output = StdCommand::new(inject)
         .env_clear()
         .args(["inject", "--in-place", "--plan"])
@@ -185,16 +193,36 @@ fn one_run(dir: &Path, session: Session, style: Style, split: bool) -> Run {
         .arg(&path)
         .output()
         .unwrap();
-    // Whether the writer was still at work when inject ended (its last line not yet there).
-    let last_line = format!("{head}{LINES}{tail}");
-    let overlapped = !fs::read_to_string(&path)
-        .unwrap_or_default()
-        .contains(last_line.as_str());
+    // Whether the writer wrote while inject ran: it had not finished when inject began, and
+    // the file grew meanwhile. (An append builds again until the writer pauses, so it often
+    // ends after the writer; a replace carries its lines over or refuses.)
+    let written = |text: &str| text.lines().filter(|l| l.starts_with(head)).count();
+    let overlapped = !at_start.contains(last_line.as_str())
+        && written(&fs::read_to_string(&path).unwrap_or_default()) > written(&at_start);
     assert!(writer.wait().unwrap().success());
     let now = fs::read_to_string(&path).unwrap();
     let lines: std::collections::HashSet<&str> = now.lines().collect();
     let lost = (1..=LINES)
         .filter(|i| !lines.contains(format!("{head}{i}{tail}").as_str()))
+        .count();
+    // The writer's lines the agent would not see on resume: not among the live context's
+    // lines as `estimate --per-message` reports them.
+    let live: std::collections::HashSet<u64> = crate::util::json_lines(
+        &condense()
+            .args(["estimate", "--per-message"])
+            .arg(&path)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .iter()
+    .filter_map(|m| m["line"].as_u64())
+    .collect();
+    let outside = now
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| line.starts_with(head) && line.ends_with(tail))
+        .filter(|(i, _)| !live.contains(&(*i as u64 + 1)))
         .count();
     let check = condense().arg("estimate").arg(&path).output().unwrap();
     let parses = check.status.success() && check.stderr.is_empty();
@@ -208,6 +236,7 @@ fn one_run(dir: &Path, session: Session, style: Style, split: bool) -> Run {
     Run {
         written: LINES,
         lost,
+        outside,
         parses,
         original_kept,
         overlapped,
@@ -234,6 +263,8 @@ pub fn race(session: Session, style: Style, split: bool, runs: usize) -> Figures
                     f.written += run.written;
                     f.lost += run.lost;
                     f.runs_losing += usize::from(run.lost > 0);
+                    f.outside += run.outside;
+                    f.runs_outside += usize::from(run.outside > 0);
                     f.unparsable += usize::from(!run.parses);
                     f.original_lost += usize::from(!run.original_kept);
                     f.overlapping += usize::from(run.overlapped);
@@ -271,6 +302,7 @@ fn check(session: Session, style: Style, split: bool) -> Figures {
         if split { "split lines" } else { "whole lines" }
     );
     assert_eq!(figures.lost, 0, "{figures}\n{:?}", figures.refusals);
+    assert_eq!(figures.outside, 0, "{figures}\n{:?}", figures.refusals);
     assert_eq!(figures.unparsable, 0, "{figures}\n{:?}", figures.refusals);
     assert_eq!(
         figures.original_lost, 0,

@@ -150,7 +150,12 @@ fn enabled_false_is_never_due_and_a_bad_file_names_its_line_and_key() {
     let stderr = String::from_utf8(bad.stderr).unwrap();
     assert!(stderr.contains(".condense.toml:4:"), "{stderr}");
     assert!(stderr.contains("reserve"), "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    // The error in one line, after the note that the working directory's file is read.
+    let errors: Vec<_> = stderr
+        .lines()
+        .filter(|l| !l.starts_with("condense: note:"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
 }
 
 #[test]
@@ -250,4 +255,147 @@ fn the_config_file_names_the_prompt_the_model_and_request_settings() {
         &["prompt", "--format", "openai", "--model", "m", session],
     ));
     assert_eq!(flagged["model"], "m");
+}
+
+/// Issue 31: a config file is data, not trust.
+mod trust {
+    use super::*;
+
+    fn session() -> String {
+        fixture("corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl")
+            .to_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    fn config(dir: &Path, text: &str) {
+        std::fs::write(dir.join(".condense.toml"), text).unwrap();
+    }
+
+    #[track_caller]
+    fn refused(output: &std::process::Output, text: &str) {
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{err}");
+        assert!(err.contains(text), "expected {text:?} in {err}");
+        assert!(output.stdout.is_empty(), "nothing printed");
+    }
+
+    #[test]
+    fn a_prompt_outside_the_config_files_folder_is_refused_by_any_name() {
+        let outer = tempfile::tempdir().unwrap();
+        std::fs::write(outer.path().join("secret.md"), "SECRET-BODY").unwrap();
+        let dir = outer.path().join("project");
+        std::fs::create_dir(&dir).unwrap();
+        std::os::unix::fs::symlink(outer.path().join("secret.md"), dir.join("link.md")).unwrap();
+        let absolute = outer.path().join("secret.md");
+        for prompt in [
+            "/etc/passwd",
+            "../secret.md",
+            "link.md",
+            absolute.to_str().unwrap(),
+        ] {
+            config(&dir, &format!("[compaction]\nprompt = {prompt:?}\n"));
+            for command in [&["prompt"][..], &["compact", "--llm", "cat"]] {
+                let mut args = command.to_vec();
+                let session = session();
+                args.push(&session);
+                let output = run_in(&dir, &args);
+                refused(&output, "is outside the config file's folder");
+                assert!(!String::from_utf8_lossy(&output.stderr).contains("SECRET"));
+            }
+        }
+        // The explicit flag is the way to use such a file.
+        let flagged = run_in(
+            &dir,
+            &[
+                "prompt",
+                "--prompt-file",
+                absolute.to_str().unwrap(),
+                &session(),
+            ],
+        );
+        assert!(String::from_utf8_lossy(&flagged.stdout).ends_with("SECRET-BODY"));
+    }
+
+    #[test]
+    fn a_prompt_inside_is_used_and_announced_and_the_local_file_too() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("prompts")).unwrap();
+        std::fs::write(dir.path().join("prompts/ours.md"), "OUR-BODY").unwrap();
+        config(dir.path(), "[compaction]\nprompt = \"prompts/ours.md\"\n");
+        let output = run_in(dir.path(), &["prompt", &session()]);
+        assert!(output.status.success());
+        assert!(String::from_utf8_lossy(&output.stdout).ends_with("OUR-BODY"));
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            err.contains(
+                "condense: note: reading ./.condense.toml, the working directory's config file"
+            ),
+            "{err}"
+        );
+        assert!(
+            err.contains("condense: note: the prompt body is ./prompts/ours.md")
+                || err.contains("condense: note: the prompt body is prompts/ours.md"),
+            "{err}"
+        );
+        assert_eq!(err.matches("note:").count(), 2, "each said once: {err}");
+        // A user's own config file is not announced.
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join(".config/condense")).unwrap();
+        std::fs::write(home.path().join(".config/condense/config.toml"), "").unwrap();
+        let quiet = condense()
+            .current_dir(home.path())
+            .env("HOME", home.path())
+            .args(["estimate", &session()])
+            .output()
+            .unwrap();
+        assert!(quiet.status.success() && quiet.stderr.is_empty());
+    }
+
+    #[test]
+    fn a_fifo_as_the_prompt_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("p.md");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        config(dir.path(), "[compaction]\nprompt = \"p.md\"\n");
+        let started = std::time::Instant::now();
+        let output = condense()
+            .current_dir(dir.path())
+            .env("HOME", dir.path())
+            .args(["prompt", &session()])
+            .timeout(std::time::Duration::from_secs(20))
+            .output()
+            .unwrap();
+        refused(&output, "the prompt file is not a regular file");
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    }
+
+    #[test]
+    fn settings_overrides_cannot_add_tools_or_replace_the_messages() {
+        let dir = tempfile::tempdir().unwrap();
+        for (text, word) in [
+            (
+                "settings_overrides = { tools = [{ type = \"function\" }] }",
+                "\"tools\"",
+            ),
+            (
+                "settings_overrides = { tool_choice = \"required\" }",
+                "\"tool_choice\"",
+            ),
+            ("settings_overrides = { messages = [] }", "\"messages\""),
+            (
+                "settings_overrides = { model = \"other\" }",
+                "compaction_model",
+            ),
+        ] {
+            config(dir.path(), &format!("[compaction]\n{text}\n"));
+            let output = run_in(dir.path(), &["prompt", "--format", "openai", &session()]);
+            refused(&output, ".condense.toml:2: settings_overrides: ");
+            refused(&output, word);
+        }
+    }
 }

@@ -285,6 +285,12 @@ struct Goal {
     before: u64,
 }
 
+/// The most an --llm command may answer: 64 bytes per token of the summary's budget (16 times
+/// the 4 bytes of an average token), and never under 1 MiB; 16 MiB when no budget is given.
+fn answer_cap(tokens: Option<u64>) -> u64 {
+    tokens.map_or(16 << 20, |t| t.saturating_mul(64).max(1 << 20))
+}
+
 /// Walks the ladder: the LLM's summary (when `--llm` is given), then caveman, then bare; the
 /// first whose session fits the budget (any that makes the context smaller, without one), and
 /// says why a summary was passed over. `None` when the plan compacts nothing and no budget
@@ -303,7 +309,12 @@ fn climb(
     if let Some(command) = &args.llm {
         if plan.noop.is_none() {
             let request = request_text(args, transcript, settings, &plan, tokenizer)?;
-            let answer = llm::summarise(command, &request, settings.compaction_model.as_deref())?;
+            let limits = llm::Limits {
+                timeout: std::time::Duration::from_secs(args.llm_timeout),
+                max_bytes: answer_cap(args.summary_tokens.or(budget)),
+            };
+            let model = settings.compaction_model.as_deref();
+            let answer = llm::summarise(command, &request, model, limits)?;
             let summary =
                 summary::clean(&answer).context("--llm: the command's answer is no summary")?;
             if let Some(max) = args.summary_tokens {
@@ -401,9 +412,8 @@ fn request_text(
     plan: &Plan,
     tokenizer: Tokenizer,
 ) -> Result<String> {
-    let body = match &settings.prompt {
-        Some(path) => std::fs::read_to_string(path)
-            .with_context(|| format!("{}: cannot read the prompt file", path.display()))?,
+    let body = match crate::cmd::settings::config_prompt(settings)? {
+        Some(body) => body,
         None => prompts::body(args.style).to_owned(),
     };
     let records = plan.sent_records(&transcript.context);
