@@ -77,7 +77,7 @@ fuzz_target!(|data: &[u8]| {
         return; // inject refuses a cut-off last line
     }
     let mode = choices.mode(transcript.context.len());
-    let Ok(plan) = plan(&transcript.context, mode, choices.tokenizer) else {
+    let Ok(plan) = plan(&transcript.context, mode, choices.tokenizer, transcript.dialect()) else {
         return;
     };
     if plan.noop.is_some() {
@@ -87,7 +87,7 @@ fuzz_target!(|data: &[u8]| {
     compacted.tokens_before = u64::from(data[4]) << (data[5] % 64);
     let _ = handoff::render(&Handoff {
         records: &transcript.context,
-        tail: plan.tail.clone(),
+        tail: plan.kept_after().collect(),
         compacted_tokens: 7,
         summary: &cleaned,
         head_tokens: u64::from(data[8]),
