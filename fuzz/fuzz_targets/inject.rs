@@ -77,7 +77,12 @@ fuzz_target!(|data: &[u8]| {
         return; // inject refuses a cut-off last line
     }
     let mode = choices.mode(transcript.context.len());
-    let Ok(plan) = plan(&transcript.context, mode, choices.tokenizer, transcript.dialect()) else {
+    let Ok(plan) = plan(
+        &transcript.context,
+        mode,
+        choices.tokenizer,
+        transcript.dialect(),
+    ) else {
         return;
     };
     if plan.noop.is_some() {

@@ -25,7 +25,12 @@ fuzz_target!(|data: &[u8]| {
     };
     check_transcript(&transcript, input);
     let mode = choices.mode(transcript.records.len());
-    let Ok(plan) = plan(&transcript.records, mode, choices.tokenizer, transcript.dialect()) else {
+    let Ok(plan) = plan(
+        &transcript.records,
+        mode,
+        choices.tokenizer,
+        transcript.dialect(),
+    ) else {
         return;
     };
     check_plan(&plan, &transcript, input);

@@ -39,7 +39,12 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let mode = choices.mode(transcript.records.len());
-    let Ok(plan) = plan(&transcript.records, mode, choices.tokenizer, transcript.dialect()) else {
+    let Ok(plan) = plan(
+        &transcript.records,
+        mode,
+        choices.tokenizer,
+        transcript.dialect(),
+    ) else {
         return;
     };
     let messages = plan.sent(&transcript.records);
