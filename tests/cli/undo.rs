@@ -14,8 +14,9 @@ fn compacted(session: &Path, dir: &Path) -> PathBuf {
     std::fs::copy(session, &path).unwrap();
     let summary = dir.join("summary.md");
     std::fs::write(&summary, "CONDENSE-UNDO-SUMMARY\n").unwrap();
+    // One message kept: the Gemini session's three leave nothing to compact at --preserve 2.
     condense()
-        .args(["inject", "--in-place", "--summary"])
+        .args(["inject", "--in-place", "--preserve", "1", "--summary"])
         .arg(&summary)
         .arg(&path)
         .assert()
