@@ -9,8 +9,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::harness::{
-    agent_bin, distinctive, first_field, inject, installed, isolated, newest_question,
-    prompt_parts, strings,
+    agent_bin, assert_last_question_sent, distinctive, first_field, inject, installed, isolated,
+    newest_question, prompt_parts, strings,
 };
 use super::SUMMARY;
 use crate::util::fixture;
@@ -133,33 +133,7 @@ fn the_last_question_is_in_claude_codes_request_after_inject() {
     if !ready() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    for file in SESSIONS {
-        let session = fixture(file);
-        // entireio-cli-a6e4c2a0fbd1 was compacted by Claude Code: its summary stands in for
-        // the request, which is checked to be sent by the test above.
-        let Some(question) = newest_question(&session) else {
-            continue;
-        };
-        for preserve in ["1", "2"] {
-            let out = inject(
-                &session,
-                SUMMARY,
-                &["--preserve", preserve],
-                dir.path(),
-                "q.jsonl",
-            );
-            let sent = strings(&resume(&out));
-            assert!(
-                sent.contains(SUMMARY),
-                "{file} --preserve {preserve}: no summary"
-            );
-            assert!(
-                sent.contains(&question),
-                "{file} --preserve {preserve}: the last question is not sent: {question}"
-            );
-        }
-    }
+    assert_last_question_sent(&SESSIONS, resume);
 }
 
 #[test]

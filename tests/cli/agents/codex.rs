@@ -11,7 +11,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::harness::{
-    agent_bin, first_field, inject, installed, isolated, newest_question, strings,
+    agent_bin, assert_last_question_sent, first_field, inject, installed, isolated, strings,
 };
 use super::SUMMARY;
 use crate::util::fixture;
@@ -155,30 +155,5 @@ fn the_last_question_is_in_codexs_request_after_inject() {
     if !ready() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    for file in SESSIONS {
-        let session = fixture(file);
-        // A rollout whose live context holds no request of the user's has none to lose.
-        let Some(question) = newest_question(&session) else {
-            continue;
-        };
-        for preserve in ["1", "2"] {
-            let out = inject(
-                &session,
-                SUMMARY,
-                &["--preserve", preserve],
-                dir.path(),
-                "q.jsonl",
-            );
-            let sent = strings(&resume(&out));
-            assert!(
-                sent.contains(SUMMARY),
-                "{file} --preserve {preserve}: no summary"
-            );
-            assert!(
-                sent.contains(&question),
-                "{file} --preserve {preserve}: the last question is not sent: {question}"
-            );
-        }
-    }
+    assert_last_question_sent(&SESSIONS, resume);
 }

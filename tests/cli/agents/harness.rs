@@ -260,3 +260,35 @@ pub fn newest_question(session: &Path) -> Option<String> {
         .unwrap_or_default();
     Some(line.chars().take(60).collect())
 }
+
+/// Issue 27, for an agent whose `resume` returns the request it sends after resuming a file:
+/// however few messages `inject` keeps (`--preserve` 1 and 2), the request holds the summary
+/// and the user's last question. A session whose live context holds no question (its summary
+/// stands in for it) has none to lose and is passed over.
+pub fn assert_last_question_sent(sessions: &[&str], resume: impl Fn(&Path) -> Value) {
+    let dir = tempfile::tempdir().unwrap();
+    for file in sessions {
+        let session = crate::util::fixture(file);
+        let Some(question) = newest_question(&session) else {
+            continue;
+        };
+        for preserve in ["1", "2"] {
+            let out = inject(
+                &session,
+                super::SUMMARY,
+                &["--preserve", preserve],
+                dir.path(),
+                "q.jsonl",
+            );
+            let sent = strings(&resume(&out));
+            assert!(
+                sent.contains(super::SUMMARY),
+                "{file} --preserve {preserve}: no summary"
+            );
+            assert!(
+                sent.contains(&question),
+                "{file} --preserve {preserve}: the last question is not sent: {question}"
+            );
+        }
+    }
+}
