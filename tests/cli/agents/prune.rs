@@ -34,6 +34,19 @@ fn prune(session: &Path, args: &[&str], dir: &Path, name: &str) -> std::path::Pa
     path
 }
 
+/// A tool output of `lines` numbered lines: long enough for prune to replace.
+fn long_output(lines: usize) -> String {
+    (0..lines)
+        .map(|i| format!("line {i} of a long tool output\n"))
+        .collect()
+}
+
+/// Whether Gemini CLI is installed (its bundle holds the loader the Gemini tests call).
+fn gemini_ready() -> bool {
+    let bundle = agents_dir().join("node_modules/@google/gemini-cli/bundle");
+    installed("Gemini CLI (@google/gemini-cli)", &bundle)
+}
+
 fn count(text: &str, needle: &str) -> usize {
     text.matches(needle).count()
 }
@@ -107,9 +120,7 @@ fn codex_resumes_a_pruned_rollout_with_its_call_and_output_paired() {
     // A rollout Codex wrote (the corpus one is a fixture Codex refuses), with one long shell
     // output added after its first answer: the mock gives no tool calls of its own.
     let base = std::fs::read_to_string(fixture("agents/codex-turns.jsonl")).unwrap();
-    let long: String = (0..80)
-        .map(|i| format!("line {i} of a long tool output\n"))
-        .collect();
+    let long = long_output(80);
     let call = r#"{"timestamp":"2026-12-01T08:38:34.180Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"call_prune1"}}"#;
     let output = serde_json::json!({"timestamp": "2026-12-01T08:38:34.181Z", "type": "response_item",
         "payload": {"type": "function_call_output", "call_id": "call_prune1", "output": long}});
@@ -173,15 +184,12 @@ fn pi_loads_a_pruned_session_as_the_same_conversation() {
 
 #[test]
 fn gemini_loads_a_pruned_session_with_the_placeholder_in_its_function_response() {
-    let bundle = agents_dir().join("node_modules/@google/gemini-cli/bundle");
-    if !installed("Gemini CLI (@google/gemini-cli)", &bundle) {
+    if !gemini_ready() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     // The corpus session's one tool output, made long enough to prune.
-    let long: String = (0..60)
-        .map(|i| format!("line {i} of a long tool output\n"))
-        .collect();
+    let long = long_output(60);
     let text =
         std::fs::read_to_string(fixture("corpus/gemini-cli/agent-sessions-jsonl_v040.jsonl"))
             .unwrap();
@@ -263,14 +271,11 @@ fn kimi_restores_a_pruned_context_with_its_fresh_token_count() {
 /// unchanged while a smaller size was recorded), and a second prune finds nothing to do.
 #[test]
 fn gemini_loads_a_pruned_set_history_with_the_placeholder() {
-    let bundle = agents_dir().join("node_modules/@google/gemini-cli/bundle");
-    if !installed("Gemini CLI (@google/gemini-cli)", &bundle) {
+    if !gemini_ready() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let long: String = (0..60)
-        .map(|i| format!("line {i} of a long tool output\n"))
-        .collect();
+    let long = long_output(60);
     let text =
         std::fs::read_to_string(fixture("corpus/gemini-cli/agent-sessions-jsonl_v040.jsonl"))
             .unwrap();
