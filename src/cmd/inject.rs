@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 
 use super::compaction::compaction;
 use super::handoff;
-use super::journal::{self, Tee};
+use super::journal;
 use super::shared::{
     check_plan, load_options, plan_for, read_source, refuse_cut_off, single_source,
     transcript_warnings, PlanReport,
@@ -95,12 +95,7 @@ fn inject_in_place(args: &InjectArgs, path: &Path, summary: &str) -> Result<Outc
     let name = path.display().to_string();
     let (mut built, mut read) = (Vec::new(), 0);
     let done = persist::in_place(path, &options, |bytes, out| {
-        built.clear();
         read = bytes.len();
-        let out = &mut Tee {
-            out,
-            copy: &mut built,
-        };
         let verify = Verify {
             enabled: !args.in_place.no_verify,
             name: &name,
@@ -109,6 +104,7 @@ fn inject_in_place(args: &InjectArgs, path: &Path, summary: &str) -> Result<Outc
             summary,
         };
         verify.build(
+            &mut built,
             out,
             |built| compact(args, summary, &name, bytes, built, false),
             |(outcome, _)| *outcome == Outcome::Success,

@@ -1,33 +1,13 @@
-//! The undo journal's call sites, shared by `inject --in-place` and `compact --in-place`: a copy
-//! of what the build wrote, and the entry recorded once [`crate::persist::in_place`] is done.
+//! The undo journal's call site, shared by `inject --in-place` and `compact --in-place`: the
+//! entry recorded once [`crate::persist::in_place`] is done, from the bytes the verified build
+//! wrote (`Verify::build` keeps them in the caller's buffer).
 
-use std::io::{self, Write};
 use std::path::Path;
 
 use anyhow::Result;
 
 use crate::persist::Done;
 use crate::undo::{self, Entry};
-
-/// A writer that keeps a copy of what passes through it.
-pub struct Tee<'a> {
-    /// Where the bytes go.
-    pub out: &'a mut dyn Write,
-    /// The copy.
-    pub copy: &'a mut Vec<u8>,
-}
-
-impl Write for Tee<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.out.write(buf)?;
-        self.copy.extend_from_slice(&buf[..n]);
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()
-    }
-}
 
 /// Records in `path`'s journal what an in-place write did: `built` is what the last build
 /// wrote, from a read of `read` bytes.

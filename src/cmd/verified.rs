@@ -24,24 +24,25 @@ pub struct Verify<'a> {
 }
 
 impl Verify<'_> {
-    /// Runs `build` into memory, verifies what it wrote (unless verification is off or
-    /// `compacted` says of its value that nothing was compacted), and writes it to `out`.
+    /// Runs `build` into `built` (emptied first), verifies what it wrote (unless verification
+    /// is off or `compacted` says of its value that nothing was compacted), and writes it to
+    /// `out`. `built` is the caller's, so that the undo journal records those same bytes.
     pub fn build<T>(
         &self,
+        built: &mut Vec<u8>,
         out: &mut dyn Write,
         build: impl FnOnce(&mut dyn Write) -> Result<T>,
         compacted: impl FnOnce(&T) -> bool,
     ) -> Result<T> {
-        let mut built = Vec::new();
-        let value = build(&mut built)?;
+        built.clear();
+        let value = build(&mut *built)?;
         if compacted(&value) {
             // The broken writer of the tests (see `verify::corrupt`).
             if let Some(kind) = std::env::var_os(corrupt::VARIABLE) {
-                built = corrupt::corrupt(&kind.to_string_lossy(), &built, self.summary);
+                *built = corrupt::corrupt(&kind.to_string_lossy(), built, self.summary);
             }
             if self.enabled {
-                if let Err(failed) = check(self.name, self.from, self.before, &built, self.summary)
-                {
+                if let Err(failed) = check(self.name, self.from, self.before, built, self.summary) {
                     bail!(
                         "{}: --verify: {failed}; the session was not written",
                         self.name
@@ -49,7 +50,7 @@ impl Verify<'_> {
                 }
             }
         }
-        out.write_all(&built)?;
+        out.write_all(built)?;
         Ok(value)
     }
 }

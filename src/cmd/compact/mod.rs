@@ -25,7 +25,7 @@ use super::shared::{
     single_source, transcript_warnings,
 };
 use crate::cli::{CompactArgs, CompactFormat};
-use crate::cmd::journal::{self, Tee};
+use crate::cmd::journal;
 use crate::cmd::verified::Verify;
 use crate::extract::{bare, caveman};
 use crate::handoff::Handoff;
@@ -515,12 +515,7 @@ fn write_in_place(
     let load = load_options(&args.input);
     let (mut built, mut read) = (Vec::new(), 0);
     let done = persist::in_place(path, &options, |bytes, out| {
-        built.clear();
         read = bytes.len();
-        let out = &mut Tee {
-            out,
-            copy: &mut built,
-        };
         let now = Transcript::parse(&name, bytes, load)?;
         let (plan, tokenizer) = check_plan(&report, &now)?;
         let compacted = compaction(&now, &plan, &choice.summary, tokenizer);
@@ -537,7 +532,7 @@ fn write_in_place(
             before: bytes,
             summary: &choice.summary,
         };
-        verify.build(out, write, |_| true)
+        verify.build(&mut built, out, write, |_| true)
     })?;
     if let Err(error) = journal::record(path, &done.done, read, &built) {
         // The session is written; only its undo is lost, which the user should know.
