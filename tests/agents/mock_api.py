@@ -293,12 +293,15 @@ def wants_chat_tools(request):
 
 
 # What the agents that speak Chat Completions ask when they compact: Qwen Code's directive
-# ("... produce the <state_snapshot> XML."), opencode's ("Create a new anchored summary ..."),
-# Crush's ("Provide a detailed summary of our conversation above."). The answer is a short
+# ("... produce the <state_snapshot> XML."), opencode's ("Create a new anchored summary ...", or,
+# with an earlier summary, its "<prior-summary>" block), Crush's ("Provide a detailed summary of
+# our conversation above."). The answer is a short
 # marked summary, not a padded reply: Qwen Code keeps a summary only when it is smaller than the
 # history ("Compression was not beneficial").
-SUMMARY_ASKS = ("<state_snapshot>", "anchored summary", "summary of our conversation")
-SUMMARY = "MOCK-SUMMARY: the user asked about the crate; the answers are in the history."
+SUMMARY_ASKS = ("<state_snapshot>", "anchored summary", "<prior-summary>", "summary of our conversation")
+# The fixtures' questions are marked (OC-OLD-Q2, QW-TWICE-Q3, ...): a summary names the last
+# one it was given, so a test tells a first summary from a second one.
+QUESTION_MARK = re.compile(r"\b[A-Z]+(?:-[A-Z]+)*-Q\d+\b")
 
 
 def summary_text(request):
@@ -306,9 +309,11 @@ def summary_text(request):
     question = last_user_text(request)
     if not any(ask in question for ask in SUMMARY_ASKS):
         return None
+    marks = QUESTION_MARK.findall(json.dumps(request))
+    summary = f"MOCK-SUMMARY up to {marks[-1] if marks else 'the start'}: the answers are in the history."
     if "<state_snapshot>" in question:
-        return f"<state_snapshot>\n{SUMMARY}\n</state_snapshot>"
-    return SUMMARY
+        return f"<state_snapshot>\n{summary}\n</state_snapshot>"
+    return summary
 
 
 def chat_chunk(model, n, delta, finish=None):
