@@ -309,7 +309,10 @@ def summary_text(request):
     question = last_user_text(request)
     if not any(ask in question for ask in SUMMARY_ASKS):
         return None
-    marks = QUESTION_MARK.findall(json.dumps(request))
+    # An earlier summary in the request (opencode puts it after the conversation) names an
+    # older question: the marks are looked for in the rest.
+    rest = re.sub(r"MOCK-SUMMARY up to \S+", "", json.dumps(request))
+    marks = QUESTION_MARK.findall(rest)
     summary = f"MOCK-SUMMARY up to {marks[-1] if marks else 'the start'}: the answers are in the history."
     if "<state_snapshot>" in question:
         return f"<state_snapshot>\n{summary}\n</state_snapshot>"
