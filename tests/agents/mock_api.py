@@ -1,12 +1,14 @@
-"""A stand-in for the model APIs that Claude Code and Codex call, so a test can resume a session
-with the real agent and read the request it sends. It listens on 127.0.0.1 only, records every
-request (method, path, body) as DIR/NNN.json, and answers each with the smallest valid streamed
-reply: the Anthropic Messages API (`message_start` ... `message_stop`) for `/v1/messages`, the
-OpenAI Responses API (`response.created` ... `response.completed`) for `/responses`, the Gemini
-API (`models/M:generateContent`, `:streamGenerateContent`) for Gemini CLI. Agents with a route
-of their own are pointed at a path prefix: `/copilot` and `/droid` (GitHub Copilot CLI, Factory
-Droid: Messages API with thinking, parallel reads and their compaction summaries) and
-`/gemini-legacy` (Gemini CLI 0.38, with parallel `read_file` calls).
+"""A stand-in for the model APIs that the agents call, so a test can resume a session with the
+real agent and read the request it sends. It listens on 127.0.0.1 only, records every request
+(method, path, body) as DIR/NNN.json, and answers each with the smallest valid streamed reply:
+the Anthropic Messages API (`message_start` ... `message_stop`) for `/v1/messages`, the OpenAI
+Responses API (`response.created` ... `response.completed`) for `/responses`, the OpenAI Chat
+Completions API (`chat.completion.chunk` ... `[DONE]`) for `/chat/completions` (opencode's
+openai-compatible provider, Qwen Code), the Gemini API (`models/M:generateContent`,
+`:streamGenerateContent`) for Gemini CLI. Agents with a route of their own are pointed at a path
+prefix: `/copilot` and `/droid` (GitHub Copilot CLI, Factory Droid: Messages API with thinking,
+parallel reads and their compaction summaries) and `/gemini-legacy` (Gemini CLI 0.38, with
+parallel `read_file` calls).
 
 It stops by itself after --seconds, or once --requests requests have been answered.
 Usage: python3 mock_api.py --record DIR --port-file FILE [--seconds 60] [--requests 20]
@@ -374,6 +376,118 @@ def gemini_read_calls(request):
     return [{"functionCall": {"name": "read_file", "args": {"file_path": path}}} for path in paths]
 
 
+def chat_tool_calls(request, question):
+    """The read calls a Chat Completions reply makes for a MOCK-TOOLS question: one call of the
+    agent's own read tool (the offered tool named `read`, `read_file`, `view` or `Read`) per file
+    name in the question, each path resolved against the directory the question names after
+    `in`, or left as written. The tool's first parameter whose name holds "path" carries it."""
+    tools = {t["function"]["name"]: t["function"] for t in request.get("tools") or [] if t.get("type") == "function"}
+    name = next((n for n in ("read", "read_file", "view", "Read") if n in tools), None)
+    if name is None:
+        return []
+    params = tools[name].get("parameters") or {}
+    key = next((k for k in params.get("properties", {}) if "path" in k.lower()), "path")
+    folder = re.search(r" in (/[^\s\"']+)", question)
+    files = re.findall(r"\b[\w-]+\.(?:md|txt|rs|py|json)\b", question)
+    base = folder.group(1).rstrip(".:") if folder else ""
+    return [(name, {key: f"{base}/{f}" if base else f}) for f in files]
+
+
+def wants_chat_tools(request):
+    """Whether a Chat Completions request ends with a user turn holding the trigger (tool results
+    come back as `tool` messages, so the turn after them gets a text answer)."""
+    messages = request.get("messages") or []
+    if not messages or messages[-1].get("role") != "user":
+        return False
+    return TOOLS_TRIGGER in last_user_text(request)
+
+
+# What the agents that speak Chat Completions ask when they compact: Qwen Code's directive
+# ("... produce the <state_snapshot> XML."), opencode's ("Create a new anchored summary ...", or,
+# with an earlier summary, its "<prior-summary>" block), Crush's ("Provide a detailed summary of
+# our conversation above."). The answer is a short
+# marked summary, not a padded reply: Qwen Code keeps a summary only when it is smaller than the
+# history ("Compression was not beneficial").
+SUMMARY_ASKS = ("<state_snapshot>", "anchored summary", "<prior-summary>", "summary of our conversation")
+# The fixtures' questions are marked (OC-OLD-Q2, QW-TWICE-Q3, ...): a summary names the last
+# one it was given, so a test tells a first summary from a second one.
+QUESTION_MARK = re.compile(r"\b[A-Z]+(?:-[A-Z]+)*-Q\d+\b")
+
+
+def summary_text(request):
+    """The mock's summary, when the newest user text is a compaction request, else None."""
+    question = last_user_text(request)
+    if not any(ask in question for ask in SUMMARY_ASKS):
+        return None
+    # An earlier summary in the request (opencode puts it after the conversation) names an
+    # older question: the marks are looked for in the rest.
+    rest = re.sub(r"MOCK-SUMMARY up to \S+", "", json.dumps(request))
+    marks = QUESTION_MARK.findall(rest)
+    summary = f"MOCK-SUMMARY up to {marks[-1] if marks else 'the start'}: the answers are in the history."
+    if "<state_snapshot>" in question:
+        return f"<state_snapshot>\n{summary}\n</state_snapshot>"
+    return summary
+
+
+def chat_chunk(model, n, delta, finish=None):
+    """One `chat.completion.chunk`: a delta, or the finish reason (with an empty delta)."""
+    return chat_event(model, n, [{"index": 0, "delta": delta, "finish_reason": finish}])
+
+
+def chat_event(model, n, choices, **extra):
+    """A `chat.completion.chunk` server-sent event with these choices (and fields)."""
+    chunk = {"id": f"chatcmpl-mock-{n}", "object": "chat.completion.chunk", "created": int(time.time()),
+             "model": model, "choices": choices, **extra}
+    return f"data: {json.dumps(chunk)}\n\n"
+
+
+def chat_usage(request):
+    """The usage figures of a Chat Completions reply. The prompt size is the request's (a token
+    for every 4 bytes), or --input-tokens when that is larger: Qwen Code keeps a compression only
+    when the estimated size afterwards is below the reported size before, so a fixed small
+    figure would make every compression "not beneficial"."""
+    prompt = max(INPUT_TOKENS, len(json.dumps(request)) // 4)
+    return {"prompt_tokens": prompt, "completion_tokens": 5, "total_tokens": prompt + 5}
+
+
+def chat_stream(request, model, text, n, calls):
+    """A streamed Chat Completions reply: the text in one delta, or the tool calls (each call's
+    id, name and whole arguments in one delta), the finish reason, then a chunk with no choices
+    and the usage figures (as the API sends them with `stream_options.include_usage`)."""
+    out = chat_chunk(model, n, {"role": "assistant", "content": ""})
+    if calls:
+        for index, (name, args) in enumerate(calls):
+            call = {"index": index, "id": f"call_mock_{n}_{index}", "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(args)}}
+            out += chat_chunk(model, n, {"tool_calls": [call]})
+        out += chat_chunk(model, n, {}, "tool_calls")
+    else:
+        out += chat_chunk(model, n, {"content": text})
+        out += chat_chunk(model, n, {}, "stop")
+    out += chat_event(model, n, [], usage=chat_usage(request))
+    return (out + "data: [DONE]\n\n").encode()
+
+
+def chat_completion(request, model, text, n, calls):
+    """A whole (unstreamed) Chat Completions reply."""
+    message = {"role": "assistant", "content": None if calls else text}
+    if calls:
+        message["tool_calls"] = [
+            {"id": f"call_mock_{n}_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+            for i, (name, args) in enumerate(calls)
+        ]
+    return json.dumps(
+        {
+            "id": f"chatcmpl-mock-{n}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+            "usage": chat_usage(request),
+        }
+    ).encode()
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -453,6 +567,13 @@ class Handler(BaseHTTPRequestHandler):
                 self.reply(200, anthropic_stream(model, text, self.n), "text/event-stream")
             else:
                 self.reply(200, anthropic_message(model, text, self.n), "application/json")
+        elif path.endswith("/chat/completions"):
+            calls = chat_tool_calls(request, last_user_text(request)) if wants_chat_tools(request) else []
+            text = summary_text(request) or text
+            if request.get("stream"):
+                self.reply(200, chat_stream(request, model, text, self.n, calls), "text/event-stream")
+            else:
+                self.reply(200, chat_completion(request, model, text, self.n, calls), "application/json")
         elif path.endswith("/responses"):
             items = request.get("input") if isinstance(request.get("input"), list) else []
             compaction = any(isinstance(i, dict) and i.get("type") == "compaction_trigger" for i in items)
