@@ -26,6 +26,7 @@ pub mod sessions;
 pub mod settings;
 pub mod summary;
 pub mod tokens;
+pub mod trace;
 pub mod transcript;
 pub mod trigger;
 pub mod undo;

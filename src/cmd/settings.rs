@@ -28,6 +28,7 @@ pub fn load(args: &SettingsArgs, flags: Flags) -> Result<Settings> {
     };
     let (config, dir) = match config_file(args)? {
         Some(path) => {
+            crate::trace::config_read(&path);
             let text = std::fs::read_to_string(&path)
                 .with_context(|| format!("{}: cannot read the config file", path.display()))?;
             let config = config::parse(&path, &text).map_err(anyhow::Error::msg)?;
@@ -43,6 +44,7 @@ pub fn load(args: &SettingsArgs, flags: Flags) -> Result<Settings> {
 pub fn config(args: &SettingsArgs) -> Result<Config> {
     match config_file(args)? {
         Some(path) => {
+            crate::trace::config_read(&path);
             let text = std::fs::read_to_string(&path)
                 .with_context(|| format!("{}: cannot read the config file", path.display()))?;
             config::parse(&path, &text).map_err(anyhow::Error::msg)

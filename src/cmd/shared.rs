@@ -40,6 +40,14 @@ pub fn single_source(input: &InputArgs) -> Result<Source> {
 
 /// The session the finding flags name, if they name one.
 pub fn found(find: &FindArgs, env: Env) -> Result<Option<PathBuf>> {
+    let found = find_session(find, env)?;
+    if let Some(path) = &found {
+        crate::trace::found(path);
+    }
+    Ok(found)
+}
+
+fn find_session(find: &FindArgs, env: Env) -> Result<Option<PathBuf>> {
     let agents = match find.agent {
         Some(agent) => vec![agent],
         None => Agent::ALL.to_vec(),
