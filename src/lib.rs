@@ -9,6 +9,7 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod compaction;
 pub mod doctor;
 pub mod eval;
 pub mod extract;

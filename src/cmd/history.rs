@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
-use super::compaction::context_size;
 use super::shared::{load_options, read_source, single_source, transcript_warnings};
 use crate::cli::{HistoryArgs, ReportFormat};
+use crate::compaction::context_size;
 use crate::history::epochs;
 use crate::input::Source;
 use crate::output::{sanitize, write_json_line, Table, Warnings};

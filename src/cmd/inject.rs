@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use super::compaction::compaction;
 use super::handoff;
 use super::journal;
 use super::shared::{
@@ -16,6 +15,7 @@ use super::shared::{
 };
 use super::verified::Verify;
 use crate::cli::{InjectArgs, InjectFormat};
+use crate::compaction::compaction;
 use crate::handoff::Handoff;
 use crate::input::Source;
 use crate::output::Warnings;

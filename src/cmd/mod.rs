@@ -3,7 +3,6 @@
 pub mod bare;
 pub mod caveman;
 pub mod compact;
-pub mod compaction;
 pub mod completions;
 pub mod doctor;
 pub mod estimate;

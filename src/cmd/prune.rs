@@ -16,12 +16,12 @@ use anyhow::{bail, Context as _, Result};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::compaction::live_context;
 use super::settings;
 use super::shared::{
     load_options, read_source, refuse_cut_off, single_source, transcript_warnings,
 };
 use crate::cli::{PruneArgs, SettingsArgs};
+use crate::compaction::live_context;
 use crate::input::Source;
 use crate::output::{self, Warnings};
 use crate::persist;

@@ -16,7 +16,6 @@ use std::io::Write;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
-use super::compaction::{compaction, context_size};
 use super::handoff;
 use super::prune;
 use super::settings;
@@ -27,6 +26,7 @@ use super::shared::{
 use crate::cli::{CompactArgs, CompactFormat};
 use crate::cmd::journal;
 use crate::cmd::verified::Verify;
+use crate::compaction::{compaction, context_size};
 use crate::extract::{bare, caveman};
 use crate::handoff::Handoff;
 use crate::input::Source;

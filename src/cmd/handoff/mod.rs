@@ -50,7 +50,7 @@ pub fn render(
         .map(crate::transcript::classify::text_of)
         .filter(|text| !text.trim().is_empty())
         .collect();
-    kept.extend(crate::cmd::compaction::kept_user_texts(transcript, plan));
+    kept.extend(crate::compaction::kept_user_texts(transcript, plan));
     let conversation = handoff::conversation(handoff::summary_text(source, summary, &kept), tail);
     let seed = format!(
         "{}:{}:{}",
