@@ -16,6 +16,7 @@ pub mod extract;
 pub mod handoff;
 pub mod history;
 pub mod input;
+pub mod llm;
 pub mod measure;
 pub mod output;
 pub mod persist;
@@ -97,22 +98,13 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Estimate(args) => cmd::estimate::run(&args, out),
         Command::Split(args) => cmd::split::run(&args, out),
         Command::Prompt(args) => cmd::prompt::run(&args, out),
-        Command::Inject(args) => {
-            cmd::shared::refuse_compressed_in_place(&args.input, args.in_place.enabled)?;
-            cmd::inject::run(&args, out)
-        }
-        Command::Prune(args) => {
-            cmd::shared::refuse_compressed_in_place(&args.input, args.in_place)?;
-            cmd::prune::run(&args, out)
-        }
+        Command::Inject(args) => cmd::inject::run(&args, out),
+        Command::Prune(args) => cmd::prune::run(&args, out),
         Command::Caveman(args) => cmd::caveman::run(&args, out),
         Command::Bare(args) => cmd::bare::run(&args, out),
         Command::History(args) => cmd::history::run(&args, out),
         Command::Eval(args) => cmd::eval::run(&args, out),
-        Command::Compact(args) => {
-            cmd::shared::refuse_compressed_in_place(&args.input, args.in_place.enabled)?;
-            cmd::compact::run(&args, out)
-        }
+        Command::Compact(args) => cmd::compact::run(&args, out),
         Command::Sessions(args) => cmd::sessions::run(&args, out),
         Command::Doctor(args) => cmd::doctor::run(&args, out),
         Command::Undo(args) => cmd::undo::run(&args, out),

@@ -17,8 +17,9 @@ use std::collections::HashMap;
 
 use crate::tokens::Tokenizer;
 
-/// What a candidate value is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a candidate value is (named in lowercase in `prune --report`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Target {
     /// A tool result's body.
     Result,

@@ -343,25 +343,23 @@ impl FileReport {
             }
             .voiding_before(newest_void(records.iter().map(|r| &r.link))),
         };
-        let fresh = live.fresh(|i| &records[i].link);
-        for &index in &live.order {
-            let record = &records[index];
-            if let (true, Some(message)) = (options.per_message, &record.message) {
-                self.rows.push(MessageRow {
-                    index: self.rows.len(),
-                    line: record.line,
-                    role: message.role,
-                    sidechain: message.sidechain,
-                    units: message.units,
-                });
-            }
-            match fresh {
-                Some((marker, tokens)) if index <= marker => {
-                    self.measure.add_covered(record, tokens)
+        if options.per_message {
+            for &index in &live.order {
+                let record = &records[index];
+                if let Some(message) = &record.message {
+                    self.rows.push(MessageRow {
+                        index: self.rows.len(),
+                        line: record.line,
+                        role: message.role,
+                        sidechain: message.sidechain,
+                        units: message.units,
+                    });
                 }
-                _ => self.measure.add_live(record, live.usage_counts(index)),
             }
         }
+        let in_order = live.order.iter().map(|&index| (index, &records[index]));
+        self.measure
+            .add_context(&live, |i| &records[i].link, in_order);
         drop_aside(records);
     }
 
@@ -417,7 +415,7 @@ impl FileReport {
             tokens: tokenizer.tokens(t.units),
         };
         let max_context = window
-            .map(|max| settings::window(max, self.model.as_deref(), settings, &self.name))
+            .map(|max| crate::settings::window(max, self.model.as_deref(), settings, &self.name))
             .transpose()?;
         let wants_context = args.context || max_context.is_some();
         let reserved = max_context

@@ -10,8 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 
-use super::shared::{live_extract, read_options, read_source, sources, transcript_warnings};
+use super::options;
+use super::shared::{read_source, sources, transcript_warnings};
 use crate::cli::{Builtin, EvalArgs, EvalFormat};
+use crate::compaction::extract::live_extract;
 use crate::eval::cuts::{at_cuts, real_cuts, Cut};
 use crate::eval::grade::{grade, reused, Prefix, Summary};
 use crate::eval::pieces::{context_pieces, written_pieces};
@@ -122,7 +124,7 @@ fn eval_source(
 ) -> Result<(Vec<Row>, Warnings)> {
     let name = source.name();
     let bytes = read_source(source)?;
-    let options = read_options(&args.input.read);
+    let options = options::load(&args.input.read);
     let transcript = Transcript::parse(&name, &bytes, options)?;
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);

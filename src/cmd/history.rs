@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
-use super::shared::{load_options, read_source, single_source, transcript_warnings};
+use super::options;
+use super::shared::{read_source, single_source, transcript_warnings};
 use crate::cli::{HistoryArgs, ReportFormat};
 use crate::compaction::context_size;
 use crate::history::epochs;
@@ -30,7 +31,7 @@ pub fn run(args: &HistoryArgs, out: &mut dyn Write) -> Result<Outcome> {
     let tokenizer = args.tokens.tokenizer()?;
     let source = single_source(&args.input)?;
     let bytes = read_source(&source)?;
-    let transcript = Transcript::parse(&source.name(), &bytes, load_options(&args.input))?;
+    let transcript = Transcript::parse(&source.name(), &bytes, options::load(&args.input.read))?;
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
     let backups = match &source {
@@ -42,7 +43,7 @@ pub fn run(args: &HistoryArgs, out: &mut dyn Write) -> Result<Outcome> {
         let name = path.display().to_string();
         let options = LoadOptions {
             from: transcript.format,
-            ..load_options(&args.input)
+            ..options::load(&args.input.read)
         };
         views.push(Transcript::parse(&name, bytes, options)?);
     }

@@ -12,6 +12,7 @@ pub mod history;
 pub mod inject;
 pub mod journal;
 pub mod man;
+pub mod options;
 pub mod prompt;
 pub mod prune;
 pub mod recipes;

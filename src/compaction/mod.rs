@@ -4,6 +4,16 @@
 //! input, build the options from flags, the config file and the preset, call in here, and
 //! write the outcome.
 
+pub mod check;
+pub mod context;
+pub mod extract;
+pub mod handover;
+pub mod ladder;
+pub mod planning;
+pub mod prune;
+pub mod report;
+pub mod request;
 pub mod writer;
 
-pub use writer::{compaction, context_size, kept_user_texts, live_context};
+pub use context::{context_size, live_context};
+pub use writer::{compaction, kept_user_texts};

@@ -8,7 +8,7 @@
 
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::is_real_user_request;
-use crate::transcript::live::{Node, NodeMessage};
+use crate::transcript::live::{Live, Node, NodeMessage};
 use crate::transcript::{Link, PartKind, Record, Role, Usage};
 
 /// Counts of messages (or parts) and the estimator units they hold.
@@ -187,6 +187,27 @@ impl Measure {
             response_key: None,
         };
         self.add_with(record, Some(&fresh));
+    }
+
+    /// Folds in the records of a live context in its order, each with its record index: the
+    /// one rule for the live context's size. A prune marker's fresh figure (see
+    /// [`Live::fresh`]; `link` gives a record's place) stands for every record up to it; after
+    /// it, a record's own usage figure counts when [`Live::usage_counts`] says it still
+    /// describes the context.
+    pub fn add_context<'l, M: std::borrow::Borrow<RecordMeasure>>(
+        &mut self,
+        live: &Live,
+        link: impl Fn(usize) -> &'l Link,
+        records: impl IntoIterator<Item = (usize, M)>,
+    ) {
+        let fresh = live.fresh(link);
+        for (index, record) in records {
+            let record = record.borrow();
+            match fresh {
+                Some((marker, tokens)) if index <= marker => self.add_covered(record, tokens),
+                _ => self.add_live(record, live.usage_counts(index)),
+            }
+        }
     }
 
     fn add_with(&mut self, record: &RecordMeasure, usage: Option<&Usage>) {

@@ -82,18 +82,28 @@ pub fn check(
     after: &[u8],
     summary: &str,
 ) -> Result<(), Failed> {
-    let mut options = LoadOptions {
+    let options = LoadOptions {
         from,
         skip_invalid: true,
         whole_file: false,
     };
     let old = Transcript::parse(name, before, options)
         .map_err(|e| failed("readable", format!("the session before: {e:#}")))?;
+    check_against(&old, after, summary)
+}
+
+/// Checks `after`, the compaction of `old` (a session read by its agent's rule, not
+/// `--whole-file`) with `summary`, as that agent reads it.
+pub fn check_against(old: &Transcript, after: &[u8], summary: &str) -> Result<(), Failed> {
     let Some(format) = old.format else {
         return Ok(());
     };
-    options.from = Some(format);
-    let new = Transcript::parse(name, after, options)
+    let options = LoadOptions {
+        from: Some(format),
+        skip_invalid: true,
+        whole_file: false,
+    };
+    let new = Transcript::parse(&old.name, after, options)
         .map_err(|e| failed("readable", format!("{e:#}")))?;
     if let Some(first) = new.skipped.first() {
         return Err(failed("readable", first.clone()));
@@ -119,7 +129,7 @@ pub fn check(
         .rev()
         .copied()
         .find(|&i| new.records[i].compaction);
-    if marked && (marker.is_none() || markers(&new) <= markers(&old)) {
+    if marked && (marker.is_none() || markers(&new) <= markers(old)) {
         return Err(failed(
             "summary",
             "the live context holds no compaction marker written by this run",
