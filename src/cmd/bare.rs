@@ -8,7 +8,8 @@ use anyhow::Result;
 
 use crate::cli::{BareArgs, BareFormat};
 use crate::cmd::options;
-use crate::cmd::shared::{read_source, single_source, transcript_warnings};
+use crate::cmd::shared::transcript_warnings;
+use crate::cmd::source::{read_source, single_source};
 use crate::compaction::extract::live_extract;
 use crate::extract::bare;
 use crate::output::{write_json_line, OrderedMap, Warnings};

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use crate::cli::{EstimateArgs, ReportFormat};
 use crate::cmd::settings;
-use crate::cmd::shared::sources;
+use crate::cmd::source::sources;
 use crate::input::{for_each_block, Block, Line, Source};
 use crate::measure::{compaction_due, scaled_reserve, Measure, RecordMeasure};
 use crate::output::{self, Warnings};

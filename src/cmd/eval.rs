@@ -11,7 +11,8 @@ use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 
 use super::options;
-use super::shared::{read_source, sources, transcript_warnings};
+use super::shared::transcript_warnings;
+use super::source::{read_source, sources};
 use crate::cli::{Builtin, EvalArgs, EvalFormat};
 use crate::compaction::extract::live_extract;
 use crate::eval::cuts::{at_cuts, real_cuts, Cut};

@@ -14,7 +14,8 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use super::options;
-use super::shared::{read_source, single_source, transcript_warnings};
+use super::shared::transcript_warnings;
+use super::source::{read_source, single_source};
 use crate::cli::{HistoryArgs, ReportFormat};
 use crate::compaction::context_size;
 use crate::history::epochs;

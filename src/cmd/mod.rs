@@ -19,6 +19,7 @@ pub mod recipes;
 pub mod sessions;
 pub mod settings;
 pub mod shared;
+pub mod source;
 pub mod split;
 pub mod undo;
 pub mod verified;

@@ -8,7 +8,8 @@ use anyhow::{bail, Context, Result};
 
 use super::options;
 use super::settings;
-use super::shared::{read_source, single_source, transcript_warnings};
+use super::shared::transcript_warnings;
+use super::source::{read_source, single_source};
 use crate::cli::{PromptArgs, RequestFormat};
 use crate::compaction::report::plan_report;
 use crate::compaction::request::{body_alone, request, RequestOptions};

@@ -9,9 +9,8 @@ use anyhow::{bail, Result};
 
 use super::options;
 use super::settings;
-use super::shared::{
-    read_source, refuse_compressed_in_place, refuse_cut_off, single_source, transcript_warnings,
-};
+use super::shared::{refuse_cut_off, transcript_warnings};
+use super::source::{read_source, refuse_compressed_in_place, single_source};
 use crate::cli::{PruneArgs, SettingsArgs};
 use crate::compaction::prune::plan;
 use crate::input::Source;

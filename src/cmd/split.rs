@@ -6,7 +6,8 @@ use anyhow::Result;
 
 use super::options;
 use super::settings;
-use super::shared::{read_source, single_source, transcript_warnings};
+use super::shared::transcript_warnings;
+use super::source::{read_source, single_source};
 use crate::cli::{Region, SplitArgs};
 use crate::compaction::report::plan_report;
 use crate::output::{write_json_line, Warnings};

@@ -10,6 +10,7 @@
 //! command, an empty answer, or a summary over `--summary-tokens` leaves the session untouched
 //! and exits 1. The ladder is [`crate::compaction::ladder`]; this file and `write` wire it.
 
+mod in_place;
 mod write;
 
 use std::io::Write;
@@ -21,9 +22,8 @@ use anyhow::{bail, Context, Result};
 use super::handoff;
 use super::options;
 use super::settings;
-use super::shared::{
-    read_source, refuse_compressed_in_place, refuse_cut_off, single_source, transcript_warnings,
-};
+use super::shared::{refuse_cut_off, transcript_warnings};
+use super::source::{read_source, refuse_compressed_in_place, single_source};
 use crate::cli::{CompactArgs, CompactFormat};
 use crate::compaction::context_size;
 use crate::compaction::ladder::{unchanged, Goal, Ladder, Llm, Output, Unchanged};

@@ -3,7 +3,6 @@
 //! a new session of another agent, and the `--format json` line.
 
 use std::io::Write;
-use std::path::Path;
 
 use anyhow::{bail, Result};
 use serde::Serialize;
@@ -11,18 +10,11 @@ use serde::Serialize;
 use super::Run;
 use crate::cli::CompactFormat;
 use crate::cmd::handoff;
-use crate::cmd::journal;
 use crate::cmd::options;
-use crate::cmd::verified::Verify;
-use crate::compaction::check::check_plan;
 use crate::compaction::ladder::{Choice, Made, Pruned, Rung, Unchanged};
-use crate::compaction::prune::pruned_toward;
-use crate::compaction::report::SavedPlan;
-use crate::compaction::writer::{compaction, document, write};
+use crate::compaction::writer::document;
 use crate::output::{write_json_line, Warnings};
-use crate::persist;
 use crate::settings::Settings;
-use crate::transcript::load::Transcript;
 use crate::Outcome;
 
 impl Run<'_, '_> {
@@ -66,29 +58,7 @@ impl Run<'_, '_> {
             "{name}: compact: pruned ({before} -> {after} tokens of live context)"
         ));
         match &self.in_place {
-            Some(path) => {
-                let options = persist::Options {
-                    backup_suffix: &self.args.in_place.backup_suffix,
-                    // A pruned file is rewritten, as `prune --in-place` does.
-                    strategy: persist::Strategy::Replace,
-                    inputs: &[],
-                };
-                let knobs = options::prune(None, &settings.prune);
-                let budget = self.goal.budget.unwrap_or_default();
-                let load = options::load(&self.args.input.read);
-                let done = persist::in_place(path, &options, |bytes, out| {
-                    // What was read and pruned already, unless the agent wrote since.
-                    if bytes == self.bytes {
-                        return Ok(out.write_all(&pruned.bytes)?);
-                    }
-                    let now = Transcript::parse(name, bytes, load)?;
-                    let again = pruned_toward(&now, self.tokenizer, budget, &knobs)?;
-                    Ok(out.write_all(again.as_deref().unwrap_or(bytes))?)
-                })?;
-                for warning in done.warnings {
-                    warnings.push(warning);
-                }
-            }
+            Some(path) => self.prune_in_place(path, pruned, settings, &mut warnings)?,
             None if self.args.format == CompactFormat::Jsonl => out.write_all(&pruned.bytes)?,
             None => {}
         }
@@ -146,57 +116,6 @@ impl Run<'_, '_> {
         self.report(out, choice.rung, self.goal.before, choice.after)?;
         warnings.print();
         Ok(Outcome::Success)
-    }
-
-    /// Writes the chosen compaction into the session file, through the safe paths `inject
-    /// --in-place` takes; the plan is checked against what the file holds then, and records
-    /// the agent appended meanwhile join the tail. The file as it was read is not read again.
-    fn write_in_place(&self, path: &Path, choice: &Choice, warnings: &mut Warnings) -> Result<()> {
-        let args = self.args;
-        let saved = SavedPlan::of(&choice.plan, self.transcript, self.tokenizer);
-        let options = persist::Options {
-            backup_suffix: &args.in_place.backup_suffix,
-            strategy: if args.in_place.rewrite {
-                persist::Strategy::Replace
-            } else {
-                persist::Strategy::Extend
-            },
-            inputs: &[],
-        };
-        let name = path.display().to_string();
-        let load = options::load(&args.input.read);
-        let (mut built, mut read) = (Vec::new(), 0);
-        let done = persist::in_place(path, &options, |bytes, out| {
-            read = bytes.len();
-            let parsed;
-            let now = if bytes == self.bytes {
-                self.transcript
-            } else {
-                parsed = Transcript::parse(&name, bytes, load)?;
-                &parsed
-            };
-            let (plan, tokenizer) = check_plan(&saved, now)?;
-            let compacted = compaction(now, &plan, &choice.summary, tokenizer);
-            let verify = Verify {
-                enabled: !args.in_place.no_verify,
-                name: &name,
-                from: now.format,
-                before: bytes,
-                read: (!load.whole_file).then_some(now),
-                summary: &choice.summary,
-            };
-            verify.build(&mut built, out, |out| write(&compacted, out), |_| true)
-        })?;
-        if let Err(error) = journal::record(path, &done.done, read, &built) {
-            // The session is written; only its undo is lost, which the user should know.
-            warnings.push(format!(
-                "{error:#}; condense undo cannot take this write back"
-            ));
-        }
-        for warning in done.warnings {
-            warnings.push(warning);
-        }
-        Ok(())
     }
 
     /// The `--format json` line.

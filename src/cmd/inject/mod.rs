@@ -12,9 +12,8 @@ use self::input::{in_place_target, read_summary, Planner};
 use super::handoff;
 use super::journal;
 use super::options;
-use super::shared::{
-    read_source, refuse_compressed_in_place, refuse_cut_off, single_source, transcript_warnings,
-};
+use super::shared::{refuse_cut_off, transcript_warnings};
+use super::source::{read_source, refuse_compressed_in_place, single_source};
 use super::verified::Verify;
 use crate::cli::{InjectArgs, InjectFormat};
 use crate::compaction::handover;
