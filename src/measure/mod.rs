@@ -1,10 +1,15 @@
 //! The pure core of `estimate`: folding records into token totals, the context size as the
-//! agent sees it, and kimi-cli's compaction trigger.
+//! agent sees it (one rule, [`Measure::add_context`], for every command that sizes a live
+//! context), and kimi-cli's compaction trigger; a whole file streamed ([`file`]) and its
+//! report ([`summary`]).
 //!
 //! Measuring is split in two so that it parallelises without changing any result: measuring
 //! one record ([`RecordMeasure::of`]) is independent of every other record and runs on all
 //! cores; folding the measures into a [`Measure`] runs in input order, because the context rule
 //! ("the last usage figure plus the estimate of everything after it") depends on order.
+
+pub mod file;
+pub mod summary;
 
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::is_real_user_request;
