@@ -3,9 +3,10 @@
 //! Data flows one way: [`input`] turns files or stdin into numbered lines; [`transcript`]
 //! detects the agent format and reads each line into the common model (a record is a message
 //! with parts, or bookkeeping carried through untouched, and always keeps its exact bytes);
-//! the pure core ([`tokens`], [`measure`]) computes; [`output`] writes JSON lines or Markdown.
-//! Each subcommand in [`cmd`] only wires these together; [`sessions`] knows where the agents
-//! keep their session files.
+//! the pure core ([`tokens`], [`measure`], and for the commands that compact, [`compaction`])
+//! computes; [`output`] writes JSON lines or Markdown. Each subcommand in [`cmd`] only wires
+//! these together, with options built once from the flags, the config file and the preset;
+//! [`sessions`] knows where the agents keep their session files.
 
 pub mod cli;
 pub mod cmd;

@@ -3,6 +3,19 @@
 //! transcript already read and options already built. The commands in [`crate::cmd`] read the
 //! input, build the options from flags, the config file and the preset, call in here, and
 //! write the outcome.
+//!
+//! - [`planning`]: what a compaction keeps, as options, and the plan they make of a transcript;
+//! - [`report`]: the plan as data (`split`'s JSON, `prompt --plan`'s file) and what
+//!   `inject --plan` reads back of it;
+//! - [`check`]: a saved plan checked against the transcript as it is now;
+//! - [`request`]: the compaction request a plan makes, for `prompt` and `compact --llm` alike;
+//! - [`writer`]: from a plan and a summary to what a format writer needs, and the session or
+//!   handoff document written;
+//! - [`handover`]: a new session of another agent (`--to`);
+//! - [`context`]: the live context's size as the agent sees it;
+//! - [`extract`]: what the model-free summaries (caveman, bare) extract from;
+//! - [`prune`]: prune's measurement of the values it may replace, and what it writes;
+//! - [`ladder`]: `compact`'s rungs, from the session unchanged down to bare's four lines.
 
 pub mod check;
 pub mod context;

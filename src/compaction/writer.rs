@@ -1,7 +1,8 @@
 //! From a plan to what a format writer needs: which records of the file the compaction keeps,
 //! in the order of the live context, which it summarises, and the figures a format records with
 //! its compaction. Plans speak in positions of the live context; writers in records of the file
-//! (see [`crate::transcript::write::Compacted`]), so the planner stays out of the writers.
+//! (see [`crate::transcript::write::Compacted`]), so the planner stays out of the writers. Also
+//! the compacted session written in its own format, and ACF's handoff document of the same.
 
 use std::io::Write;
 

@@ -1,6 +1,6 @@
 //! The pure core of `estimate`: folding records into token totals, the context size as the
 //! agent sees it (one rule, [`Measure::add_context`], for every command that sizes a live
-//! context), and kimi-cli's compaction trigger; a whole file streamed ([`file`]) and its
+//! context), and kimi-cli's compaction trigger; a whole file streamed ([`file`](mod@file)) and its
 //! report ([`summary`]).
 //!
 //! Measuring is split in two so that it parallelises without changing any result: measuring
