@@ -5,9 +5,10 @@
 use std::path::Path;
 
 use super::settings;
-use crate::cli::{PlanArgs, PruneArgs, ReadArgs};
+use crate::cli::{InPlaceArgs, PlanArgs, PruneArgs, ReadArgs};
 use crate::compaction::planning::{Keeping, PlanOptions};
 use crate::compaction::writer::DocumentBudgets;
+use crate::persist;
 use crate::prompts::{self, Style};
 use crate::prune;
 use crate::settings::{config, Keep, Settings};
@@ -77,6 +78,20 @@ pub fn document(args: &PlanArgs) -> DocumentBudgets {
     DocumentBudgets {
         head_tokens: args.head_tokens.unwrap_or(500),
         tail_tokens: args.tail_tokens.unwrap_or(1000),
+    }
+}
+
+/// How `--in-place` writes: appended where the format allows (replaced with `--rewrite`),
+/// the backups' suffix, and the files the run reads (which a backup must not be named as).
+pub fn persist<'a>(args: &'a InPlaceArgs, inputs: &'a [&'a Path]) -> persist::Options<'a> {
+    persist::Options {
+        backup_suffix: &args.backup_suffix,
+        strategy: if args.rewrite {
+            persist::Strategy::Replace
+        } else {
+            persist::Strategy::Extend
+        },
+        inputs,
     }
 }
 

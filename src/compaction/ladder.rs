@@ -5,17 +5,19 @@
 //! nothing but the summary. Each rung is a function of the transcript and typed options that
 //! says what happened; the model itself is the command's to run (a callback).
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use serde::Serialize;
 
 use super::context::context_size;
 use super::extract::live_extract;
 use super::handover::{self, HandoverOptions, Written};
+use super::planning::{Keeping, PlanOptions};
 use super::prune::pruned_toward;
 use super::writer::written;
 use crate::extract::{bare, caveman};
-use crate::plan::{plan, Mode, Plan};
+use crate::plan::Plan;
 use crate::prune::Options as PruneOptions;
+use crate::settings::Keep;
 use crate::tokens::Tokenizer;
 use crate::transcript::load::{LoadOptions, Transcript};
 use crate::transcript::FormatId;
@@ -306,18 +308,14 @@ impl Ladder<'_, '_> {
 
     /// A plan that summarises the whole live context and keeps nothing beside the summary.
     fn plan_everything(&self) -> Result<Plan> {
-        let mode = Mode::User {
-            keep_user_tokens: 0,
-            user_head_tokens: 0,
+        let nothing = PlanOptions {
+            keeping: Keeping::Rule(Keep::User {
+                keep_user_tokens: 0,
+                user_head_tokens: 0,
+            }),
+            tokenizer: self.tokenizer,
         };
-        let transcript = self.transcript;
-        plan(
-            &transcript.context,
-            mode,
-            self.tokenizer,
-            transcript.dialect(),
-        )
-        .with_context(|| transcript.name.clone())
+        nothing.plan(self.transcript)
     }
 
     /// The session `plan` and `summary` make, and the size of its live context.

@@ -68,15 +68,7 @@ impl Run<'_, '_> {
     ) -> Result<()> {
         let args = self.args;
         let saved = SavedPlan::of(&choice.plan, self.transcript, self.tokenizer);
-        let options = persist::Options {
-            backup_suffix: &args.in_place.backup_suffix,
-            strategy: if args.in_place.rewrite {
-                persist::Strategy::Replace
-            } else {
-                persist::Strategy::Extend
-            },
-            inputs: &[],
-        };
+        let options = options::persist(&args.in_place, &[]);
         let name = path.display().to_string();
         let load = options::load(&args.input.read);
         let (mut built, mut read) = (Vec::new(), 0);

@@ -103,15 +103,7 @@ impl Inject<'_> {
         let args = self.args;
         let mut inputs = vec![args.summary.as_path()];
         inputs.extend(args.plan_file.as_deref());
-        let options = persist::Options {
-            backup_suffix: &args.in_place.backup_suffix,
-            strategy: if args.in_place.rewrite {
-                persist::Strategy::Replace
-            } else {
-                persist::Strategy::Extend
-            },
-            inputs: &inputs,
-        };
+        let options = options::persist(&args.in_place, &inputs);
         let name = path.display().to_string();
         let (mut built, mut read) = (Vec::new(), 0);
         let done = persist::in_place(path, &options, |bytes, out| {
