@@ -362,3 +362,128 @@ impl Ladder<'_, '_> {
         Ok(context_size(&written, self.tokenizer))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compaction::planning::{Keeping, PlanOptions};
+    use crate::settings::Keep;
+
+    /// A plain message list whose early messages are long: compacting them frees much.
+    fn session() -> String {
+        let long = "word ".repeat(400);
+        let mut text = String::new();
+        for (role, content) in [
+            ("user", long.as_str()),
+            ("assistant", long.as_str()),
+            ("user", "now the next step"),
+            ("assistant", "done"),
+        ] {
+            text.push_str(&serde_json::json!({"role": role, "content": content}).to_string());
+            text.push('\n');
+        }
+        text
+    }
+
+    fn ladder<'l, 'a>(transcript: &'l Transcript<'a>, budget: Option<u64>) -> Ladder<'l, 'a> {
+        Ladder {
+            transcript,
+            tokenizer: Tokenizer::Chars4,
+            output: Output::Own,
+            goal: Goal {
+                budget,
+                before: context_size(transcript, Tokenizer::Chars4),
+            },
+        }
+    }
+
+    fn tail_plan(transcript: &Transcript) -> Plan {
+        let options = PlanOptions {
+            keeping: Keeping::Rule(Keep::Tail { preserve: 2 }),
+            tokenizer: Tokenizer::Chars4,
+        };
+        options.plan(transcript).unwrap()
+    }
+
+    #[test]
+    fn nothing_is_done_when_compaction_is_off_or_the_budget_is_met() {
+        let goal = |budget| Goal {
+            budget,
+            before: 100,
+        };
+        assert_eq!(unchanged(false, goal(None)), Some(Unchanged::Off));
+        assert_eq!(
+            unchanged(true, goal(Some(100))),
+            Some(Unchanged::Fits {
+                before: 100,
+                budget: 100
+            })
+        );
+        assert_eq!(unchanged(true, goal(Some(99))), None);
+        assert_eq!(unchanged(true, goal(None)), None);
+        assert_eq!(
+            Unchanged::Fits {
+                before: 100,
+                budget: 120
+            }
+            .why(),
+            "the live context (100 tokens) fits --budget 120"
+        );
+    }
+
+    #[test]
+    fn the_llms_summary_is_taken_when_it_fits_and_passed_over_when_not() {
+        let text = session();
+        let transcript = Transcript::parse("s", text.as_bytes(), LoadOptions::default()).unwrap();
+        let short = || "NOW: the next step".to_owned();
+        let mut summarise = |_: &Plan| Ok(short());
+        let llm = Llm {
+            summarise: &mut summarise,
+            summary_tokens: None,
+        };
+        let climb = ladder(&transcript, Some(200))
+            .climb(tail_plan(&transcript), Some(llm))
+            .unwrap();
+        let choice = climb.choice.unwrap();
+        assert_eq!(choice.rung, Rung::Llm);
+        assert!(choice.after <= 200 && climb.passed_over.is_none());
+
+        // An answer far over the budget: caveman's summary is written instead.
+        let mut long = |_: &Plan| Ok("NOW: ".to_owned() + &"more ".repeat(2000));
+        let llm = Llm {
+            summarise: &mut long,
+            summary_tokens: None,
+        };
+        let climb = ladder(&transcript, Some(200))
+            .climb(tail_plan(&transcript), Some(llm))
+            .unwrap();
+        assert!(matches!(climb.passed_over, Some((tokens, _)) if tokens > 2000));
+        let choice = climb.choice.unwrap();
+        assert!(matches!(choice.rung, Rung::Caveman | Rung::Bare));
+        assert!(choice.after <= 200);
+    }
+
+    #[test]
+    fn an_llm_summary_over_its_limit_or_that_frees_nothing_is_refused() {
+        let text = session();
+        let transcript = Transcript::parse("s", text.as_bytes(), LoadOptions::default()).unwrap();
+        let mut long = |_: &Plan| Ok("NOW: ".to_owned() + &"more ".repeat(2000));
+        let llm = Llm {
+            summarise: &mut long,
+            summary_tokens: Some(100),
+        };
+        let ladder_ = ladder(&transcript, None);
+        let error = ladder_.climb(tail_plan(&transcript), Some(llm)).err();
+        assert!(error
+            .unwrap()
+            .to_string()
+            .contains("over --summary-tokens 100"));
+        let mut long = |_: &Plan| Ok("NOW: ".to_owned() + &"more ".repeat(2000));
+        let llm = Llm {
+            summarise: &mut long,
+            summary_tokens: None,
+        };
+        let error = ladder_.climb(tail_plan(&transcript), Some(llm)).err();
+        assert!(error.unwrap().to_string().contains("no fewer than the"));
+    }
+}

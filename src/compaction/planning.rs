@@ -105,3 +105,71 @@ fn resolve_upto(id: &str, records: &[Record]) -> Result<usize> {
         })
         .with_context(|| "--upto names no record index or record id of this transcript")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::load::LoadOptions;
+
+    const PI: &str = concat!(
+        r#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/r"}"#,
+        "\n",
+        r#"{"type":"message","id":"u1","parentId":null,"timestamp":"t","message":{"role":"user","content":"one one one one"}}"#,
+        "\n",
+        r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"t","message":{"role":"assistant","content":[{"type":"text","text":"two two two two"}]}}"#,
+        "\n",
+        r#"{"type":"message","id":"u2","parentId":"a1","timestamp":"t","message":{"role":"user","content":"three three three"}}"#,
+        "\n",
+        r#"{"type":"message","id":"a2","parentId":"u2","timestamp":"t","message":{"role":"assistant","content":[{"type":"text","text":"four four four four"}]}}"#,
+        "\n",
+    );
+
+    fn options(keeping: Keeping) -> PlanOptions {
+        PlanOptions {
+            keeping,
+            tokenizer: Tokenizer::Chars4,
+        }
+    }
+
+    #[test]
+    fn upto_takes_a_position_or_a_record_id() {
+        let transcript = Transcript::parse("t", PI.as_bytes(), LoadOptions::default()).unwrap();
+        let by_id = options(Keeping::Upto("u2".to_owned()))
+            .plan(&transcript)
+            .unwrap();
+        // Positions count in the live context, which the session header is not part of.
+        let by_position = options(Keeping::Upto("2".to_owned()))
+            .plan(&transcript)
+            .unwrap();
+        assert_eq!(by_id, by_position);
+        assert_eq!(by_id.tail.start, 2);
+        let error = options(Keeping::Upto("nope".to_owned()))
+            .plan(&transcript)
+            .unwrap_err();
+        assert!(
+            error.to_string().contains("--upto names no record"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_share_is_a_tail_budget_of_that_share_of_the_context() {
+        let transcript = Transcript::parse("t", PI.as_bytes(), LoadOptions::default()).unwrap();
+        let tokens = Tokenizer::Chars4
+            .messages_tokens(transcript.context.iter().filter_map(Record::message));
+        let mode = options(Keeping::Rule(Keep::Share { percent: 50 }))
+            .mode(&transcript.context)
+            .unwrap();
+        assert_eq!(
+            mode,
+            Mode::Budgets {
+                head_tokens: 0,
+                tail_tokens: tokens * 50 / 100
+            }
+        );
+        let tail = options(Keeping::Rule(Keep::Tail { preserve: 2 }))
+            .mode(&transcript.context)
+            .unwrap();
+        assert_eq!(tail, Mode::Tail { preserve: 2 });
+    }
+}

@@ -229,3 +229,55 @@ impl SavedPlan {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::plan;
+    use crate::transcript::load::LoadOptions;
+
+    #[test]
+    fn the_report_keeps_its_keys_and_names_as_split_prints_them() {
+        let text = concat!(
+            r#"{"role":"user","content":"first question"}"#,
+            "\n",
+            r#"{"role":"assistant","content":"first answer"}"#,
+            "\n",
+            r#"{"role":"user","content":"second question"}"#,
+            "\n",
+        );
+        let transcript = Transcript::parse("t", text.as_bytes(), LoadOptions::default()).unwrap();
+        let mode = Mode::User {
+            keep_user_tokens: 3,
+            user_head_tokens: 0,
+        };
+        let made = plan(
+            &transcript.context,
+            mode,
+            Tokenizer::Chars4,
+            transcript.dialect(),
+        );
+        let report = plan_report(&made.unwrap(), &transcript, Tokenizer::Chars4);
+        let json = serde_json::to_string(&report).unwrap();
+        let keys = [
+            "\"file\":\"t\"",
+            "\"format\":\"openai\"",
+            "\"mode\":{\"name\":\"user\"",
+            "\"tokenizer\":\"chars4\"",
+            "\"records\":3",
+            "\"noop\":null",
+            "\"regions\":{\"lead\":",
+            "\"kept_user\":{\"head\":[],\"tail\":[{\"record\":2,\"kept\":\"text\",\"chars\":",
+            "\"fingerprint\":{\"records\":3,",
+        ];
+        let mut at = 0;
+        for key in keys {
+            let found = json[at..]
+                .find(key)
+                .unwrap_or_else(|| panic!("{key} in {json}"));
+            at += found + key.len();
+        }
+        assert!(!json.contains("\"request\""), "{json}");
+        assert!(!json.contains("\"kept_request\""), "{json}");
+    }
+}

@@ -87,3 +87,16 @@ pub fn body_alone(body: &str, instructions: Option<&str>) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_body_alone_drops_the_rule_and_ends_with_a_newline() {
+        let alone = body_alone("\n---\n\nSummarise.", Some("keep the SQL"));
+        assert!(alone.starts_with("Summarise.\n"), "{alone:?}");
+        assert!(alone.ends_with("keep the SQL\n"), "{alone:?}");
+        assert_eq!(body_alone("\n---\n\nBODY\n", None), "BODY\n");
+    }
+}
