@@ -1,4 +1,9 @@
-//! One module per subcommand, each with the same shape: `run(args, out) -> Result<Outcome>`.
+//! One module per subcommand, each with the same shape: `run(args, out) -> Result<Outcome>`,
+//! wiring only: read the input, build the options, call the core, write the outcome. Beside
+//! them what the subcommands share: [`source`] (where transcripts come from), [`options`] (the
+//! typed options, built once), [`settings`] (the config file, read once), [`shared`] (what is
+//! said of unusable lines), [`verified`] and [`journal`] (in-place writes checked and
+//! recorded for undo), [`handoff`] (placing a session for another agent).
 
 pub mod bare;
 pub mod caveman;
