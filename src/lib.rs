@@ -3,18 +3,21 @@
 //! Data flows one way: [`input`] turns files or stdin into numbered lines; [`transcript`]
 //! detects the agent format and reads each line into the common model (a record is a message
 //! with parts, or bookkeeping carried through untouched, and always keeps its exact bytes);
-//! the pure core ([`tokens`], [`measure`]) computes; [`output`] writes JSON lines or Markdown.
-//! Each subcommand in [`cmd`] only wires these together; [`sessions`] knows where the agents
-//! keep their session files.
+//! the pure core ([`tokens`], [`measure`], and for the commands that compact, [`compaction`])
+//! computes; [`output`] writes JSON lines or Markdown. Each subcommand in [`cmd`] only wires
+//! these together, with options built once from the flags, the config file and the preset;
+//! [`sessions`] knows where the agents keep their session files.
 
 pub mod cli;
 pub mod cmd;
+pub mod compaction;
 pub mod doctor;
 pub mod eval;
 pub mod extract;
 pub mod handoff;
 pub mod history;
 pub mod input;
+pub mod llm;
 pub mod measure;
 pub mod output;
 pub mod persist;
@@ -26,6 +29,7 @@ pub mod sessions;
 pub mod settings;
 pub mod summary;
 pub mod tokens;
+pub mod trace;
 pub mod transcript;
 pub mod trigger;
 pub mod undo;
@@ -95,22 +99,13 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Estimate(args) => cmd::estimate::run(&args, out),
         Command::Split(args) => cmd::split::run(&args, out),
         Command::Prompt(args) => cmd::prompt::run(&args, out),
-        Command::Inject(args) => {
-            cmd::shared::refuse_compressed_in_place(&args.input, args.in_place.enabled)?;
-            cmd::inject::run(&args, out)
-        }
-        Command::Prune(args) => {
-            cmd::shared::refuse_compressed_in_place(&args.input, args.in_place)?;
-            cmd::prune::run(&args, out)
-        }
+        Command::Inject(args) => cmd::inject::run(&args, out),
+        Command::Prune(args) => cmd::prune::run(&args, out),
         Command::Caveman(args) => cmd::caveman::run(&args, out),
         Command::Bare(args) => cmd::bare::run(&args, out),
         Command::History(args) => cmd::history::run(&args, out),
         Command::Eval(args) => cmd::eval::run(&args, out),
-        Command::Compact(args) => {
-            cmd::shared::refuse_compressed_in_place(&args.input, args.in_place.enabled)?;
-            cmd::compact::run(&args, out)
-        }
+        Command::Compact(args) => cmd::compact::run(&args, out),
         Command::Sessions(args) => cmd::sessions::run(&args, out),
         Command::Doctor(args) => cmd::doctor::run(&args, out),
         Command::Undo(args) => cmd::undo::run(&args, out),

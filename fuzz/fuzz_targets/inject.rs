@@ -8,7 +8,7 @@
 //! stale `tokens` figure is voided). The handoff document renders.
 #![no_main]
 
-use condense::cmd::compaction::compaction;
+use condense::compaction::compaction;
 use condense::handoff::{self, Handoff};
 use condense::plan::plan;
 use condense::summary;

@@ -1,13 +1,14 @@
 //! `--verify` for the commands that write a compaction in place (`inject`, `compact`): the build
-//! is made in memory, checked by [`crate::verify::check`], and handed to the writer only when
-//! every check passes. A failed check is an error naming it, and the session is not touched.
+//! is made in memory, checked by [`crate::verify::check_against`], and handed to the writer only
+//! when every check passes. A failed check is an error naming it, and the session is not touched.
 
 use std::io::Write;
 
 use anyhow::{bail, Result};
 
+use crate::transcript::load::Transcript;
 use crate::transcript::FormatId;
-use crate::verify::{check, corrupt};
+use crate::verify::{check, check_against, corrupt};
 
 /// What a verified build checks against.
 pub struct Verify<'a> {
@@ -19,6 +20,9 @@ pub struct Verify<'a> {
     pub from: Option<FormatId>,
     /// What the file held, which the build compacted.
     pub before: &'a [u8],
+    /// The same, as the build read it, when that was by the agent's rule (not `--whole-file`):
+    /// then it is not read again.
+    pub read: Option<&'a Transcript<'a>>,
     /// The summary the build wrote.
     pub summary: &'a str,
 }
@@ -42,7 +46,11 @@ impl Verify<'_> {
                 *built = corrupt::corrupt(&kind.to_string_lossy(), built, self.summary);
             }
             if self.enabled {
-                if let Err(failed) = check(self.name, self.from, self.before, built, self.summary) {
+                let checked = match self.read {
+                    Some(read) => check_against(read, built, self.summary),
+                    None => check(self.name, self.from, self.before, built, self.summary),
+                };
+                if let Err(failed) = checked {
                     bail!(
                         "{}: --verify: {failed}; the session was not written",
                         self.name

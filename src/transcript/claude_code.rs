@@ -772,7 +772,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::cmd::compaction::compaction;
+    use crate::compaction::compaction;
     use crate::plan::{plan, Mode, Plan};
     use crate::tokens::Tokenizer;
     use crate::transcript::anthropic::Anthropic;

@@ -58,6 +58,7 @@ impl<'a> Transcript<'a> {
     /// Reads `bytes` (named `name` in messages). A malformed line fails with its location
     /// unless `options.skip_invalid` is set.
     pub fn parse(name: &str, bytes: &'a [u8], options: LoadOptions) -> Result<Self> {
+        crate::trace::parsed(name, bytes);
         let all: Vec<Line<'a>> = lines(bytes, 1).collect();
         let format = match options.from {
             Some(format) => Some(format),

@@ -1190,7 +1190,7 @@ mod tests {
 
     mod write_back {
         use super::super::*;
-        use crate::cmd::compaction::compaction;
+        use crate::compaction::compaction;
         use crate::plan::{plan, Mode, Plan};
         use crate::tokens::Tokenizer;
         use crate::transcript::load::LoadOptions;

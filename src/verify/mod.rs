@@ -82,17 +82,37 @@ pub fn check(
     after: &[u8],
     summary: &str,
 ) -> Result<(), Failed> {
-    let mut options = LoadOptions {
+    let options = LoadOptions {
         from,
         skip_invalid: true,
         whole_file: false,
     };
     let old = Transcript::parse(name, before, options)
         .map_err(|e| failed("readable", format!("the session before: {e:#}")))?;
+    check_against(&old, after, summary)
+}
+
+/// Checks `after`, the compaction of `old` (a session read by its agent's rule, not
+/// `--whole-file`) with `summary`, as that agent reads it.
+pub fn check_against(old: &Transcript, after: &[u8], summary: &str) -> Result<(), Failed> {
     let Some(format) = old.format else {
         return Ok(());
     };
-    options.from = Some(format);
+    let new = read_back(&old.name, format, after)?;
+    if let Some(marker) = summary_in_context(old, &new, format, summary)? {
+        references(&new, marker)?;
+    }
+    tool_pairs(&new)?;
+    newest_message(old, &new)
+}
+
+/// `readable`: `after` read as `format`, every line a record, none cut off.
+fn read_back<'a>(name: &str, format: FormatId, after: &'a [u8]) -> Result<Transcript<'a>, Failed> {
+    let options = LoadOptions {
+        from: Some(format),
+        skip_invalid: true,
+        whole_file: false,
+    };
     let new = Transcript::parse(name, after, options)
         .map_err(|e| failed("readable", format!("{e:#}")))?;
     if let Some(first) = new.skipped.first() {
@@ -104,7 +124,17 @@ pub fn check(
             format!("line {} is cut off", new.lines[index].number),
         ));
     }
+    Ok(new)
+}
 
+/// `summary`: the live context of `new` holds a marker newer than `old`'s own (where the
+/// format marks a compaction) and the summary's first line; the marker, when there is one.
+fn summary_in_context(
+    old: &Transcript,
+    new: &Transcript,
+    format: FormatId,
+    summary: &str,
+) -> Result<Option<usize>, Failed> {
     // The append-only formats mark a compaction with a record of their own; kimi-cli and
     // Gemini CLI sessions are rewritten with the summary as their first message.
     let marked = matches!(
@@ -119,7 +149,7 @@ pub fn check(
         .rev()
         .copied()
         .find(|&i| new.records[i].compaction);
-    if marked && (marker.is_none() || markers(&new) <= markers(&old)) {
+    if marked && (marker.is_none() || markers(new) <= markers(old)) {
         return Err(failed(
             "summary",
             "the live context holds no compaction marker written by this run",
@@ -131,11 +161,11 @@ pub fn check(
             return Err(failed("summary", "the summary is not in the live context"));
         }
     }
+    Ok(marker)
+}
 
-    if let Some(m) = marker {
-        references(&new, m)?;
-    }
-
+/// `tool-pairs`: every tool result of the live context answers a call before it there.
+fn tool_pairs(new: &Transcript) -> Result<(), Failed> {
     let orphans = orphaned_results(&new.context);
     if let Some(&position) = orphans.first() {
         return Err(failed(
@@ -147,7 +177,12 @@ pub fn check(
             ),
         ));
     }
+    Ok(())
+}
 
+/// `newest-message`: the newest message of `old`, or its newest request a person typed, is in
+/// the live context of `new`.
+fn newest_message(old: &Transcript, new: &Transcript) -> Result<(), Failed> {
     // Every mode keeps one of the two: the tail (--preserve, the budgets) its newest message,
     // the user-message modes (kimi-code, Codex) the newest request a person typed.
     let newest_request = old

@@ -19,7 +19,7 @@
 use proptest::prelude::*;
 use serde_json::Value;
 
-use condense::cmd::compaction::compaction;
+use condense::compaction::compaction;
 use condense::measure::{Measure, RecordMeasure};
 use condense::plan::{plan, Mode, Plan};
 use condense::summary::{self, WRAPPER};

@@ -1637,7 +1637,7 @@ mod tests {
 
     mod write_back {
         use super::super::*;
-        use crate::cmd::compaction::compaction;
+        use crate::compaction::compaction;
         use crate::plan::{plan, Mode, Plan};
         use crate::tokens::Tokenizer;
         use crate::transcript::load::{LoadOptions, Transcript};
@@ -1879,7 +1879,7 @@ mod tests {
             assert_eq!(&out_lines[lines.len() + 2..], &lines[8..]);
             // The token count before the marker no longer describes the context.
             let output = Transcript::parse("out", out.as_bytes(), LoadOptions::default()).unwrap();
-            let size = crate::cmd::compaction::context_size(&output, Tokenizer::Chars4);
+            let size = crate::compaction::context_size(&output, Tokenizer::Chars4);
             assert!(size < 9000, "{size}");
         }
 

@@ -1,5 +1,6 @@
 //! Running the user's LLM command for `compact --llm`: any CLI, through `sh -c`, with the
-//! request on its standard input and the compactor's system prompt in `CONDENSE_SYSTEM`.
+//! request on its standard input and the compactor's system prompt in `CONDENSE_SYSTEM`
+//! (process I/O, beside [`crate::persist`]'s file I/O; the request itself is the core's).
 //!
 //! The command is a stranger's process tree (a shell, a CLI, its helpers), so it is bounded:
 //! it runs in a process group of its own, which is killed whole when it outlives
@@ -32,6 +33,18 @@ pub struct Limits {
     pub timeout: Duration,
     /// Killed when it prints more bytes than this.
     pub max_bytes: u64,
+}
+
+impl Limits {
+    /// The limits of a command stopped after `timeout`, whose summary may have `tokens`: it may
+    /// answer 64 bytes per token (16 times the 4 bytes of an average token), and never under
+    /// 1 MiB; 16 MiB when no budget is given.
+    pub fn new(timeout: Duration, tokens: Option<u64>) -> Self {
+        Limits {
+            timeout,
+            max_bytes: tokens.map_or(16 << 20, |t| t.saturating_mul(64).max(1 << 20)),
+        }
+    }
 }
 
 /// What `command` prints for `request`. A command that cannot start, fails, is killed, runs

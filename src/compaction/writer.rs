@@ -1,15 +1,20 @@
 //! From a plan to what a format writer needs: which records of the file the compaction keeps,
 //! in the order of the live context, which it summarises, and the figures a format records with
 //! its compaction. Plans speak in positions of the live context; writers in records of the file
-//! (see [`crate::transcript::write::Compacted`]), so the planner stays out of the writers.
+//! (see [`crate::transcript::write::Compacted`]), so the planner stays out of the writers. Also
+//! the compacted session written in its own format, and ACF's handoff document of the same.
 
-use crate::measure::{Context, Measure, RecordMeasure};
+use std::io::Write;
+
+use anyhow::{Context as _, Result};
+
+use crate::handoff::Handoff;
 use crate::plan::{fingerprint, Kept, KeptUser, Plan};
 use crate::summary::WRAPPER;
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::text_of;
 use crate::transcript::load::Transcript;
-use crate::transcript::write::Compacted;
+use crate::transcript::write::{Compacted, Sink};
 
 /// The writer's input for compacting `transcript` by `plan` with `summary`.
 pub fn compaction<'c, 'a>(
@@ -54,7 +59,7 @@ pub fn compaction<'c, 'a>(
         kept_user_texts,
         elision_marker,
         summary,
-        tokens_before: context_size(transcript, tokenizer),
+        tokens_before: super::context::context_size(transcript, tokenizer),
         tokens_after: tokenizer.tokens(kept_units),
         seed: format!(
             "{}:{}",
@@ -81,26 +86,62 @@ pub fn kept_user_texts(transcript: &Transcript, plan: &Plan) -> Vec<String> {
     texts
 }
 
-/// The size of the live context as the agent sees it: the last usage figure that still
-/// describes it plus the estimate of what came after.
-pub fn context_size(transcript: &Transcript, tokenizer: Tokenizer) -> u64 {
-    live_context(transcript, tokenizer).tokens
+/// Writes the compaction `compacted` describes to `out`, in its transcript's own format.
+pub fn write(compacted: &Compacted, out: &mut dyn Write) -> Result<()> {
+    let format = compacted
+        .transcript
+        .format
+        .context("an empty transcript has no format")?;
+    let mut sink = Sink::new(out);
+    format.format().write_compacted(compacted, &mut sink)?;
+    Ok(sink.finish()?)
 }
 
-/// The live context as the agent sees it, with the figure it starts from (see
-/// [`context_size`]).
-pub fn live_context(transcript: &Transcript, tokenizer: Tokenizer) -> Context {
-    let mut measure = Measure::new(tokenizer);
-    let live = &transcript.live;
-    let fresh = live.fresh(|i| &transcript.records[i].link);
-    for (position, record) in transcript.context.iter().enumerate() {
-        let index = transcript.record_index(position);
-        let record = RecordMeasure::of(tokenizer, record);
-        match fresh {
-            // A prune marker's figure stands for every record up to it.
-            Some((marker, tokens)) if index <= marker => measure.add_covered(&record, tokens),
-            _ => measure.add_live(&record, live.usage_counts(index)),
-        }
-    }
-    measure.context()
+/// The session compacting `transcript` by `plan` with `summary` makes, in its own format.
+pub fn written(
+    transcript: &Transcript,
+    plan: &Plan,
+    summary: &str,
+    tokenizer: Tokenizer,
+) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    write(
+        &compaction(transcript, plan, summary, tokenizer),
+        &mut bytes,
+    )?;
+    Ok(bytes)
+}
+
+/// The token budgets of the handoff document's verbatim parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DocumentBudgets {
+    /// The original request's (`--head-tokens`).
+    pub head_tokens: u64,
+    /// The current state's (`--tail-tokens`).
+    pub tail_tokens: u64,
+}
+
+/// ACF's handoff document of compacting `transcript` by `plan` with `summary` (what `inject`
+/// and `compact` write with `--format markdown`).
+pub fn document(
+    transcript: &Transcript,
+    plan: &Plan,
+    summary: &str,
+    tokenizer: Tokenizer,
+    budgets: DocumentBudgets,
+) -> String {
+    let records = &transcript.context;
+    let compacted_tokens = tokenizer.messages_tokens(
+        plan.summarised()
+            .filter_map(|position| records[position].message()),
+    );
+    crate::handoff::render(&Handoff {
+        records,
+        tail: plan.kept_after().collect(),
+        compacted_tokens,
+        summary,
+        head_tokens: budgets.head_tokens,
+        tail_tokens: budgets.tail_tokens,
+        tokenizer,
+    })
 }

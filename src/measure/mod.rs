@@ -1,14 +1,19 @@
 //! The pure core of `estimate`: folding records into token totals, the context size as the
-//! agent sees it, and kimi-cli's compaction trigger.
+//! agent sees it (one rule, [`Measure::add_context`], for every command that sizes a live
+//! context), and kimi-cli's compaction trigger; a whole file streamed ([`file`](mod@file)) and its
+//! report ([`summary`]).
 //!
 //! Measuring is split in two so that it parallelises without changing any result: measuring
 //! one record ([`RecordMeasure::of`]) is independent of every other record and runs on all
 //! cores; folding the measures into a [`Measure`] runs in input order, because the context rule
 //! ("the last usage figure plus the estimate of everything after it") depends on order.
 
+pub mod file;
+pub mod summary;
+
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::is_real_user_request;
-use crate::transcript::live::{Node, NodeMessage};
+use crate::transcript::live::{Live, Node, NodeMessage};
 use crate::transcript::{Link, PartKind, Record, Role, Usage};
 
 /// Counts of messages (or parts) and the estimator units they hold.
@@ -187,6 +192,27 @@ impl Measure {
             response_key: None,
         };
         self.add_with(record, Some(&fresh));
+    }
+
+    /// Folds in the records of a live context in its order, each with its record index: the
+    /// one rule for the live context's size. A prune marker's fresh figure (see
+    /// [`Live::fresh`]; `link` gives a record's place) stands for every record up to it; after
+    /// it, a record's own usage figure counts when [`Live::usage_counts`] says it still
+    /// describes the context.
+    pub fn add_context<'l, M: std::borrow::Borrow<RecordMeasure>>(
+        &mut self,
+        live: &Live,
+        link: impl Fn(usize) -> &'l Link,
+        records: impl IntoIterator<Item = (usize, M)>,
+    ) {
+        let fresh = live.fresh(link);
+        for (index, record) in records {
+            let record = record.borrow();
+            match fresh {
+                Some((marker, tokens)) if index <= marker => self.add_covered(record, tokens),
+                _ => self.add_live(record, live.usage_counts(index)),
+            }
+        }
     }
 
     fn add_with(&mut self, record: &RecordMeasure, usage: Option<&Usage>) {
