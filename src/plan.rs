@@ -645,7 +645,7 @@ fn prefix_end_within(text: &str, budget: u64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::openai::Openai;
+    use crate::transcript::kimi::Openai;
     use crate::transcript::{Entry, Message, Part};
 
     use crate::transcript::model::testing::text_record as record;

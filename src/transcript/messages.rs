@@ -154,7 +154,7 @@ pub(crate) mod testing {
 mod tests {
     use super::testing::*;
     use super::*;
-    use crate::transcript::openai::Openai;
+    use crate::transcript::kimi::Openai;
     use crate::transcript::{Entry, Part};
 
     #[test]

@@ -14,11 +14,11 @@ pub mod claude_code;
 pub mod codex;
 pub mod gemini;
 pub mod handoff;
+pub mod kimi;
 pub mod live;
 pub mod load;
 pub mod messages;
 pub mod model;
-pub mod openai;
 pub mod pi;
 pub mod prune;
 pub mod read;
@@ -80,7 +80,7 @@ impl FormatId {
     /// The implementation of this format.
     pub fn format(self) -> &'static dyn Format {
         match self {
-            FormatId::Openai => &openai::Openai,
+            FormatId::Openai => &kimi::Openai,
             FormatId::Anthropic => &anthropic::Anthropic,
             FormatId::ClaudeCode => &claude_code::ClaudeCode,
             FormatId::Codex => &codex::Codex,

@@ -82,6 +82,8 @@ use super::write::Compacted as Compaction;
 use super::write::{push_kept, push_line, top_level_str, top_level_value, Sink};
 use super::{str_field, Entry, Format, Keep, MediaKind, Message, Part, Record, Role, Usage};
 
+pub(crate) mod handoff;
+pub(crate) mod live;
 mod walk;
 
 /// The Codex CLI rollout format.

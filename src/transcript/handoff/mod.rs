@@ -12,15 +12,10 @@
 //! Which of those a target cannot do without is [`needs`]; the command layer finds them in the
 //! source or in flags.
 
-mod chat;
-mod claude_code;
-mod codex;
-mod gemini;
-mod pi;
 pub mod time;
 pub mod turns;
 
-pub use gemini::sha256_hex;
+pub use super::gemini::handoff::sha256_hex;
 
 use anyhow::Result;
 
@@ -158,12 +153,12 @@ pub fn conversation(summary: String, tail: Vec<Turn>) -> Vec<Turn> {
 /// Writes `session` as a new session of `target`.
 pub fn write(target: FormatId, session: &Session, out: &mut Sink) -> Result<()> {
     match target {
-        FormatId::ClaudeCode => claude_code::write(session, out),
-        FormatId::Codex => codex::write(session, out),
-        FormatId::Pi => pi::write(session, out),
-        FormatId::Gemini => gemini::write(session, out),
-        FormatId::Openai => chat::write_kimi(session, out),
-        FormatId::Anthropic => chat::write_anthropic(session, out),
+        FormatId::ClaudeCode => super::claude_code::handoff::write(session, out),
+        FormatId::Codex => super::codex::handoff::write(session, out),
+        FormatId::Pi => super::pi::handoff::write(session, out),
+        FormatId::Gemini => super::gemini::handoff::write(session, out),
+        FormatId::Openai => super::kimi::handoff::write_kimi(session, out),
+        FormatId::Anthropic => super::kimi::handoff::write_anthropic(session, out),
     }
 }
 

@@ -11,11 +11,6 @@
 //! The rules work on nodes rather than records so that `estimate`, which streams and keeps
 //! only a small node per line, and the commands that hold whole transcripts share them.
 
-mod claude_code;
-mod codex;
-mod gemini;
-mod pi;
-
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -25,16 +20,16 @@ use super::{Event, FormatId, Link, Record, Role};
 /// the cores have read the file, once per record of it, so the hash is on `estimate`'s critical
 /// path: std's SipHash resists keys chosen against it, which costs more than everything else a
 /// lookup does, and these keys are hashes already or plain indexes.
-type Map<K, V> = HashMap<K, V, BuildHasherDefault<SpreadHasher>>;
+pub(crate) type Map<K, V> = HashMap<K, V, BuildHasherDefault<SpreadHasher>>;
 
 /// A set of node ids or record indexes (see [`Map`]).
-type Set<K> = HashSet<K, BuildHasherDefault<SpreadHasher>>;
+pub(crate) type Set<K> = HashSet<K, BuildHasherDefault<SpreadHasher>>;
 
 /// Spreads integer keys over the table with one multiply by an odd constant (2^64 over the
 /// golden ratio), which carries every bit of a small index into the high bits the table
 /// probes with.
 #[derive(Default)]
-struct SpreadHasher(u64);
+pub(crate) struct SpreadHasher(u64);
 
 impl Hasher for SpreadHasher {
     fn finish(&self) -> u64 {
@@ -99,7 +94,7 @@ impl<'l> Node<'l> {
     }
 
     /// True for a main-chain user or assistant message (what can be a Claude Code leaf).
-    fn conversational(&self) -> bool {
+    pub(crate) fn conversational(&self) -> bool {
         self.message
             .is_some_and(|m| !m.sidechain && matches!(m.role, Role::User | Role::Assistant))
     }
@@ -158,10 +153,10 @@ impl Live {
 pub fn live(format: FormatId, nodes: &[Node]) -> Live {
     let live = match format {
         FormatId::Openai | FormatId::Anthropic => Live::whole(nodes.len()),
-        FormatId::Codex => codex::live(nodes),
-        FormatId::ClaudeCode => claude_code::live(nodes),
-        FormatId::Pi => pi::live(nodes),
-        FormatId::Gemini => gemini::live(nodes),
+        FormatId::Codex => super::codex::live::live(nodes),
+        FormatId::ClaudeCode => super::claude_code::live::live(nodes),
+        FormatId::Pi => super::pi::live::live(nodes),
+        FormatId::Gemini => super::gemini::live::live(nodes),
     };
     live.voiding_before(newest_void(nodes.iter().map(|node| node.link)))
 }

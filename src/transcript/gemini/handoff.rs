@@ -6,7 +6,7 @@
 use anyhow::Result;
 use serde_json::json;
 
-use super::{require, Field, Session, Speaker};
+use crate::transcript::handoff::{require, Field, Session, Speaker};
 use crate::transcript::write::{push_line, Sink};
 use crate::transcript::FormatId;
 
@@ -114,8 +114,8 @@ pub fn sha256_hex(data: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{reads_back, written};
     use super::*;
+    use crate::transcript::handoff::testing::{reads_back, written};
 
     #[test]
     fn metadata_then_user_and_gemini_records() {

@@ -18,7 +18,7 @@
 //!    `assistant` fragments of a response on the chain (same `message.id`) and tool results.
 //!    Those join the context, in file order, right after the chain record they hang under.
 
-use super::{Live, Map, Node, Set};
+use crate::transcript::live::{Live, Map, Node, Set};
 use crate::transcript::{Event, Keep, NodeId, Parent, Role};
 
 /// The live context of a Claude Code session.

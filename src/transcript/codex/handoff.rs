@@ -7,7 +7,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{require, Field, Session, Speaker};
+use crate::transcript::handoff::{require, Field, Session, Speaker};
 use crate::transcript::write::{push_line, Sink};
 use crate::transcript::FormatId;
 
@@ -93,8 +93,8 @@ struct Content<'l> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{reads_back, written};
     use super::*;
+    use crate::transcript::handoff::testing::{reads_back, written};
 
     #[test]
     fn a_header_then_one_message_item_per_turn() {

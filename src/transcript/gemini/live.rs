@@ -6,7 +6,7 @@
 //! map again with those messages (read as the records that follow the `$set` record).
 //! Lines without an id (the metadata line, `$set`) are not messages.
 
-use super::{Live, Map, Node};
+use crate::transcript::live::{Live, Map, Node};
 use crate::transcript::{Event, NodeId};
 
 /// The live context of a Gemini CLI session.

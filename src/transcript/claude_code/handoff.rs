@@ -12,8 +12,8 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{require, Field, Session, Speaker};
 use crate::tokens::{Family, Tokenizer};
+use crate::transcript::handoff::{require, Field, Session, Speaker};
 use crate::transcript::write::{push_line, Sink};
 use crate::transcript::FormatId;
 
@@ -132,8 +132,8 @@ struct Usage {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{reads_back, written};
     use super::*;
+    use crate::transcript::handoff::testing::{reads_back, written};
 
     #[test]
     fn lines_chain_from_a_root_in_one_session() {

@@ -53,6 +53,9 @@
 //! same index, its texts kept escaped ([`super::text::Text`]) so that counting them decodes
 //! nothing. What the walk cannot follow is read by serde, which says what is wrong with it.
 
+pub(crate) mod handoff;
+pub(crate) mod live;
+
 use std::borrow::Cow;
 
 use anyhow::{bail, Result};

@@ -28,6 +28,9 @@
 //! Speed: every record shares one flat shape, so one derived struct reads a line in one pass;
 //! `resultDisplay`, `displayContent` and media data are skipped unread.
 
+pub(crate) mod handoff;
+pub(crate) mod live;
+
 use std::borrow::Cow;
 use std::fmt;
 

@@ -9,6 +9,8 @@
 //! Parity note: kimi-cli keeps a tool message's output as ordinary text parts, so tool-role
 //! content is read as [`Part::Text`], exactly as kimi-cli's estimator and compaction see it.
 
+pub(crate) mod handoff;
+
 use std::borrow::Cow;
 
 use anyhow::{bail, Result};

@@ -5,7 +5,7 @@
 //! entries after it. A v1 session has no ids: pi's migration links each entry to the one before
 //! it (the header is entry 0 but no node) and turns `firstKeptEntryIndex` into that entry's id.
 
-use super::{Live, Map, Node};
+use crate::transcript::live::{Live, Map, Node};
 use crate::transcript::{Event, Keep, NodeId, Parent};
 
 /// The live context of a pi session.

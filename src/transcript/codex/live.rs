@@ -6,7 +6,7 @@
 //! `thread_rolled_back` event drops the newest `num_turns` user turns
 //! (`drop_last_n_user_turns`): everything from the first of them on.
 
-use super::{Live, Node};
+use crate::transcript::live::{Live, Node};
 use crate::transcript::{Event, Keep};
 
 /// The live context of a Codex rollout.

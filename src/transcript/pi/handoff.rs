@@ -8,7 +8,7 @@
 use anyhow::Result;
 use serde_json::json;
 
-use super::{require, Field, Session, Speaker};
+use crate::transcript::handoff::{require, Field, Session, Speaker};
 use crate::transcript::write::{push_line, Sink};
 use crate::transcript::FormatId;
 
@@ -91,8 +91,8 @@ fn provider_of(model: &str) -> (&str, &'static str, &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{reads_back, written};
     use super::*;
+    use crate::transcript::handoff::testing::{reads_back, written};
 
     #[test]
     fn a_v3_header_then_a_chain_of_messages() {

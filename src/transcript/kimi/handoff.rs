@@ -6,7 +6,7 @@
 use anyhow::Result;
 use serde_json::json;
 
-use super::{Session, Speaker};
+use crate::transcript::handoff::{Session, Speaker};
 use crate::transcript::write::{push_line, Sink};
 
 fn role(speaker: Speaker) -> &'static str {
@@ -47,7 +47,7 @@ pub fn write_anthropic(session: &Session, out: &mut Sink) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{reads_back, written};
+    use crate::transcript::handoff::testing::{reads_back, written};
     use crate::transcript::FormatId;
 
     #[test]

@@ -64,6 +64,9 @@
 //! [`crate::plan::Plan::request`]): pi keeps one path from its first kept entry, so the
 //! request's text follows the summary under [`REQUEST_HEADING`].
 
+pub(crate) mod handoff;
+pub(crate) mod live;
+
 use std::borrow::Cow;
 use std::fmt;
 
