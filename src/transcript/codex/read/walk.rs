@@ -17,11 +17,11 @@
 
 use serde::de::IgnoredAny;
 
-use super::super::blocks::StrOrSeq;
-use super::super::scan::{Scanner, Walk};
 use super::{
     Compacted, ContentItem, Event, Item, Line, OutputObject, Payload, ToolOutput, ENVELOPE_TYPES,
 };
+use crate::transcript::blocks::StrOrSeq;
+use crate::transcript::scan::{Scanner, Walk};
 
 impl<'a> Line<'a> {
     /// The envelope keys [`super::EnvelopeVisitor`] reads.
