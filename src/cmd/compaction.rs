@@ -44,7 +44,7 @@ pub fn compaction<'c, 'a>(
         .sum();
 
     Compacted {
-        transcript,
+        file: transcript.file(),
         lead: records(&mut plan.lead.clone()),
         head: records(&mut plan.head.clone()),
         summarised: records(&mut plan.summarised()),

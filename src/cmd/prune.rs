@@ -257,7 +257,7 @@ fn plan(transcript: &Transcript, tokenizer: Tokenizer, options: &Options) -> Res
                 index: transcript.record_index(position),
                 record,
                 units: tokenizer.message_units(message),
-                sites: sites(format, record.raw),
+                sites: sites(format.format(), record.raw),
             })
         })
         .collect();

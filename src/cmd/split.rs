@@ -9,8 +9,8 @@ use super::shared::{
 };
 use crate::cli::{Region, SplitArgs};
 use crate::output::{write_json_line, Warnings};
+use crate::transcript::load::region_lines;
 use crate::transcript::load::Transcript;
-use crate::transcript::write::region_lines;
 use crate::Outcome;
 
 /// Runs `split`.

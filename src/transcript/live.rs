@@ -4,9 +4,10 @@
 //! rule of its own: the path from the root of a tree to the active leaf (Claude Code, pi), an
 //! ordered map of messages that rewinds can cut (Gemini CLI), or a replay that starts again at
 //! the newest compaction (Codex). Every agent starts at its latest compaction, so what came
-//! before it is history only. [`live`] applies the rule of a format to the [`Node`]s of a
-//! transcript, one per record, and returns the [`Live`] order; every other record stays in the
-//! file, untouched, but is neither counted as context nor summarised again.
+//! before it is history only. Each agent folder implements its rule as a [`LiveRule`]; [`live`]
+//! applies it to the [`Node`]s of a transcript, one per record, and returns the [`Live`] order;
+//! every other record stays in the file, untouched, but is neither counted as context nor
+//! summarised again.
 //!
 //! The rules work on nodes rather than records so that `estimate`, which streams and keeps
 //! only a small node per line, and the commands that hold whole transcripts share them.
@@ -14,7 +15,8 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::{Event, FormatId, Link, Record, Role};
+use super::classify::is_real_user_request;
+use super::model::{Event, Link, Part, Record, Role};
 
 /// A map keyed by node ids or record indexes, for the rules. The rules run on one thread after
 /// the cores have read the file, once per record of it, so the hash is on `estimate`'s critical
@@ -86,8 +88,8 @@ impl<'l> Node<'l> {
                 tool_result: message
                     .parts
                     .iter()
-                    .any(|part| matches!(part, super::Part::ToolResult { .. })),
-                user_turn: super::classify::is_real_user_request(message),
+                    .any(|part| matches!(part, Part::ToolResult { .. })),
+                user_turn: is_real_user_request(message),
             }),
             compaction: record.compaction,
         }
@@ -146,19 +148,22 @@ impl Live {
     }
 }
 
-/// The live context of `nodes` (one per record, in file order) by `format`'s rule.
+/// One agent's rule for its live context.
+pub trait LiveRule {
+    /// The live context of `nodes` (one per record, in file order) by this agent's rule; every
+    /// record, in file order, for a plain message list, which has no rule.
+    fn live(&self, nodes: &[Node]) -> Live {
+        Live::whole(nodes.len())
+    }
+}
+
+/// The live context of `nodes` (one per record, in file order) by `rule`.
 ///
 /// Whatever the rule, a usage figure recorded before the newest [`Event::VoidUsage`] marker of
 /// the file is void: the marker says the context was made smaller after it was measured.
-pub fn live(format: FormatId, nodes: &[Node]) -> Live {
-    let live = match format {
-        FormatId::Openai | FormatId::Anthropic => Live::whole(nodes.len()),
-        FormatId::Codex => super::codex::live::live(nodes),
-        FormatId::ClaudeCode => super::claude_code::live::live(nodes),
-        FormatId::Pi => super::pi::live::live(nodes),
-        FormatId::Gemini => super::gemini::live::live(nodes),
-    };
-    live.voiding_before(newest_void(nodes.iter().map(|node| node.link)))
+pub fn live(rule: &dyn LiveRule, nodes: &[Node]) -> Live {
+    rule.live(nodes)
+        .voiding_before(newest_void(nodes.iter().map(|node| node.link)))
 }
 
 /// The index of the newest [`Event::VoidUsage`] marker among these links, in file order.

@@ -25,8 +25,8 @@ use condense::plan::{plan, Mode, Plan};
 use condense::summary::{self, WRAPPER};
 use condense::tokens::{Family, Tokenizer};
 use condense::transcript::classify::{is_real_user_request, text_of};
-use condense::transcript::load::{LoadOptions, Transcript};
-use condense::transcript::write::{region_lines, Sink};
+use condense::transcript::load::{region_lines, LoadOptions, Transcript};
+use condense::transcript::write::Sink;
 use condense::transcript::{Entry, FormatId, Part};
 
 /// Text with what JSON has to escape and what tokenizers find hard.

@@ -1,4 +1,4 @@
-//! Anthropic Messages API messages, one per line.
+//! Reading Anthropic Messages API messages, one per line.
 //!
 //! A line is `{"role": "user" | "assistant" | "system", "content": …}` where content is a string
 //! or a list of content blocks (`text`, `thinking`, `redacted_thinking`, `tool_use`,
@@ -17,15 +17,13 @@ use anyhow::{bail, Result};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::summary::WRAPPER;
+use super::Anthropic;
 use crate::transcript::blocks::{
     anthropic_parts, borrowed_str, deserialize_anthropic_content, AnthropicContent,
 };
-use crate::transcript::write::{chat_user_line, push_kept, push_line, Compacted, Sink};
-use crate::transcript::{str_field, Entry, Format, Message, Record, Role};
-
-/// The Anthropic Messages API format.
-pub struct Anthropic;
+use crate::transcript::format::Format;
+use crate::transcript::json::str_field;
+use crate::transcript::model::{Entry, Message, Record, Role};
 
 /// One message line; every other field (`cache_control`, ids, …) is skipped unread.
 #[derive(Deserialize)]
@@ -37,6 +35,10 @@ struct ApiMessage<'a> {
 }
 
 impl Format for Anthropic {
+    fn name(&self) -> &'static str {
+        "an Anthropic-style message list"
+    }
+
     fn detect(&self, head: &[Value]) -> bool {
         let mut has_blocks = false;
         for line in head {
@@ -55,19 +57,6 @@ impl Format for Anthropic {
             }
         }
         has_blocks
-    }
-
-    /// The summary as the first user message after the kept leading records, then the tail.
-    /// Two user messages in a row are fine: the Messages API merges consecutive turns.
-    fn write_compacted(&self, compacted: &Compacted, out: &mut Sink) -> Result<()> {
-        push_kept(out, &compacted.lines_of(&compacted.lead));
-        push_kept(out, &compacted.lines_of(&compacted.head));
-        for text in &compacted.kept_user_texts {
-            push_line(out, &chat_user_line(&[text]));
-        }
-        push_line(out, &chat_user_line(&[WRAPPER, compacted.summary]));
-        push_kept(out, &compacted.lines_of(&compacted.tail));
-        Ok(())
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {

@@ -5,33 +5,38 @@
 //! and a `usage` holding the size of the context up to them (the turns before as input, the
 //! line's own as output, by condense's Claude estimate): Claude Code reads the last `usage` as
 //! the context's size, so a status line shows what the new session holds before its first
-//! reply, not 0.
-//! `claude --resume ID` in the working directory finds the file at
-//! `~/.claude/projects/<cwd, every character but letters and digits made '-'>/ID.jsonl`.
+//! reply, not 0. Where the file goes is [`super::home`]'s.
 
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::tokens::{Family, Tokenizer};
-use crate::transcript::handoff::{require, Field, Session, Speaker};
+use super::ClaudeCode;
+use crate::transcript::handoff::{require, Field, Handoff, Session, Speaker};
 use crate::transcript::write::{push_line, Sink};
-use crate::transcript::FormatId;
-
-/// How the turns are measured for the `usage` of assistant lines: Claude's tokenizer family.
-const ESTIMATOR: Tokenizer = Tokenizer::Fast(Family::Claude);
 
 /// The Claude Code version the lines claim: the one whose layout they copy.
 const VERSION: &str = "2.1.332";
 
+impl Handoff for ClaudeCode {
+    /// The working directory: every line records it.
+    fn needs(&self) -> &'static [Field] {
+        &[Field::Cwd]
+    }
+
+    fn write_handoff(&self, session: &Session, out: &mut Sink) -> Result<()> {
+        write(session, out)
+    }
+}
+
 /// Writes `session` as Claude Code lines.
-pub fn write(session: &Session, out: &mut Sink) -> Result<()> {
-    let cwd = require(FormatId::ClaudeCode, Field::Cwd, session.cwd)?;
+fn write(session: &Session, out: &mut Sink) -> Result<()> {
+    let cwd = require(&ClaudeCode, Field::Cwd, session.cwd)?;
     let model = session.model.unwrap_or("<synthetic>");
     let mut parent: Option<String> = None;
     let mut context = 0;
     for (n, turn) in session.turns.iter().enumerate() {
         let uuid = session.line_id(n);
-        let tokens = ESTIMATOR.text_tokens(&turn.text);
+        let tokens = (session.claude_tokens)(&turn.text);
         let before = context;
         context += tokens;
         let message = match turn.speaker {
@@ -132,8 +137,9 @@ struct Usage {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::tokens::{Family, Tokenizer};
     use crate::transcript::handoff::testing::{reads_back, written};
+    use crate::transcript::FormatId;
 
     #[test]
     fn lines_chain_from_a_root_in_one_session() {
@@ -162,7 +168,7 @@ mod tests {
                 serde_json::Value::String(text) => text.clone(),
                 blocks => blocks[0]["text"].as_str().unwrap().to_owned(),
             };
-            ESTIMATOR.text_tokens(&text)
+            Tokenizer::Fast(Family::Claude).text_tokens(&text)
         };
         let usage = &lines[1]["message"]["usage"];
         assert_eq!(usage["input_tokens"], tokens(&lines[0]));

@@ -18,11 +18,18 @@
 //!    `assistant` fragments of a response on the chain (same `message.id`) and tool results.
 //!    Those join the context, in file order, right after the chain record they hang under.
 
-use crate::transcript::live::{Live, Map, Node, Set};
-use crate::transcript::{Event, Keep, NodeId, Parent, Role};
+use super::ClaudeCode;
+use crate::transcript::live::{Live, LiveRule, Map, Node, Set};
+use crate::transcript::model::{Event, Keep, NodeId, Parent, Role};
+
+impl LiveRule for ClaudeCode {
+    fn live(&self, nodes: &[Node]) -> Live {
+        live(nodes)
+    }
+}
 
 /// The live context of a Claude Code session.
-pub fn live(nodes: &[Node]) -> Live {
+fn live(nodes: &[Node]) -> Live {
     let mut by_id: Map<NodeId, usize> =
         Map::with_capacity_and_hasher(nodes.len(), Default::default());
     for (index, node) in nodes.iter().enumerate() {

@@ -7,16 +7,27 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::transcript::handoff::{require, Field, Session, Speaker};
+use super::Codex;
+use crate::transcript::handoff::{require, Field, Handoff, Session, Speaker};
 use crate::transcript::write::{push_line, Sink};
-use crate::transcript::FormatId;
 
 /// The Codex version the header claims: the one whose layout it copies.
 const CLI_VERSION: &str = "0.171.0";
 
+impl Handoff for Codex {
+    /// The working directory: the session header records it.
+    fn needs(&self) -> &'static [Field] {
+        &[Field::Cwd]
+    }
+
+    fn write_handoff(&self, session: &Session, out: &mut Sink) -> Result<()> {
+        write(session, out)
+    }
+}
+
 /// Writes `session` as a Codex rollout.
-pub fn write(session: &Session, out: &mut Sink) -> Result<()> {
-    let cwd = require(FormatId::Codex, Field::Cwd, session.cwd)?;
+fn write(session: &Session, out: &mut Sink) -> Result<()> {
+    let cwd = require(&Codex, Field::Cwd, session.cwd)?;
     let start = session.timestamp(0);
     let meta = Line {
         timestamp: &start,
@@ -93,8 +104,8 @@ struct Content<'l> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::transcript::handoff::testing::{reads_back, written};
+    use crate::transcript::FormatId;
 
     #[test]
     fn a_header_then_one_message_item_per_turn() {

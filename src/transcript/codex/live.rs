@@ -6,11 +6,18 @@
 //! `thread_rolled_back` event drops the newest `num_turns` user turns
 //! (`drop_last_n_user_turns`): everything from the first of them on.
 
-use crate::transcript::live::{Live, Node};
-use crate::transcript::{Event, Keep};
+use super::Codex;
+use crate::transcript::live::{Live, LiveRule, Node};
+use crate::transcript::model::{Event, Keep};
+
+impl LiveRule for Codex {
+    fn live(&self, nodes: &[Node]) -> Live {
+        live(nodes)
+    }
+}
 
 /// The live context of a Codex rollout.
-pub fn live(nodes: &[Node]) -> Live {
+fn live(nodes: &[Node]) -> Live {
     let mut live = Live::default();
     for (index, node) in nodes.iter().enumerate() {
         match &node.link.event {

@@ -6,11 +6,18 @@
 //! map again with those messages (read as the records that follow the `$set` record).
 //! Lines without an id (the metadata line, `$set`) are not messages.
 
-use crate::transcript::live::{Live, Map, Node};
-use crate::transcript::{Event, NodeId};
+use super::Gemini;
+use crate::transcript::live::{Live, LiveRule, Map, Node};
+use crate::transcript::model::{Event, NodeId};
+
+impl LiveRule for Gemini {
+    fn live(&self, nodes: &[Node]) -> Live {
+        live(nodes)
+    }
+}
 
 /// The live context of a Gemini CLI session.
-pub fn live(nodes: &[Node]) -> Live {
+fn live(nodes: &[Node]) -> Live {
     let mut order: Vec<usize> = Vec::new();
     let mut ids: Vec<NodeId> = Vec::new();
     let mut position: Map<NodeId, usize> = Map::default();

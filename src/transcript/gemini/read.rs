@@ -1,6 +1,5 @@
-//! Gemini CLI sessions in the JSONL layout
-//! (`~/.gemini/tmp/<projectHash>/chats/session-<date>-<id>.jsonl`). The legacy layout, one
-//! pretty-printed JSON document per session, is not JSONL and is not read here.
+//! Reading Gemini CLI sessions in the JSONL layout. The legacy layout, one pretty-printed JSON
+//! document per session, is not JSONL and is not read here.
 //!
 //! Lines:
 //!
@@ -37,34 +36,22 @@ use serde::de::{
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::{json, Value};
+use serde_json::Value;
 
+use super::Gemini;
 use crate::transcript::blocks::borrowed_str;
 use crate::transcript::blocks::{join_texts, LenientU64};
-use crate::transcript::write::{
-    derived_uuid, push_kept, push_line, replace_top_level, top_level_str, Compacted, Sink,
+use crate::transcript::format::Format;
+use crate::transcript::json::{str_at, str_field};
+use crate::transcript::model::{
+    node_id, Entry, Event, Link, MediaKind, Message, Part, Record, Role, Usage,
 };
-use crate::transcript::{
-    node_id, str_field, Entry, Event, Format, Link, MediaKind, Message, Part, Record, Role, Usage,
-};
-
-/// The Gemini CLI JSONL session format.
-pub struct Gemini;
-
-/// The model turn written after an injected summary, so user and model turns still alternate.
-const ACKNOWLEDGEMENT: &str = "Noted. I will continue the work from this summary.";
-
-/// A message record as Gemini CLI writes it (the fields a compacted session needs).
-#[derive(serde::Serialize)]
-struct GeminiRecord<'t> {
-    id: String,
-    timestamp: &'t str,
-    #[serde(rename = "type")]
-    kind: &'t str,
-    content: Value,
-}
 
 impl Format for Gemini {
+    fn name(&self) -> &'static str {
+        "Gemini CLI"
+    }
+
     fn detect(&self, head: &[Value]) -> bool {
         head.iter().any(|line| {
             let metadata = line.get("type").is_none()
@@ -76,68 +63,34 @@ impl Format for Gemini {
         })
     }
 
-    /// Gemini CLI writes no compaction into its session file, so this follows the convention
-    /// its own compression uses in memory: the summary as a user turn, a short model turn
-    /// acknowledging it (left out when the kept turns start with a model turn, so user and
-    /// model still alternate), then the kept turns. The file is written anew: its metadata line
-    /// and `$set` updates stay (not a `$set` that carries a message list: that list is history),
-    /// rewinds and replaced message versions go. The kept turns lose their `tokens` figure
-    /// (set to `null`): it measured a context the compaction replaced. The new records take
-    /// their timestamp from the last summarised record.
-    fn write_compacted(&self, compacted: &Compacted, out: &mut Sink) -> Result<()> {
-        let records = compacted.records();
-        let timestamp = compacted
-            .summarised
-            .iter()
-            .rev()
-            .find_map(|&i| top_level_str(records[i].raw, "timestamp"))
-            .unwrap_or_default();
-        let record = |salt: &str, kind: &str, content: serde_json::Value| {
-            serde_json::to_vec(&GeminiRecord {
-                id: derived_uuid(&compacted.seed, salt),
-                timestamp: &timestamp,
-                kind,
-                content,
-            })
-        };
-        let metadata: Vec<usize> = (0..records.len())
-            .filter(|&i| records[i].link == Link::default() && records[i].message().is_none())
-            .collect();
-        push_kept(out, &compacted.lines_of(&metadata));
-        push_kept(out, &compacted.lines_of(&compacted.head));
-        for (index, text) in compacted.kept_user_texts.iter().enumerate() {
-            let line = record(&format!("kept-{index}"), "user", json!([{ "text": text }]))?;
-            push_line(out, &line);
-        }
-        let summary = record(
-            "summary",
-            "user",
-            json!([{ "text": compacted.wrapped_summary() }]),
-        )?;
-        push_line(out, &summary);
-        let tail_opens_with_model = compacted
-            .tail
-            .iter()
-            .find_map(|&i| records[i].message())
-            .is_some_and(|m| m.role == Role::Assistant);
-        if !tail_opens_with_model {
-            push_line(out, &record("ack", "gemini", json!(ACKNOWLEDGEMENT))?);
-        }
-        for line in compacted.lines_of(&compacted.tail) {
-            match replace_top_level(line.trim_ascii_end(), "tokens", "null") {
-                Some(voided) => push_line(out, &voided),
-                None => push_kept(out, &[line]),
-            }
-        }
-        Ok(())
+    /// The metadata line, a `$set` or `$rewindTo`, or a message record (typed, with an `id`
+    /// and `content`, and no chat `role`).
+    fn envelope(&self, line: &Value) -> bool {
+        let kind = str_field(line, "type");
+        let has = |key: &str| line.get(key).is_some();
+        has("$set")
+            || has("$rewindTo")
+            || (kind.is_none()
+                && ["sessionId", "projectHash", "startTime"]
+                    .iter()
+                    .all(|k| has(k)))
+            || (matches!(kind, Some("gemini" | "user" | "info" | "error" | "warning"))
+                && has("id")
+                && has("content")
+                && !has("role"))
+    }
+
+    /// Message records are indexed by `id`: a later record with an id replaces the earlier.
+    fn has_ids(&self) -> bool {
+        true
     }
 
     /// A model turn's `model`.
     fn model(&self, raw: &[u8]) -> Option<String> {
-        if crate::transcript::str_at(raw, &["type"]).as_deref() != Some("gemini") {
+        if str_at(raw, &["type"]).as_deref() != Some("gemini") {
             return None;
         }
-        crate::transcript::str_at(raw, &["model"])
+        str_at(raw, &["model"])
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
@@ -247,12 +200,6 @@ struct Line<'a> {
     #[serde(borrow)]
     id: Option<&'a RawValue>,
 }
-
-/// The `$set` key `condense prune` writes: Gemini CLI merges a `$set` into the session's
-/// metadata and never sends it to the model; condense reads it as [`Event::VoidUsage`] holding
-/// its `tokensAfter`: the `tokens` recorded before it measured a context the prune made
-/// smaller.
-pub const PRUNE_SET_KEY: &str = "condensePrune";
 
 /// A record's effect on the message list Gemini CLI rebuilds when it loads a session
 /// (`loadConversationRecord`): a record with a string `id` is a message, which replaces an

@@ -1,4 +1,4 @@
-//! OpenAI-style chat messages, one per line; this includes kimi-cli's `context.jsonl`.
+//! Reading kimi-cli's `context.jsonl` and OpenAI-style chat messages, one per line.
 //!
 //! A line is `{"role": …, "content": …}` where content is a string, `null` or a list of typed
 //! parts, with optional `tool_calls` (each with its `id`, arguments as a JSON string) and, on a
@@ -15,15 +15,12 @@ use anyhow::{bail, Result};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::summary::WRAPPER;
+use super::Kimi;
 use crate::transcript::blocks::{borrowed_str, borrowed_text, raw_json, LenientU64, StrOrSeq};
+use crate::transcript::format::Format;
+use crate::transcript::model::{Entry, MediaKind, Message, Part, Record, Role, Usage};
 use crate::transcript::scan;
 use crate::transcript::text::Text;
-use crate::transcript::write::{chat_user_line, push_kept, push_line, Compacted, Sink};
-use crate::transcript::{Entry, Format, MediaKind, Message, Part, Record, Role, Usage};
-
-/// The OpenAI chat format.
-pub struct Openai;
 
 #[derive(Deserialize)]
 struct ChatLine<'a> {
@@ -77,7 +74,11 @@ struct FunctionCall<'a> {
     arguments: Option<&'a str>,
 }
 
-impl Format for Openai {
+impl Format for Kimi {
+    fn name(&self) -> &'static str {
+        "kimi-cli (an OpenAI-style message list)"
+    }
+
     fn detect(&self, head: &[Value]) -> bool {
         head.iter().any(|line| {
             line.get("type").is_none()
@@ -86,44 +87,6 @@ impl Format for Openai {
                     .and_then(Value::as_str)
                     .is_some_and(|role| role.starts_with('_') || Role::from_chat(role).is_some())
         })
-    }
-
-    /// As kimi-cli rewrites `context.jsonl` after compacting: the system prompt, checkpoint 0,
-    /// the summary message, the kept tail, and a usage record with the new estimate. The
-    /// checkpoint and usage records are written only for kimi-cli files (ones holding `_`
-    /// records); a plain OpenAI message list gets just the messages. Old `_checkpoint` and
-    /// `_usage` records are not carried over, wherever they stood: kimi-cli numbers checkpoints
-    /// from 0 in a new file, and a usage figure measured before the compaction no longer holds.
-    fn write_compacted(&self, compacted: &Compacted, out: &mut Sink) -> Result<()> {
-        let records = compacted.records();
-        let kimi = records
-            .iter()
-            .any(|r| matches!(&r.entry, Entry::Bookkeeping(kind) if kind.starts_with('_')));
-        let renewed = |index: &&usize| {
-            kimi && matches!(&records[**index].entry,
-                Entry::Bookkeeping(kind) if kind == "_checkpoint" || kind == "_usage")
-        };
-        let kept = |list: &[usize]| -> Vec<usize> {
-            list.iter().filter(|i| !renewed(i)).copied().collect()
-        };
-        push_kept(out, &compacted.lines_of(&kept(&compacted.lead)));
-        if kimi {
-            push_line(out, br#"{"role": "_checkpoint", "id": 0}"#);
-        }
-        push_kept(out, &compacted.lines_of(&kept(&compacted.head)));
-        for text in &compacted.kept_user_texts {
-            push_line(out, &chat_user_line(&[text]));
-        }
-        push_line(out, &chat_user_line(&[WRAPPER, compacted.summary]));
-        push_kept(out, &compacted.lines_of(&kept(&compacted.tail)));
-        if kimi {
-            let usage = format!(
-                r#"{{"role": "_usage", "token_count": {}}}"#,
-                compacted.tokens_after
-            );
-            push_line(out, usage.as_bytes());
-        }
-        Ok(())
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
@@ -339,7 +302,7 @@ mod tests {
     use crate::transcript::{detect, FormatId, DETECT_LINES};
 
     fn read(text: &str) -> Record<'_> {
-        Openai.read(1, text).unwrap()
+        Kimi.read(1, text).unwrap()
     }
 
     #[test]
@@ -483,7 +446,7 @@ mod tests {
             r#"{"role":"user","content":"x"} x"#,
         ] {
             assert!(ChatLine::walk(bad).is_none(), "{bad}");
-            assert!(Openai.read(1, bad).is_err(), "{bad}");
+            assert!(Kimi.read(1, bad).is_err(), "{bad}");
         }
     }
 
@@ -519,8 +482,7 @@ mod tests {
             let records: Vec<Record<'_>> = lines
                 .iter()
                 .map(|(number, line)| {
-                    Openai
-                        .read(*number, line)
+                    Kimi.read(*number, line)
                         .unwrap_or_else(|err| panic!("{path}:{number}: {err}"))
                 })
                 .collect();
@@ -537,10 +499,8 @@ mod tests {
 
     #[test]
     fn rejects_missing_and_unknown_roles() {
-        assert!(Openai.read(1, r#"{"content":"x"}"#).is_err());
-        assert!(Openai
-            .read(1, r#"{"role":"critic","content":"x"}"#)
-            .is_err());
+        assert!(Kimi.read(1, r#"{"content":"x"}"#).is_err());
+        assert!(Kimi.read(1, r#"{"role":"critic","content":"x"}"#).is_err());
     }
 }
 
@@ -549,7 +509,7 @@ mod tests {
 /// ([`Format::continues_message`]).
 #[cfg(test)]
 mod message_tests {
-    use super::Openai;
+    use super::Kimi;
     use crate::transcript::messages::testing::check;
 
     fn user(text: &str) -> String {
@@ -592,7 +552,7 @@ mod message_tests {
             ];
             lines.extend(ids[..calls].iter().map(|id| tool(id)));
             let end = 5 + calls;
-            check(&Openai, &lines, &[1..2, 2..3, 3..4, 4..end]);
+            check(&Kimi, &lines, &[1..2, 2..3, 3..4, 4..end]);
         }
     }
 
@@ -607,6 +567,6 @@ mod message_tests {
             tool("task"),
             assistant("done", 0, &[]),
         ];
-        check(&Openai, &lines, &[0..1, 1..4, 4..6, 6..7]);
+        check(&Kimi, &lines, &[0..1, 1..4, 4..6, 6..7]);
     }
 }

@@ -8,14 +8,25 @@
 use anyhow::Result;
 use serde_json::json;
 
-use crate::transcript::handoff::{require, Field, Session, Speaker};
+use super::Pi;
+use crate::transcript::handoff::{require, Field, Handoff, Session, Speaker};
 use crate::transcript::write::{push_line, Sink};
-use crate::transcript::FormatId;
+
+impl Handoff for Pi {
+    /// The working directory (in the header) and the model (on every assistant message).
+    fn needs(&self) -> &'static [Field] {
+        &[Field::Cwd, Field::Model]
+    }
+
+    fn write_handoff(&self, session: &Session, out: &mut Sink) -> Result<()> {
+        write(session, out)
+    }
+}
 
 /// Writes `session` as pi entries.
-pub fn write(session: &Session, out: &mut Sink) -> Result<()> {
-    let cwd = require(FormatId::Pi, Field::Cwd, session.cwd)?;
-    let model = require(FormatId::Pi, Field::Model, session.model)?;
+fn write(session: &Session, out: &mut Sink) -> Result<()> {
+    let cwd = require(&Pi, Field::Cwd, session.cwd)?;
+    let model = require(&Pi, Field::Model, session.model)?;
     let (provider, api, model) = provider_of(model);
     let header = json!({
         "type": "session",
@@ -93,6 +104,7 @@ fn provider_of(model: &str) -> (&str, &'static str, &str) {
 mod tests {
     use super::*;
     use crate::transcript::handoff::testing::{reads_back, written};
+    use crate::transcript::FormatId;
 
     #[test]
     fn a_v3_header_then_a_chain_of_messages() {

@@ -5,11 +5,18 @@
 //! entries after it. A v1 session has no ids: pi's migration links each entry to the one before
 //! it (the header is entry 0 but no node) and turns `firstKeptEntryIndex` into that entry's id.
 
-use crate::transcript::live::{Live, Map, Node};
-use crate::transcript::{Event, Keep, NodeId, Parent};
+use super::Pi;
+use crate::transcript::live::{Live, LiveRule, Map, Node};
+use crate::transcript::model::{Event, Keep, NodeId, Parent};
+
+impl LiveRule for Pi {
+    fn live(&self, nodes: &[Node]) -> Live {
+        live(nodes)
+    }
+}
 
 /// The live context of a pi session.
-pub fn live(nodes: &[Node]) -> Live {
+fn live(nodes: &[Node]) -> Live {
     let path = if nodes.iter().any(|node| node.link.id.is_some()) {
         tree_path(nodes)
     } else {

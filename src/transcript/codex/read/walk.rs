@@ -17,7 +17,7 @@
 
 use serde::de::IgnoredAny;
 
-use super::{
+use super::shape::{
     Compacted, ContentItem, Event, Item, Line, OutputObject, Payload, ToolOutput, ENVELOPE_TYPES,
 };
 use crate::transcript::blocks::StrOrSeq;
