@@ -14,10 +14,9 @@
 //! jsonl` prints it) is unwrapped first. What is left is trimmed; an empty result is an error,
 //! never an empty session.
 
-/// kimi-cli's prefix of the injected summary (`COMPACTION_OUTPUT_PREFIX`), as its `<system>`
-/// part.
-pub const WRAPPER: &str =
-    "<system>Previous context has been compacted. Here is the compaction output:</system>";
+// Transitional: the wrapper moved down to the agents' shared writing tools, where the formats
+// that write it can reach it; the commands still name it by this path.
+pub use crate::transcript::write::WRAPPER;
 
 /// Why a summary cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
