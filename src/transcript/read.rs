@@ -194,7 +194,7 @@ pub fn read_line<'a>(format: FormatId, line: &Line<'a>) -> Result<Record<'a>, Ba
 }
 
 /// Reads one non-blank line of a transcript in format `format` into every record it holds
-/// (see [`super::Format::read_each`]); never an empty list.
+/// (see [`super::format::Format::read_each`]); never an empty list.
 pub fn read_records<'a>(format: FormatId, line: &Line<'a>) -> Result<Vec<Record<'a>>, BadLine> {
     let mut records = Vec::new();
     read_each_record(format, line, &mut |record| records.push(record))?;

@@ -123,11 +123,11 @@ pub fn write(pruned: &Pruned, out: &mut Sink) -> Result<()> {
         .filter(|(_, list)| list.iter().any(|(site, _)| site.shape == Shape::DropLine))
         .map(|(&record, _)| record)
         .collect();
-    let relinked = match format.tree() {
+    let tree = format.tree();
+    let relinked = match tree {
         Some(tree) if !dropped.is_empty() => relink(transcript, tree, &dropped),
         _ => HashMap::new(),
     };
-    let parent_field = format.tree().map_or("parentUuid", |tree| tree.parent);
     let mut record = 0;
     for (line_index, line) in transcript.lines.iter().enumerate() {
         let first = record;
@@ -140,9 +140,8 @@ pub fn write(pruned: &Pruned, out: &mut Sink) -> Result<()> {
                 if dropped.contains(&first) {
                     continue;
                 }
-                let parent = relinked
-                    .get(&first)
-                    .map(|json| (parent_field, json.as_str()));
+                let parent = relinked.get(&first).zip(tree);
+                let parent = parent.map(|(json, tree)| (tree.parent, json.as_str()));
                 edit_record(pruned, first, parent)?
             }
             // Several records share the line (a Gemini `$set` of `messages`, which Gemini CLI
