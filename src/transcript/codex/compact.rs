@@ -107,7 +107,7 @@ impl WriteBack for Codex {
 /// readers that look for summaries by that sentence find this one; the rest of Codex's
 /// paragraph is its own prose and is not copied, so Codex's exact-paragraph check does not
 /// recognise it, which only means a later Codex compaction may keep it as a user message.
-pub const SUMMARY_PREFIX: &str = "Another language model started to solve this problem and \
+const SUMMARY_PREFIX: &str = "Another language model started to solve this problem and \
 produced a summary of its thinking process. The notes below are that summary: continue the work \
 from them.";
 

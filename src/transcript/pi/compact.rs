@@ -123,11 +123,11 @@ struct CompactionV3<'a> {
 }
 
 /// The heading under which the user messages kept beside the summary (user mode) follow it.
-pub const KEPT_HEADING: &str = "## User messages kept from the compacted conversation";
+const KEPT_HEADING: &str = "## User messages kept from the compacted conversation";
 
 /// The heading under which the user's newest request follows the summary, when the plan keeps
 /// it apart from the tail (pi keeps only the path from its first kept entry).
-pub const REQUEST_HEADING: &str = "## The user's latest request, in their words";
+const REQUEST_HEADING: &str = "## The user's latest request, in their words";
 
 /// The session format version, as pi reads it: the first `session` entry's `version`, 1 when it
 /// has none.

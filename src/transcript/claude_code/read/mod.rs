@@ -323,7 +323,7 @@ fn response_key(id: &str, request_id: Option<&str>) -> NodeId {
 }
 
 /// The bookkeeping name of a `microcompact_boundary` system line.
-pub const MICROCOMPACT: &str = "system/microcompact_boundary";
+const MICROCOMPACT: &str = "system/microcompact_boundary";
 
 /// `microcompactMetadata.postTokens`: the context size after the clearing, which `condense
 /// prune` records (Claude Code's own boundaries carry `preTokens` and `tokensSaved` of the
