@@ -1,12 +1,25 @@
 //! condense: Unix filters that measure and compact LLM-agent transcripts (JSONL).
 //!
-//! Data flows one way: [`input`] turns files or stdin into numbered lines; [`transcript`]
-//! detects the agent format and reads each line into the common model (a record is a message
-//! with parts, or bookkeeping carried through untouched, and always keeps its exact bytes);
-//! the pure core ([`tokens`], [`measure`], and for the commands that compact, [`compaction`])
-//! computes; [`output`] writes JSON lines or Markdown. Each subcommand in [`cmd`] only wires
-//! these together, with options built once from the flags, the config file and the preset;
-//! [`sessions`] knows where the agents keep their session files.
+//! Data flows one way: input, agent format, model, pure core, output.
+//!
+//! - [`input`] turns files or stdin into numbered lines.
+//! - [`transcript`] holds one folder per agent (Claude Code, Codex, pi, Gemini CLI, kimi-cli,
+//!   Anthropic lists), listed once in [`transcript::registry`]: each detects its dialect, reads
+//!   each line into the common model (a record is a message with parts, or bookkeeping carried
+//!   through untouched, and always keeps its exact bytes), rebuilds its live context, and
+//!   writes compactions, prunes and handed-over sessions back in its own shape; it also knows
+//!   where its sessions live ([`sessions`] finds them) and when it compacts by itself
+//!   ([`trigger`] reports it).
+//! - The pure core computes: [`tokens`], [`measure`], [`plan`], [`prune`], [`extract`],
+//!   [`request`], [`summary`], [`handoff`], [`history`], [`eval`], [`doctor`], [`verify`], and
+//!   for the commands that compact, [`compaction`] (the plan report, the ladder, request
+//!   assembly), with [`settings`] saying where each number comes from.
+//! - [`output`] writes JSON lines or Markdown; [`persist`] and [`undo`] write sessions in place
+//!   and take such writes back.
+//!
+//! Each subcommand in [`cmd`] only wires these together, with options built once from the
+//! flags, the config file and the preset. `docs/ARCHITECTURE.md` says what each
+//! folder owns and how to add an agent.
 
 pub mod cli;
 pub mod cmd;

@@ -22,7 +22,7 @@ use std::ops::Range;
 
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::{is_real_user_request, text_of};
-use crate::transcript::messages::{answers_a_call, units, Unit};
+use crate::transcript::messages::{units, Unit};
 use crate::transcript::{Format, Message, Record, Role};
 
 /// How to choose the regions. Plans record it (as `{"name": "tail", "preserve": 2}` …) so
@@ -388,7 +388,7 @@ fn newest_request(records: &[Record], units: &[Unit], tail_start: usize) -> Opti
     let end = unit.records.end.min(tail_start);
     let harness_lines = records[newest + 1..end].iter().position(|r| {
         r.message()
-            .is_some_and(|m| !m.sidechain && (m.role != Role::User || answers_a_call(m)))
+            .is_some_and(|m| !m.sidechain && (m.role != Role::User || m.answers_a_call()))
     });
     Some(newest..harness_lines.map_or(end, |i| newest + 1 + i))
 }
@@ -672,13 +672,13 @@ fn prefix_end_within(text: &str, budget: u64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::openai::Openai;
+    use crate::transcript::kimi::Kimi;
     use crate::transcript::{Entry, Message, Part};
 
     use crate::transcript::model::testing::text_record as record;
 
     fn tail(records: &[Record], preserve: i64) -> Plan {
-        plan(records, Mode::Tail { preserve }, Tokenizer::Chars4, &Openai).unwrap()
+        plan(records, Mode::Tail { preserve }, Tokenizer::Chars4, &Kimi).unwrap()
     }
 
     #[test]
@@ -755,7 +755,7 @@ mod tests {
             keep_user_tokens: max,
             user_head_tokens: head,
         };
-        plan(records, mode, Tokenizer::Chars4, &Openai).unwrap()
+        plan(records, mode, Tokenizer::Chars4, &Kimi).unwrap()
     }
 
     #[test]
@@ -833,7 +833,7 @@ mod tests {
             head_tokens: 500,
             tail_tokens: 200,
         };
-        let plan = plan(&records, mode, Tokenizer::Chars4, &Openai).unwrap();
+        let plan = plan(&records, mode, Tokenizer::Chars4, &Kimi).unwrap();
         // The newest records that fit 200 tokens: the last answer (100) and the request before it.
         assert_eq!(
             (plan.head.clone(), plan.compact.clone(), plan.tail.clone()),
@@ -848,7 +848,7 @@ mod tests {
             head_tokens: 500,
             tail_tokens: 1000,
         };
-        plan(records, mode, Tokenizer::Chars4, &Openai).unwrap()
+        plan(records, mode, Tokenizer::Chars4, &Kimi).unwrap()
     }
 
     fn call(id: &str) -> Record<'static> {
@@ -903,12 +903,7 @@ mod tests {
             result("c1"),
             record(Role::Assistant, "done"),
         ];
-        let upto = super::plan(
-            &records,
-            Mode::Upto { index: 2 },
-            Tokenizer::Chars4,
-            &Openai,
-        );
+        let upto = super::plan(&records, Mode::Upto { index: 2 }, Tokenizer::Chars4, &Kimi);
         assert!(matches!(upto, Err(PlanError::UptoSplitsToolCall { .. })));
     }
 
@@ -957,20 +952,9 @@ mod tests {
             record(Role::Assistant, "b"),
             record(Role::User, "c"),
         ];
-        let plan = plan(
-            &records,
-            Mode::Upto { index: 2 },
-            Tokenizer::Chars4,
-            &Openai,
-        )
-        .unwrap();
+        let plan = plan(&records, Mode::Upto { index: 2 }, Tokenizer::Chars4, &Kimi).unwrap();
         assert_eq!((plan.compact.clone(), plan.tail.clone()), (0..2, 2..3));
-        let past = super::plan(
-            &records,
-            Mode::Upto { index: 9 },
-            Tokenizer::Chars4,
-            &Openai,
-        );
+        let past = super::plan(&records, Mode::Upto { index: 9 }, Tokenizer::Chars4, &Kimi);
         assert!(past.is_err());
     }
 }

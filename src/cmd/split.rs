@@ -12,8 +12,8 @@ use crate::cli::{Region, SplitArgs};
 use crate::compaction::report::plan_report;
 use crate::output::{write_json_line, Warnings};
 use crate::settings::Flags;
+use crate::transcript::load::region_lines;
 use crate::transcript::load::Transcript;
-use crate::transcript::write::region_lines;
 use crate::Outcome;
 
 /// Runs `split`.

@@ -7,9 +7,11 @@
 use anyhow::{Context, Result};
 
 use crate::plan::{fingerprint, Plan};
+use crate::tokens::{Family, Tokenizer};
 use crate::transcript::handoff::{self, time, turns, Field, Session};
+use crate::transcript::json::top_level_str;
 use crate::transcript::load::Transcript;
-use crate::transcript::write::{derived_uuid, top_level_str, Sink};
+use crate::transcript::write::{derived_uuid, Sink};
 use crate::transcript::FormatId;
 
 /// A new session of another agent, written.
@@ -57,7 +59,8 @@ pub fn render(
         .filter(|text| !text.trim().is_empty())
         .collect();
     kept.extend(super::writer::kept_user_texts(transcript, plan));
-    let conversation = handoff::conversation(handoff::summary_text(source, summary, &kept), tail);
+    let format = source.format();
+    let conversation = handoff::conversation(handoff::summary_text(format, summary, &kept), tail);
     let seed = format!(
         "{}:{}:{}",
         fingerprint(context),
@@ -68,7 +71,6 @@ pub fn render(
     let recorded = |get: &dyn Fn(&[u8]) -> Option<String>| {
         transcript.records.iter().rev().find_map(|r| get(r.raw))
     };
-    let format = source.format();
     let cwd = options
         .cwd
         .clone()
@@ -77,7 +79,8 @@ pub fn render(
         .model
         .clone()
         .or_else(|| recorded(&|raw| format.model(raw)));
-    for field in handoff::needs(target) {
+    let target_agent = target.format();
+    for field in target_agent.needs() {
         let have = match field {
             Field::Cwd => cwd.is_some(),
             Field::Model => model.is_some(),
@@ -86,9 +89,9 @@ pub fn render(
             anyhow::bail!(
                 "{}: {} sessions record {}, which this {} session does not; give it",
                 transcript.name,
-                handoff::agent_name(target),
+                target_agent.name(),
                 field.describe(),
-                handoff::agent_name(source)
+                format.name()
             );
         }
     }
@@ -100,10 +103,11 @@ pub fn render(
         cwd: cwd.as_deref(),
         model: model.as_deref(),
         start_ms,
+        claude_tokens: |text| Tokenizer::Fast(Family::Claude).text_tokens(text),
     };
     let mut bytes = Vec::new();
     let mut sink = Sink::new(&mut bytes);
-    handoff::write(target, &session, &mut sink)?;
+    target_agent.write_handoff(&session, &mut sink)?;
     sink.finish()?;
     Ok(Written {
         bytes,

@@ -8,8 +8,8 @@ use anyhow::{Context, Result};
 use crate::plan::{plan, Mode, Plan};
 use crate::settings::Keep;
 use crate::tokens::Tokenizer;
+use crate::transcript::json::top_level_str;
 use crate::transcript::load::Transcript;
-use crate::transcript::write::top_level_str;
 use crate::transcript::Record;
 
 /// Which records a compaction keeps.

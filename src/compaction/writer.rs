@@ -10,11 +10,12 @@ use anyhow::{Context as _, Result};
 
 use crate::handoff::Handoff;
 use crate::plan::{fingerprint, Kept, KeptUser, Plan};
-use crate::summary::WRAPPER;
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::text_of;
 use crate::transcript::load::Transcript;
+use crate::transcript::write::WRAPPER;
 use crate::transcript::write::{Compacted, Sink};
+use crate::transcript::FormatId;
 
 /// The writer's input for compacting `transcript` by `plan` with `summary`.
 pub fn compaction<'c, 'a>(
@@ -49,7 +50,7 @@ pub fn compaction<'c, 'a>(
         .sum();
 
     Compacted {
-        transcript,
+        file: transcript.file(),
         lead: records(&mut plan.lead.clone()),
         head: records(&mut plan.head.clone()),
         summarised: records(&mut plan.summarised()),
@@ -86,12 +87,10 @@ pub fn kept_user_texts(transcript: &Transcript, plan: &Plan) -> Vec<String> {
     texts
 }
 
-/// Writes the compaction `compacted` describes to `out`, in its transcript's own format.
-pub fn write(compacted: &Compacted, out: &mut dyn Write) -> Result<()> {
-    let format = compacted
-        .transcript
-        .format
-        .context("an empty transcript has no format")?;
+/// Writes the compaction `compacted` describes to `out`, in `format`, the format of the
+/// transcript it was made of (`None` for an empty one, which has nothing to write).
+pub fn write(format: Option<FormatId>, compacted: &Compacted, out: &mut dyn Write) -> Result<()> {
+    let format = format.context("an empty transcript has no format")?;
     let mut sink = Sink::new(out);
     format.format().write_compacted(compacted, &mut sink)?;
     Ok(sink.finish()?)
@@ -106,6 +105,7 @@ pub fn written(
 ) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     write(
+        transcript.format,
         &compaction(transcript, plan, summary, tokenizer),
         &mut bytes,
     )?;

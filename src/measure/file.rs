@@ -13,8 +13,8 @@ use crate::input::{for_each_block, Block, Line};
 use crate::tokens::Tokenizer;
 use crate::transcript::live::{live, newest_void, Live};
 use crate::transcript::read::{detect_format, no_message_error, read_each_record, BadLine};
+use crate::transcript::trigger::Earlier;
 use crate::transcript::{FormatId, Role};
-use crate::trigger::calibration::{self, Earlier};
 
 /// How a file is read and what is noted of it.
 pub struct FileOptions {
@@ -121,7 +121,7 @@ pub fn measure_file(
             report.earlier.extend(
                 block
                     .lines()
-                    .filter_map(|l| calibration::recorded(format, l.number, l.text)),
+                    .filter_map(|l| format.format().recorded(l.number, l.text)),
             );
         }
         let previous = pending.take();
@@ -223,15 +223,16 @@ impl FileReport {
     /// Folds the live context of the measured records into `measure` (and `rows`).
     fn fold_live(&mut self, options: &FileOptions) {
         let records = std::mem::take(&mut self.records);
-        if options.explain && self.format == Some(FormatId::Codex) {
-            self.earlier = usage_before_markers(&records);
+        let size_before = self.format.and_then(|f| f.format().size_before_marker());
+        if let (true, Some(field)) = (options.explain, size_before) {
+            self.earlier = usage_before_markers(&records, field);
         }
         let live = match self.format {
             Some(format) if !options.whole_file => {
                 // This runs on one thread after the file is read, over a million records of a
                 // large file: the cores share the pass.
                 let nodes: Vec<_> = records.par_iter().map(RecordMeasure::node).collect();
-                live(format, &nodes)
+                live(format.format(), &nodes)
             }
             _ => Live {
                 marker: records.iter().rposition(|r| r.compaction),
@@ -260,9 +261,9 @@ impl FileReport {
     }
 }
 
-/// Codex records no figure on its `compacted` item: the context size before each one is the
-/// last usage figure recorded before it.
-fn usage_before_markers(records: &[RecordMeasure]) -> Vec<Earlier> {
+/// For an agent whose compaction markers record no size (Codex's `compacted` item): the
+/// context size before each one is the last usage figure recorded before it, named `field`.
+fn usage_before_markers(records: &[RecordMeasure], field: &'static str) -> Vec<Earlier> {
     let mut last = None;
     let mut earlier = Vec::new();
     for record in records {
@@ -271,7 +272,7 @@ fn usage_before_markers(records: &[RecordMeasure]) -> Vec<Earlier> {
                 earlier.push(Earlier {
                     line: record.line,
                     tokens,
-                    field: "last token_count before the marker",
+                    field,
                 });
             }
         }

@@ -10,7 +10,6 @@ use super::{compaction_due, scaled_reserve, Context, Tally};
 use crate::output::OrderedMap;
 use crate::settings::{MaxContext, Settings};
 use crate::transcript::{FormatId, PartKind, Role};
-use crate::trigger;
 use crate::trigger::report::{check_compacts_at, Check, Explain};
 use crate::UsageError;
 
@@ -251,7 +250,10 @@ impl FileReport {
         settings: &Settings,
         context: Context,
     ) -> Option<Explain> {
-        let native = trigger::native(self.format?, window, self.model.as_deref())?;
+        let native = self
+            .format?
+            .format()
+            .native(window, self.model.as_deref())?;
         let check = Check {
             compacts_at: check_compacts_at(window, settings.trigger_ratio, reserved),
             trigger_ratio: settings.trigger_ratio,

@@ -137,10 +137,7 @@ fn summary_in_context(
 ) -> Result<Option<usize>, Failed> {
     // The append-only formats mark a compaction with a record of their own; kimi-cli and
     // Gemini CLI sessions are rewritten with the summary as their first message.
-    let marked = matches!(
-        format,
-        FormatId::ClaudeCode | FormatId::Codex | FormatId::Pi
-    );
+    let marked = format.format().compaction_marker().is_some();
     let markers = |t: &Transcript| t.records.iter().filter(|r| r.compaction).count();
     let marker = new
         .live

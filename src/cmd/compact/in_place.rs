@@ -91,7 +91,12 @@ impl Run<'_, '_> {
                 read: (!load.whole_file).then_some(now),
                 summary: &choice.summary,
             };
-            verify.build(&mut built, out, |out| write(&compacted, out), |_| true)
+            verify.build(
+                &mut built,
+                out,
+                |out| write(now.format, &compacted, out),
+                |_| true,
+            )
         })?;
         if let Err(error) = journal::record(path, &done.done, read, &built) {
             // The session is written; only its undo is lost, which the user should know.

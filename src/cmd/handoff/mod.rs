@@ -12,7 +12,6 @@ use anyhow::Result;
 use crate::cli::HandoffArgs;
 use crate::compaction::handover::HandoverOptions;
 pub use crate::compaction::handover::Written;
-use crate::transcript::handoff;
 use crate::transcript::FormatId;
 
 /// What `--cwd` and `--model` say of the new session.
@@ -48,7 +47,7 @@ pub fn emit(
     warnings.note(format!(
         "{}: the new {} session",
         placed.path.display(),
-        handoff::agent_name(target)
+        target.format().name()
     ));
     writeln!(out, "{}", placed.resume)?;
     Ok(())

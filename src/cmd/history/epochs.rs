@@ -5,10 +5,10 @@ use serde::Serialize;
 
 use crate::compaction::context_size;
 use crate::history::epochs;
-use crate::summary::WRAPPER;
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::{is_compaction_summary, text_of};
 use crate::transcript::load::Transcript;
+use crate::transcript::write::WRAPPER;
 
 /// One epoch: the records it summarised, in the transcript that holds them.
 pub struct Listed<'t, 'a> {

@@ -165,7 +165,7 @@ impl Inject<'_> {
         let budgets = options::document(&self.args.plan);
         let write = |out: &mut dyn Write| -> Result<()> {
             match self.args.format {
-                InjectFormat::Jsonl => write(&compacted, out),
+                InjectFormat::Jsonl => write(transcript.format, &compacted, out),
                 InjectFormat::Markdown => Ok(out.write_all(
                     document(transcript, &plan, self.summary, tokenizer, budgets).as_bytes(),
                 )?),

@@ -6,9 +6,9 @@ use anyhow::{Context as _, Result};
 
 use crate::prune::{argument_placeholder, is_placeholder, result_placeholder, PLACEHOLDER};
 use crate::tokens::Tokenizer;
+use crate::transcript::json::value_at;
 use crate::transcript::prune::rewrite::edit_line;
 use crate::transcript::prune::{replacement, shrunk_arguments, Kind, Shape, Site};
-use crate::transcript::write::value_at;
 use crate::transcript::{FormatId, Record};
 
 /// Argument strings shorter than this are never replaced, whatever `--min-tokens` says: a

@@ -95,7 +95,7 @@ fn find<'t>(transcript: &'t Transcript, format: FormatId, tokenizer: Tokenizer) 
                 index: transcript.record_index(position),
                 record,
                 units: tokenizer.message_units(message),
-                sites: sites(format, record.raw),
+                sites: sites(format.format(), record.raw),
             })
         })
         .collect()
