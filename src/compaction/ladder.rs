@@ -12,7 +12,7 @@ use super::context::context_size;
 use super::extract::live_extract;
 use super::handover::{self, HandoverOptions, Written};
 use super::planning::{Keeping, PlanOptions};
-use super::prune::pruned_toward;
+use super::prune::{pruned_toward, PrunePlan};
 use super::writer::written;
 use crate::extract::{bare, caveman};
 use crate::plan::Plan;
@@ -168,8 +168,10 @@ pub struct Choice {
     pub after: u64,
 }
 
-/// The pruned rung taken: the session and its live context's size.
+/// The pruned rung taken: what was pruned, the session and its live context's size.
 pub struct Pruned {
+    /// What was chosen (which `--verify` holds the session against).
+    pub plan: PrunePlan,
     /// The pruned session, in its own format.
     pub bytes: Vec<u8>,
     /// Its live context's tokens.
@@ -212,11 +214,12 @@ impl Ladder<'_, '_> {
         let Some(budget) = self.goal.budget else {
             return Ok(None);
         };
-        let Some(bytes) = pruned_toward(self.transcript, self.tokenizer, budget, options)? else {
+        let Some((plan, bytes)) = pruned_toward(self.transcript, self.tokenizer, budget, options)?
+        else {
             return Ok(None);
         };
         let after = self.size_of(self.transcript.format, &bytes)?;
-        Ok((after <= budget).then_some(Pruned { bytes, after }))
+        Ok((after <= budget).then_some(Pruned { plan, bytes, after }))
     }
 
     /// The summary rungs, from the top: the LLM's summary (when `llm` is given), then
