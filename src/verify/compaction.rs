@@ -271,11 +271,20 @@ fn newest_message(
             return Ok(());
         }
     }
+    // A plan that summarises the request (a cut or a budget that leaves it out) is not the
+    // writer's fault, but the agent would carry on without its question all the same.
+    let record = old.record_index(position);
+    let why = if planned.summarised.contains(&record) {
+        "the plan summarises it and keeps it whole nowhere beside the summary (--preserve \
+         keeps it; --no-verify writes anyway)"
+    } else {
+        "neither kept nor after the summary"
+    };
     Err(failed(
         "newest-message",
         format!(
             "the newest user request (line {} of the session) is not in the live context \
-             verbatim, neither kept nor after the summary",
+             verbatim: {why}",
             request.line
         ),
     ))

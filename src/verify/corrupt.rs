@@ -26,8 +26,8 @@ pub const VARIABLE: &str = "CONDENSE_TEST_CORRUPT";
 /// - `no-summary`: every line holding the summary's first line is dropped;
 /// - `touch-newest`: the longest text of the newest request a person typed gets a word more,
 ///   wherever it is written;
-/// - `touch`: the longest text of the oldest message the prune left untouched gets a word
-///   more, in that message's line.
+/// - `touch`: the longest text of the oldest message the prune left untouched (the newest
+///   request aside) gets a word more, in that message's line.
 ///
 /// Other kinds change nothing here.
 pub fn corrupt(
@@ -68,8 +68,10 @@ pub fn corrupt(
             }
         }
         "touch" => {
+            // Not the newest request, which `touch-newest` is for.
+            let newest = super::newest_request(&old.context).map(|p| old.context[p].raw);
             let oldest = (0..old.records.len())
-                .filter(|&i| untouched(i))
+                .filter(|&i| untouched(i) && Some(old.records[i].raw) != newest)
                 .find_map(|i| Some((old.records[i].raw, longest_text(&old.records[i])?)));
             let Some((raw, text)) = oldest else {
                 return built.to_vec();
@@ -172,7 +174,9 @@ mod tests {
         );
         let changed = b"{\"role\":\"user\",\"content\":\"S here\"}\n{\"role\":\"user\",\"content\":\"ask (changed)\"}\n";
         assert_eq!(run("touch-newest"), changed);
-        assert_eq!(run("touch"), changed);
+        let first = b"{\"role\":\"user\",\"content\":\"S here (changed)\"}\n{\"role\":\"user\",\"content\":\"ask\"}\n";
+        let all = |_| true;
+        assert_eq!(corrupt("touch", &old, built, "", &all), first);
         assert_eq!(run("other"), built);
     }
 }
