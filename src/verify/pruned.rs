@@ -283,3 +283,160 @@ fn last_index(path: &[Step]) -> usize {
         _ => 0,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::transcript::load::LoadOptions;
+    use crate::transcript::prune::rewrite::write;
+    use crate::transcript::prune::{sites, Kind, Site};
+    use crate::transcript::write::Sink;
+
+    /// A request, a call and its long result, an answer, and a newer request.
+    fn session() -> String {
+        let long = "output line\n".repeat(200);
+        [
+            serde_json::json!({"role": "user", "content": "list the files"}),
+            serde_json::json!({"role": "assistant", "content": "calling", "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
+            ]}),
+            serde_json::json!({"role": "tool", "tool_call_id": "c1", "content": long}),
+            serde_json::json!({"role": "assistant", "content": "done"}),
+            serde_json::json!({"role": "user", "content": "now the next step"}),
+        ]
+        .iter()
+        .map(|line| format!("{line}\n"))
+        .collect()
+    }
+
+    /// `bytes` with every site `pick` chooses pruned (a placeholder for values, removal for
+    /// the rest): the sites found, and the session written.
+    fn pruned(bytes: &[u8], pick: impl Fn(&Site) -> bool) -> (Vec<(usize, Vec<Site>)>, Vec<u8>) {
+        let old = Transcript::parse("s", bytes, LoadOptions::default()).unwrap();
+        let format = old.format.unwrap();
+        let found: Vec<(usize, Vec<Site>)> = old
+            .records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i, sites(format, r.raw).into_iter().filter(&pick).collect()))
+            .collect();
+        let built = {
+            let pruned = edits(&old, &found);
+            let mut out = Vec::new();
+            let mut sink = Sink::new(&mut out);
+            write(&pruned, &mut sink).unwrap();
+            sink.finish().unwrap();
+            out
+        };
+        (found, built)
+    }
+
+    fn edits<'p, 'a>(old: &'p Transcript<'a>, found: &'p [(usize, Vec<Site>)]) -> Pruned<'p, 'a> {
+        let mut edits: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
+        for (record, list) in found {
+            for site in list {
+                let removed = matches!(site.shape, Shape::Remove | Shape::DropLine);
+                let json: &[u8] = b"\"[pruned]\"";
+                edits
+                    .entry(*record)
+                    .or_default()
+                    .push((site, (!removed).then_some(json)));
+            }
+        }
+        Pruned {
+            transcript: old,
+            edits,
+            tokens_before: 100,
+            tokens_after: 40,
+        }
+    }
+
+    /// The check that fails on `after`, the prune of `before` by `found` tampered with.
+    fn check(before: &str, found: &[(usize, Vec<Site>)], after: &str) -> Result<(), Failed> {
+        let old = Transcript::parse("s", before.as_bytes(), LoadOptions::default()).unwrap();
+        check_pruned(&edits(&old, found), &old, after.as_bytes())
+    }
+
+    #[test]
+    fn an_honest_prune_passes_and_each_check_names_itself() {
+        let before = session();
+        let (found, built) = pruned(before.as_bytes(), |s| s.kind == Kind::Result);
+        let built = String::from_utf8(built).unwrap();
+        assert!(built.contains("[pruned]"));
+        assert_eq!(check(&before, &found, &built), Ok(()));
+        let lines: Vec<&str> = built.lines().collect();
+        let without = |drop: usize| -> String {
+            let mut kept = lines.clone();
+            kept.remove(drop);
+            kept.iter().map(|l| format!("{l}\n")).collect()
+        };
+        let failed = |after: &str| check(&before, &found, after).unwrap_err().check;
+        assert_eq!(
+            failed(&built.replace("now the next", "now the")),
+            "newest-message"
+        );
+        assert_eq!(failed(&without(1)), "tool-pairs");
+        assert_eq!(failed(&without(2)), "tool-pairs");
+        assert_eq!(failed(&without(3)), "messages");
+        assert_eq!(failed(&built.replace("\"done\"", "\"DONE\"")), "untouched");
+        // The chosen value may change; nothing else of its line.
+        let tool_line = lines[2].replace("[pruned]", "[other placeholder]");
+        let other = built.replace(lines[2], &tool_line);
+        assert_eq!(check(&before, &found, &other), Ok(()));
+        let extra = lines[2].replacen('{', "{\"extra\":1,", 1);
+        assert_eq!(failed(&built.replace(lines[2], &extra)), "untouched");
+        let added = format!("{built}{{\"role\":\"user\",\"content\":\"more\"}}\n");
+        assert_eq!(failed(&added), "untouched");
+    }
+
+    #[test]
+    fn a_value_after_a_removed_block_is_found_where_it_moved() {
+        let input = serde_json::json!({"path": "a.txt", "content": "x".repeat(3000)});
+        let lines = [
+            serde_json::json!({"role": "user", "content": "write it"}),
+            serde_json::json!({"role": "assistant", "content": [
+                {"type": "thinking", "thinking": "plan", "signature": "sig"},
+                {"type": "text", "text": "writing"},
+                {"type": "tool_use", "id": "t1", "name": "Write", "input": input},
+            ]}),
+            serde_json::json!({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}
+            ]}),
+            serde_json::json!({"role": "assistant", "content": "written"}),
+        ];
+        let before: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let pick = |s: &Site| matches!(s.kind, Kind::Thinking | Kind::Arguments);
+        let (found, built) = pruned(before.as_bytes(), pick);
+        let built = String::from_utf8(built).unwrap();
+        assert!(
+            !built.contains("\"plan\"") && !built.contains("xxxx"),
+            "{built}"
+        );
+        assert_eq!(check(&before, &found, &built), Ok(()));
+        let touched = built.replace("\"writing\"", "\"Writing\"");
+        assert_eq!(
+            check(&before, &found, &touched).unwrap_err().check,
+            "untouched"
+        );
+    }
+
+    #[test]
+    fn a_dropped_claude_code_line_and_its_relinked_child_pass() {
+        let lines = [
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"go"}}"#,
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"sig"}]}}"#,
+            r#"{"type":"assistant","uuid":"a2","parentUuid":"a1","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"done"}]}}"#,
+        ];
+        let before = lines.join("\n") + "\n";
+        let (found, built) = pruned(before.as_bytes(), |s| s.kind == Kind::Thinking);
+        let built = String::from_utf8(built).unwrap();
+        assert_eq!(built.lines().count(), 3, "{built}");
+        assert_eq!(check(&before, &found, &built), Ok(()));
+        // Re-linked anywhere but to the dropped line's parent, the chain loses the request.
+        let astray = built.replace(r#""parentUuid":"u1""#, r#""parentUuid":null"#);
+        let failed = check(&before, &found, &astray).unwrap_err().check;
+        assert_eq!(failed, "newest-message");
+    }
+}
