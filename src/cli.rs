@@ -623,10 +623,15 @@ pub struct InPlaceArgs {
     /// With --in-place: write without reading the result back first.
     ///
     /// By default the compacted session is read by its agent's rule before anything is written
-    /// (a marker newer than the session's own and the summary in the live context, the
-    /// marker's references resolvable, every tool result after its call, the newest user
-    /// message kept or after the summary), and a failed check is an error naming it, with FILE
-    /// left as it was.
+    /// and checked, in this order: readable (every line a record of the format, none cut off);
+    /// summary (a compaction marker newer than the session's own, where the agent writes one,
+    /// and the whole summary in the live context); references (the marker's references
+    /// resolve: Claude Code preservedMessages, pi firstKeptEntryId); summarised-gone (no
+    /// message the summary replaces left in the live context, known by its id where the
+    /// format has ids, else by its bytes); tool-pairs (every tool result after its call);
+    /// newest-message (the newest request a person typed verbatim: kept, or after the
+    /// summary). `compact`'s pruned rung is checked as `prune --in-place` is (see `condense
+    /// prune --help`). A failed check is an error naming it, with FILE left as it was.
     #[arg(hide_short_help = true, long, requires = "enabled")]
     pub no_verify: bool,
 }
@@ -739,6 +744,19 @@ pub struct PruneArgs {
         value_parser = backup_suffix
     )]
     pub backup_suffix: String,
+
+    /// With --in-place: write without reading the result back first.
+    ///
+    /// By default the pruned session is read by its agent's rule before anything is written
+    /// and checked, in this order: readable (every line a record of the format, none cut off);
+    /// newest-message (the newest request a person typed in the live context, byte for byte);
+    /// tool-pairs (every call and result still there, no result without its call);
+    /// messages (the same messages in the live context, in the same order, but for the lines
+    /// dropped whole); untouched (every record the prune did not choose byte-identical, the
+    /// others changed in the chosen values only, and nothing added but the line that records
+    /// the new context size). A failed check is an error naming it, with FILE left as it was.
+    #[arg(hide_short_help = true, long, requires = "in_place")]
+    pub no_verify: bool,
 }
 
 /// A backup suffix: an empty one would name the backup as the session itself, and one with a

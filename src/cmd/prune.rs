@@ -11,6 +11,7 @@ use super::options;
 use super::settings;
 use super::shared::{refuse_cut_off, transcript_warnings};
 use super::source::{read_source, refuse_compressed_in_place, single_source};
+use super::verified::verify_pruned;
 use crate::cli::{PruneArgs, SettingsArgs};
 use crate::compaction::prune::plan;
 use crate::input::Source;
@@ -51,7 +52,7 @@ pub fn run(args: &PruneArgs, out: &mut dyn Write) -> Result<Outcome> {
         };
         let name = path.display().to_string();
         let done = persist::in_place(path, &options, |bytes, out| {
-            run.prune(&name, bytes, out, false)
+            run.prune(&name, bytes, out, true)
         })?;
         let (outcome, mut warnings) = done.value;
         for warning in done.warnings {
@@ -61,7 +62,7 @@ pub fn run(args: &PruneArgs, out: &mut dyn Write) -> Result<Outcome> {
         return Ok(outcome);
     }
     let bytes = read_source(&source)?;
-    let (outcome, warnings) = run.prune(&source.name(), &bytes, out, true)?;
+    let (outcome, warnings) = run.prune(&source.name(), &bytes, out, false)?;
     warnings.print();
     Ok(outcome)
 }
@@ -76,14 +77,15 @@ struct Run<'r> {
 
 impl Run<'_> {
     /// Writes the pruned transcript of `bytes` to `out` (or them unchanged when nothing is
-    /// pruned, or the `--report` line); with `dry_run`, once to nowhere first, so that nothing
-    /// reaches `out` if writing fails.
+    /// pruned, or the `--report` line). `in_place`, `out` holds nothing the file does not
+    /// until it is whole, and the result is verified first (unless `--no-verify`); else it is
+    /// written once to nowhere first, so that nothing reaches `out` if writing fails.
     fn prune(
         &self,
         name: &str,
         bytes: &[u8],
         out: &mut dyn Write,
-        dry_run: bool,
+        in_place: bool,
     ) -> Result<(Outcome, Warnings)> {
         let transcript = Transcript::parse(name, bytes, self.load)?;
         refuse_cut_off(&transcript, "pruning")?;
@@ -123,10 +125,16 @@ impl Run<'_> {
                 transcript.name, plan.choice.tokens_after
             ));
         }
-        if dry_run {
+        if in_place {
+            let mut built = Vec::new();
+            plan.write(&transcript, &mut built)?;
+            let pruned = plan.pruned(&transcript);
+            let verify = !self.args.no_verify;
+            out.write_all(&verify_pruned(verify, &pruned, bytes, self.load, built)?)?;
+        } else {
             plan.write(&transcript, &mut std::io::sink())?;
+            plan.write(&transcript, out)?;
         }
-        plan.write(&transcript, out)?;
         Ok((Outcome::Success, warnings))
     }
 }

@@ -2,8 +2,9 @@
 //! whose live context fits the budget. The session unchanged when it fits already; pruned (old
 //! tool outputs replaced by placeholders) if that is enough; the LLM's summary; caveman's; bare's
 //! four lines. Each summary rung first keeps the plan's tail, then, if that does not fit,
-//! nothing but the summary. Each rung is a function of the transcript and typed options that
-//! says what happened; the model itself is the command's to run (a callback).
+//! nothing but the summary and the newest request. Each rung is a function of the transcript
+//! and typed options that says what happened; the model itself is the command's to run (a
+//! callback).
 
 use anyhow::{bail, Result};
 use serde::Serialize;
@@ -12,13 +13,14 @@ use super::context::context_size;
 use super::extract::live_extract;
 use super::handover::{self, HandoverOptions, Written};
 use super::planning::{Keeping, PlanOptions};
-use super::prune::pruned_toward;
+use super::prune::{pruned_toward, PrunePlan};
 use super::writer::written;
 use crate::extract::{bare, caveman};
 use crate::plan::Plan;
 use crate::prune::Options as PruneOptions;
 use crate::settings::Keep;
 use crate::tokens::Tokenizer;
+use crate::transcript::classify::is_real_user_request;
 use crate::transcript::load::{LoadOptions, Transcript};
 use crate::transcript::FormatId;
 
@@ -168,8 +170,10 @@ pub struct Choice {
     pub after: u64,
 }
 
-/// The pruned rung taken: the session and its live context's size.
+/// The pruned rung taken: what was pruned, the session and its live context's size.
 pub struct Pruned {
+    /// What was chosen (which `--verify` holds the session against).
+    pub plan: PrunePlan,
     /// The pruned session, in its own format.
     pub bytes: Vec<u8>,
     /// Its live context's tokens.
@@ -212,11 +216,12 @@ impl Ladder<'_, '_> {
         let Some(budget) = self.goal.budget else {
             return Ok(None);
         };
-        let Some(bytes) = pruned_toward(self.transcript, self.tokenizer, budget, options)? else {
+        let Some((plan, bytes)) = pruned_toward(self.transcript, self.tokenizer, budget, options)?
+        else {
             return Ok(None);
         };
         let after = self.size_of(self.transcript.format, &bytes)?;
-        Ok((after <= budget).then_some(Pruned { bytes, after }))
+        Ok((after <= budget).then_some(Pruned { plan, bytes, after }))
     }
 
     /// The summary rungs, from the top: the LLM's summary (when `llm` is given), then
@@ -306,11 +311,22 @@ impl Ladder<'_, '_> {
         )
     }
 
-    /// A plan that summarises the whole live context and keeps nothing beside the summary.
+    /// A plan that summarises the whole live context and keeps nothing beside the summary but
+    /// the newest request a person typed, which the agent carries on from (`--verify`'s
+    /// `newest-message`): kimi-code's user rule, its budget that request's own size.
     fn plan_everything(&self) -> Result<Plan> {
+        // The estimator kimi-code's rule measures user messages with.
+        let newest_request = self
+            .transcript
+            .context
+            .iter()
+            .rev()
+            .filter_map(|r| r.message())
+            .find(|m| is_real_user_request(m))
+            .map_or(0, |m| Tokenizer::KimiCode.message_units(m));
         let nothing = PlanOptions {
             keeping: Keeping::Rule(Keep::User {
-                keep_user_tokens: 0,
+                keep_user_tokens: newest_request,
                 user_head_tokens: 0,
             }),
             tokenizer: self.tokenizer,

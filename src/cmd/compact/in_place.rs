@@ -1,8 +1,8 @@
 //! `compact --in-place`: the rung chosen written into the session file through the safe paths
-//! `prune --in-place` (a pruned file is replaced) and `inject --in-place` (a compaction is
-//! appended or replaced, verified, journaled for undo) take. Under the lock the file is read
-//! again: if the agent wrote meanwhile, the prune or the plan is made anew over what it holds;
-//! if not, what was read and parsed already is used.
+//! `prune --in-place` (a pruned file is replaced, verified) and `inject --in-place` (a
+//! compaction is appended or replaced, verified, journaled for undo) take. Under the lock the
+//! file is read again: if the agent wrote meanwhile, the prune or the plan is made anew over
+//! what it holds; if not, what was read and parsed already is used.
 
 use std::path::Path;
 
@@ -11,16 +11,17 @@ use anyhow::Result;
 use super::Run;
 use crate::cmd::journal;
 use crate::cmd::options;
-use crate::cmd::verified::Verify;
+use crate::cmd::verified::{verify_pruned, write_compaction, Verify};
 use crate::compaction::check::check_plan;
 use crate::compaction::ladder::{Choice, Pruned};
 use crate::compaction::prune::pruned_toward;
 use crate::compaction::report::SavedPlan;
-use crate::compaction::writer::{compaction, write};
+use crate::compaction::writer::compaction;
 use crate::output::Warnings;
 use crate::persist;
 use crate::settings::Settings;
 use crate::transcript::load::Transcript;
+use crate::verify::Planned;
 
 impl Run<'_, '_> {
     /// Writes the pruned session into the file (pruned again if the agent wrote meanwhile).
@@ -41,14 +42,22 @@ impl Run<'_, '_> {
         let knobs = options::prune(None, &settings.prune);
         let budget = self.goal.budget.unwrap_or_default();
         let load = options::load(&self.args.input.read);
+        let verify = !self.args.in_place.no_verify;
         let done = persist::in_place(path, &options, |bytes, out| {
             // What was read and pruned already, unless the agent wrote since.
             if bytes == self.bytes {
-                return Ok(out.write_all(&pruned.bytes)?);
+                let prune = pruned.plan.pruned(self.transcript);
+                let built = verify_pruned(verify, &prune, bytes, load, pruned.bytes.clone())?;
+                return Ok(out.write_all(&built)?);
             }
             let now = Transcript::parse(name, bytes, load)?;
-            let again = pruned_toward(&now, self.tokenizer, budget, &knobs)?;
-            Ok(out.write_all(again.as_deref().unwrap_or(bytes))?)
+            match pruned_toward(&now, self.tokenizer, budget, &knobs)? {
+                Some((plan, again)) => {
+                    let built = verify_pruned(verify, &plan.pruned(&now), bytes, load, again)?;
+                    Ok(out.write_all(&built)?)
+                }
+                None => Ok(out.write_all(bytes)?),
+            }
         })?;
         for warning in done.warnings {
             warnings.push(warning);
@@ -94,9 +103,12 @@ impl Run<'_, '_> {
             verify.build(
                 &mut built,
                 out,
-                |out| write(now.format, &compacted, out),
-                |_| true,
-            )
+                |out| {
+                    write_compaction(now.format, &compacted, out).map(|()| Planned::of(&compacted))
+                },
+                |planned| Some(planned),
+            )?;
+            Ok(())
         })?;
         if let Err(error) = journal::record(path, &done.done, read, &built) {
             // The session is written; only its undo is lost, which the user should know.

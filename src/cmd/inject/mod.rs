@@ -14,15 +14,16 @@ use super::journal;
 use super::options;
 use super::shared::{refuse_cut_off, transcript_warnings};
 use super::source::{read_source, refuse_compressed_in_place, single_source};
-use super::verified::Verify;
+use super::verified::{write_compaction, Verify};
 use crate::cli::{InjectArgs, InjectFormat};
 use crate::compaction::handover;
-use crate::compaction::writer::{compaction, document, write};
+use crate::compaction::writer::{compaction, document};
 use crate::input::Source;
 use crate::output::Warnings;
 use crate::persist;
 use crate::transcript::load::{LoadOptions, Transcript};
 use crate::transcript::FormatId;
+use crate::verify::Planned;
 use crate::Outcome;
 
 /// Runs `inject`.
@@ -45,7 +46,7 @@ pub fn run(args: &InjectArgs, out: &mut dyn Write) -> Result<Outcome> {
     }
     let bytes = read_source(&source)?;
     let transcript = Transcript::parse(&source.name(), &bytes, inject.load)?;
-    let (outcome, warnings) = inject.compact(&transcript, &bytes, out, true)?;
+    let (outcome, warnings, _) = inject.compact(&transcript, &bytes, out, true)?;
     warnings.print();
     Ok(outcome)
 }
@@ -121,11 +122,11 @@ impl Inject<'_> {
                 &mut built,
                 out,
                 |built| self.compact(&transcript, bytes, built, false),
-                |(outcome, _)| *outcome == Outcome::Success,
+                |(_, _, planned)| planned.as_ref(),
             )
         })?;
         let journaled = journal::record(path, &done.done, read, &built);
-        let (outcome, mut warnings) = done.value;
+        let (outcome, mut warnings, _) = done.value;
         if let Err(error) = journaled {
             // The session is written; only its undo is lost, which the user should know.
             warnings.push(format!(
@@ -141,13 +142,14 @@ impl Inject<'_> {
 
     /// Writes the compacted `transcript` to `out` (or its `bytes` unchanged, for a no-op plan);
     /// with `dry_run`, once to nowhere first, so that nothing reaches `out` if writing fails.
+    /// What the plan did, for `--verify`, unless it compacted nothing.
     fn compact(
         &mut self,
         transcript: &Transcript,
         bytes: &[u8],
         out: &mut dyn Write,
         dry_run: bool,
-    ) -> Result<(Outcome, Warnings)> {
+    ) -> Result<(Outcome, Warnings, Option<Planned>)> {
         refuse_cut_off(transcript, "injecting")?;
         let mut warnings = Warnings::default();
         transcript_warnings(transcript, &mut warnings);
@@ -159,13 +161,13 @@ impl Inject<'_> {
                 noop.reason()
             ));
             out.write_all(bytes)?;
-            return Ok((Outcome::NothingToCompact, warnings));
+            return Ok((Outcome::NothingToCompact, warnings, None));
         }
         let compacted = compaction(transcript, &plan, self.summary, tokenizer);
         let budgets = options::document(&self.args.plan);
         let write = |out: &mut dyn Write| -> Result<()> {
             match self.args.format {
-                InjectFormat::Jsonl => write(transcript.format, &compacted, out),
+                InjectFormat::Jsonl => write_compaction(transcript.format, &compacted, out),
                 InjectFormat::Markdown => Ok(out.write_all(
                     document(transcript, &plan, self.summary, tokenizer, budgets).as_bytes(),
                 )?),
@@ -179,6 +181,6 @@ impl Inject<'_> {
             write(&mut std::io::sink())?;
         }
         write(out)?;
-        Ok((Outcome::Success, warnings))
+        Ok((Outcome::Success, warnings, Some(Planned::of(&compacted))))
     }
 }

@@ -220,14 +220,14 @@ impl PrunePlan {
 }
 
 /// `transcript` pruned by `options` (the config file's knobs and the defaults), oldest first,
-/// toward a live context of `target` tokens (`compact`'s pruned rung); `None` when nothing can
-/// be pruned.
+/// toward a live context of `target` tokens (`compact`'s pruned rung): what was chosen, and
+/// the session written; `None` when nothing can be pruned.
 pub fn pruned_toward(
     transcript: &Transcript,
     tokenizer: Tokenizer,
     target: u64,
     options: &Options,
-) -> Result<Option<Vec<u8>>> {
+) -> Result<Option<(PrunePlan, Vec<u8>)>> {
     let options = Options {
         target: Some(target),
         ..options.clone()
@@ -238,5 +238,5 @@ pub fn pruned_toward(
     }
     let mut bytes = Vec::new();
     plan.write(transcript, &mut bytes)?;
-    Ok(Some(bytes))
+    Ok(Some((plan, bytes)))
 }
