@@ -251,6 +251,73 @@ fn gzip_and_zstd_input_reads_as_the_plain_file_and_xz_is_refused_with_a_hint() {
     assert!(stderr(&output).contains("xz-compressed; decompress it first: xz -dc"));
 }
 
+/// What the `zstd` tool writes (see `fixtures/compressed/README.md`) reads as the plain file:
+/// compressed blocks, a checksum, several frames and a skippable frame between them. A frame
+/// whose checksum does not match its content is an error naming the file, with nothing on
+/// standard output.
+#[test]
+fn zstd_files_the_zstd_tool_wrote_read_as_the_plain_file_and_a_bad_checksum_is_an_error() {
+    if !has_zstd() {
+        return say_skipped_without_zstd();
+    }
+    let total = |file: &std::path::Path| {
+        let output = condense()
+            .args(["estimate", "--total"])
+            .arg(file)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        output.stdout
+    };
+    let expected = total(&fixture(CODEX));
+    for name in [
+        "agent-sessions-small.jsonl.zst",
+        "agent-sessions-small.frames.jsonl.zst",
+    ] {
+        let zst = fixture(&format!("compressed/{name}"));
+        assert_eq!(total(&zst), expected, "{name}");
+        // Piped, recognised by its first bytes.
+        let output = condense()
+            .args(["estimate", "--total"])
+            .write_stdin(fs::read(&zst).unwrap())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{name}: {}", stderr(&output));
+        assert_eq!(output.stdout, expected, "{name} on standard input");
+    }
+    // The checksum is the frame's last 4 bytes.
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = fs::read(fixture("compressed/agent-sessions-small.jsonl.zst")).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    let bad = dir.path().join("bad.jsonl.zst");
+    fs::write(&bad, &bytes).unwrap();
+    let output = condense().arg("estimate").arg(&bad).output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let message = stderr(&output);
+    assert!(
+        message.contains("bad.jsonl.zst") && message.contains("checksum of a zstd frame"),
+        "{message}"
+    );
+    assert!(output.stdout.is_empty());
+    // Bytes after the last frame that are no frame.
+    let mut trailing = fs::read(fixture("compressed/agent-sessions-small.jsonl.zst")).unwrap();
+    trailing.extend_from_slice(b"{\"role\":\"user\"}\n");
+    fs::write(&bad, &trailing).unwrap();
+    let output = condense().arg("estimate").arg(&bad).output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("not a valid zstd stream"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// Says why a zstd test has nothing to check in a build without the `zstd` feature.
+fn say_skipped_without_zstd() {
+    crate::util::say_skipped("this condense is built without the `zstd` feature");
+}
+
 /// A zstd frame holding `data` in raw blocks (no compression, no checksum).
 fn raw_zstd_frame(data: &[u8]) -> Vec<u8> {
     let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd];
