@@ -24,6 +24,7 @@ pub mod prune;
 pub mod request;
 pub mod sessions;
 pub mod settings;
+pub mod simd;
 pub mod summary;
 pub mod tokens;
 pub mod transcript;
