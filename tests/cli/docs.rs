@@ -4,25 +4,19 @@
 
 use std::collections::BTreeSet;
 
-use crate::util::{condense, fixture};
+use crate::util::{check_golden, condense, fixture, run_ok};
 
 fn help(args: &[&str]) -> String {
-    let output = condense().args(args).arg("--help").output().unwrap();
-    assert!(output.status.success());
+    let output = run_ok(condense().args(args).arg("--help"));
     String::from_utf8(output.stdout).unwrap()
 }
 
-fn check_golden(name: &str, actual: &str) {
-    let path = fixture(&format!("golden/{name}"));
-    if std::env::var_os("CONDENSE_BLESS").is_some() {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("{} is missing; run with CONDENSE_BLESS=1", path.display()));
-    assert!(
-        expected == actual,
-        "{name} differs from --help; review and rerun with CONDENSE_BLESS=1\n--- expected\n{expected}\n--- actual\n{actual}"
+/// `--help` output against its golden file.
+fn check_help_golden(name: &str, actual: &str) {
+    check_golden(
+        &fixture(&format!("golden/{name}")),
+        actual,
+        "review the --help text",
     );
 }
 
@@ -48,9 +42,9 @@ const COMMANDS: [&str; 16] = [
 
 #[test]
 fn help_texts_match_their_golden_files() {
-    check_golden("help.txt", &help(&[]));
+    check_help_golden("help.txt", &help(&[]));
     for command in COMMANDS {
-        check_golden(&format!("help-{command}.txt"), &help(&[command]));
+        check_help_golden(&format!("help-{command}.txt"), &help(&[command]));
     }
 }
 
@@ -61,12 +55,7 @@ fn help_texts_match_their_golden_files() {
 fn short_help_fits_an_80_column_terminal_in_about_40_lines() {
     for command in COMMANDS {
         for flag in ["-h", "--help"] {
-            let output = condense()
-                .env("COLUMNS", "80")
-                .args([command, flag])
-                .output()
-                .unwrap();
-            assert!(output.status.success());
+            let output = run_ok(condense().env("COLUMNS", "80").args([command, flag]));
             let text = String::from_utf8(output.stdout).unwrap();
             for line in text.lines() {
                 assert!(
