@@ -8,7 +8,15 @@ use crate::util::{assert_success, condense, run_ok};
 
 /// What a crate user never needs: other projects' transcripts, golden files, benchmark scripts
 /// and data, fuzz targets, the test suite and CI.
-const EXCLUDED: [&str; 6] = ["fixtures/", "bench/", "fuzz/", "tests/", ".ci/", "target/"];
+const EXCLUDED: [&str; 7] = [
+    "fixtures/",
+    "benches/scripts/",
+    "benches/data/",
+    "fuzz/",
+    "tests/",
+    ".ci/",
+    "target/",
+];
 
 #[test]
 fn the_crate_lists_the_code_the_man_pages_and_recipes_and_nothing_excluded() {
