@@ -6,7 +6,7 @@
 #   1,000,000 lines      tiny messages, {"role":"user","content":"x"} (29 MB)
 #   4,000,000 lines      the same, 4x longer: estimate's memory must not grow with it
 #
-# `estimate` streams its input in 8 MiB blocks (a block grows only to hold one long line), so
+# `estimate` streams its input in 2 MiB blocks (a block grows only to hold one long line), so
 # its peak stays a few blocks on many lines and about one line's worth on the long line,
 # whatever the file size. `split` (like prompt and inject) reads the whole transcript into
 # memory by design, and holds every record; its peak is printed beside it for comparison.
