@@ -15,6 +15,7 @@ pub mod extract;
 pub mod handoff;
 pub mod history;
 pub mod input;
+pub mod manual;
 pub mod measure;
 pub mod output;
 pub mod persist;
