@@ -19,6 +19,9 @@ use std::sync::mpsc::sync_channel;
 use anyhow::{bail, Context, Result};
 use memchr::{memchr, memchr_iter, memrchr};
 
+#[cfg(feature = "zstd")]
+mod zstd;
+
 /// How many bytes a block read asks for. The few blocks in flight (one being read, two
 /// waiting, one being measured) then fit in the target machine's 32 MiB L3 cache, so the
 /// cores parse bytes the read has just copied there: 8 MiB blocks, which do not fit, cost
@@ -168,10 +171,8 @@ fn decompressed(name: &str, mut raw: Box<dyn Read + Send>) -> Result<Box<dyn Rea
 }
 
 #[cfg(feature = "zstd")]
-fn zstd_reader(name: &str, input: impl Read + Send + 'static) -> Result<Box<dyn Read + Send>> {
-    let decoder = zstd::stream::read::Decoder::new(input)
-        .with_context(|| format!("{name}: cannot start reading the zstd stream"))?;
-    Ok(Box::new(decoder))
+fn zstd_reader(_name: &str, input: impl Read + Send + 'static) -> Result<Box<dyn Read + Send>> {
+    Ok(zstd::reader(input))
 }
 
 #[cfg(not(feature = "zstd"))]

@@ -98,7 +98,7 @@ fn copy_to(target: &Target, path: &Path) -> Result<()> {
         .custom_flags(OFlags::NOFOLLOW.bits() as i32)
         .open(path)?;
     let result = (|| -> Result<()> {
-        super::replace::take_ownership(&copy, target)?;
+        target.hand_over(&copy)?;
         copy_file(&target.file, &mut copy)?;
         copy.sync_all()?;
         Ok(())

@@ -16,7 +16,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -114,23 +114,6 @@ pub fn clean_strays(target: &Target) {
     }
 }
 
-/// Gives `file` the owner, group and mode of the original.
-pub fn take_ownership(file: &File, target: &Target) -> Result<()> {
-    let meta = file.metadata()?;
-    if (meta.uid(), meta.gid()) != (target.uid, target.gid) {
-        if let Err(error) = std::os::unix::fs::fchown(file, Some(target.uid), Some(target.gid)) {
-            // A user who may not give the file the original's group (it is not one of theirs)
-            // still owns it; anyone else would take the session away from its owner.
-            if meta.uid() != target.uid {
-                return Err(error.into());
-            }
-        }
-    }
-    // After chown, which clears set-id bits.
-    file.set_permissions(fs::Permissions::from_mode(target.mode))?;
-    Ok(())
-}
-
 impl Temp {
     /// A new, empty temporary file in the session's directory, owned and permitted as it is.
     pub fn create(target: &Target) -> Result<Temp> {
@@ -143,7 +126,7 @@ impl Temp {
             }
             Err(_) => Temp::named(target)?,
         };
-        take_ownership(&temp.file, target).with_context(|| {
+        target.hand_over(&temp.file).with_context(|| {
             format!(
                 "{}: cannot give the new file the original's owner and mode",
                 target.name
@@ -478,6 +461,7 @@ fn salvage(
 mod tests {
     use super::*;
     use crate::persist::lock::open_locked;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn the_named_fallback_is_private_then_takes_the_originals_mode_and_goes_if_dropped() {
@@ -491,7 +475,7 @@ mod tests {
         let file_name = name.file_name().unwrap().to_string_lossy().into_owned();
         assert!(file_name.starts_with(".s.jsonl.condense-") && file_name.ends_with(".tmp"));
         assert_eq!(fs::metadata(&name).unwrap().mode() & 0o777, 0o600);
-        take_ownership(&temp.file, &target).unwrap();
+        target.hand_over(&temp.file).unwrap();
         assert_eq!(fs::metadata(&name).unwrap().mode() & 0o777, 0o640);
         // Two names never collide, and a dropped one is removed.
         let other = Temp::named(&target).unwrap();

@@ -8,7 +8,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Output, Stdio};
 
-use crate::util::{condense, fixture};
+use crate::util::{assert_success, condense, fixture, run_ok, stderr};
 
 const OPENAI: &str = "corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl";
 const PI: &str = "corpus/pi/pi-mono-large-session.jsonl";
@@ -59,10 +59,6 @@ impl Dir {
     }
 }
 
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
 #[track_caller]
 fn fails_with(output: &Output, code: i32, text: &str) {
     let err = stderr(output);
@@ -80,8 +76,7 @@ fn plain() -> StdCommand {
 
 #[track_caller]
 fn parses(path: &Path) {
-    let check = condense().arg("estimate").arg(path).output().unwrap();
-    assert!(check.status.success(), "{}", stderr(&check));
+    let check = run_ok(condense().arg("estimate").arg(path));
     assert!(check.stderr.is_empty(), "{}", stderr(&check));
 }
 
@@ -105,7 +100,7 @@ fn backups_are_kept_over_three_compactions_under_new_names() {
         fs::write(d.path("s.jsonl"), &now).unwrap();
         inputs.push(now);
         let output = d.inject(&[]);
-        assert!(output.status.success(), "{}", stderr(&output));
+        assert_success(&output, "");
         assert!(output.stdout.is_empty());
     }
     assert_eq!(
@@ -181,12 +176,12 @@ fn rewrite_replaces_an_append_only_session_and_keeps_a_backup() {
     let d = Dir::new(PI);
     let original = d.read("s.jsonl");
     let output = d.inject(&["--rewrite"]);
-    assert!(output.status.success(), "{}", stderr(&output));
+    assert_success(&output, "");
     assert_eq!(d.read("s.jsonl.bak"), original);
     parses(&d.path("s.jsonl"));
     // Without it, the same compaction is appended: no backup.
     let d = Dir::new(PI);
-    assert!(d.inject(&[]).status.success());
+    assert_success(&d.inject(&[]), "inject");
     assert_eq!(d.names(), ["s.jsonl", "summary.md"]);
     assert!(d.read("s.jsonl").starts_with(&original));
     // --rewrite needs --in-place.
@@ -215,7 +210,7 @@ fn a_planted_symlink_cannot_redirect_the_temporary_file() {
             .unwrap();
     }
     let output = d.inject(&[]);
-    assert!(output.status.success(), "{}", stderr(&output));
+    assert_success(&output, "");
     assert_eq!(fs::read(&secret).unwrap(), b"secret\n");
     assert_eq!(fs::metadata(&secret).unwrap().mode() & 0o777, 0o600);
     parses(&d.path("s.jsonl"));
@@ -233,7 +228,7 @@ fn the_new_file_has_the_originals_mode_owner_and_group() {
     }
     let before = fs::metadata(&session).unwrap();
     let output = d.inject(&[]);
-    assert!(output.status.success(), "{}", stderr(&output));
+    assert_success(&output, "");
     let after = fs::metadata(&session).unwrap();
     assert_ne!(after.ino(), before.ino(), "replaced");
     assert_eq!(after.mode() & 0o7777, 0o640);
@@ -324,7 +319,7 @@ fn the_temporary_file_is_never_more_readable_than_the_session_while_it_is_writte
         std::thread::sleep(std::time::Duration::from_micros(200));
     }
     let output = child.wait_with_output().unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
+    assert_success(&output, "");
     assert!(
         seen > 0,
         "the temporary file was never seen: the test watched nothing"
@@ -352,7 +347,7 @@ fn a_symlinked_session_compacts_its_target_and_keeps_the_link() {
     let original = fs::read(&real).unwrap();
     std::os::unix::fs::symlink(&real, d.path("s.jsonl")).unwrap();
     let output = d.inject(&[]);
-    assert!(output.status.success(), "{}", stderr(&output));
+    assert_success(&output, "");
     let link = fs::symlink_metadata(d.path("s.jsonl")).unwrap();
     assert!(link.file_type().is_symlink(), "the link is kept");
     assert_eq!(fs::read_link(d.path("s.jsonl")).unwrap(), real);
@@ -437,7 +432,7 @@ fn an_append_goes_ahead_while_another_process_holds_the_session() {
     let output = d.inject(&[]);
     let _ = child.kill();
     let _ = child.wait();
-    assert!(output.status.success(), "{}", stderr(&output));
+    assert_success(&output, "");
     assert!(d.read("s.jsonl").starts_with(&original));
     assert_eq!(d.names(), ["s.jsonl", "summary.md"]);
 }
@@ -469,7 +464,7 @@ fn a_line_half_written_at_read_time_is_waited_for_and_never_split() {
         }
         let output = d.inject(&[]);
         assert!(writer.wait().unwrap().success());
-        assert!(output.status.success(), "{}", stderr(&output));
+        assert_success(&output, "");
         let now = String::from_utf8(d.read("s.jsonl")).unwrap();
         assert!(now.lines().any(|l| l == line), "the line is whole");
         parses(&d.path("s.jsonl"));
@@ -506,7 +501,7 @@ fn a_last_line_without_a_newline_that_no_one_is_writing_is_compacted() {
     assert_eq!(original.pop(), Some(b'\n'));
     fs::write(d.path("s.jsonl"), &original).unwrap();
     let output = d.inject(&[]);
-    assert!(output.status.success(), "{}", stderr(&output));
+    assert_success(&output, "");
     let now = d.read("s.jsonl");
     assert!(now.starts_with(&original));
     assert_eq!(now[original.len()], b'\n');
@@ -706,7 +701,7 @@ fn a_closed_or_full_stdout_is_an_error_that_names_stdout() {
         .stdout(devnull)
         .output()
         .unwrap();
-    assert!(discarded.status.success(), "{}", stderr(&discarded));
+    assert_success(&discarded, "");
     assert!(discarded.stderr.is_empty(), "{}", stderr(&discarded));
     // A command that writes nothing to stdout does not care that it is closed.
     let d = Dir::new(OPENAI);
@@ -718,5 +713,5 @@ fn a_closed_or_full_stdout_is_an_error_that_names_stdout() {
         .env_clear()
         .output()
         .unwrap();
-    assert!(closed.status.success(), "{}", stderr(&closed));
+    assert_success(&closed, "");
 }

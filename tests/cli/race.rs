@@ -6,7 +6,7 @@
 //!
 //! Every line the writer wrote must be in the session afterwards (not only in a backup), inside
 //! the live context the agent resumes with (issue 31), and the session must parse. Runs go in parallel threads; `CONDENSE_RACE_RUNS` sets how many per
-//! case (20 by default, 200 in `bench/race.sh`), and each case prints its figures.
+//! case (20 by default, 200 in `benches/scripts/race.sh`), and each case prints its figures.
 
 use std::fmt;
 use std::fs;

@@ -8,7 +8,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::util::{condense, fixture, json_lines};
+use crate::util::{assert_success, condense, fixture, json_lines};
 
 const OPENAI: &str = "corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl";
 const CLAUDE: &str = "corpus/claude-code/claude-code-viewer-5c0375b4.jsonl";
@@ -192,12 +192,7 @@ impl Bench {
 }
 
 fn ok(output: &Output, what: &str) -> String {
-    assert!(
-        output.status.success(),
-        "{what}: exit {:?}\nstderr: {}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(output, what);
     String::from_utf8(output.stdout.clone()).unwrap()
 }
 

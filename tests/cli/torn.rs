@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use rustix::process::Signal;
 
-use crate::util::fixture;
+use crate::util::{assert_success, fixture};
 
 const CLAUDE: &str = "corpus/claude-code/claude-code-viewer-5c0375b4.jsonl";
 
@@ -307,7 +307,7 @@ fn a_torn_record_found_by_its_journal_is_removed_and_the_agents_line_after_it_ke
         .env_clear()
         .output()
         .unwrap();
-    assert!(output.status.success());
+    assert_success(&output, "");
     let records = &output.stdout[original.len()..];
     let agent_line = original
         .split_inclusive(|&b| b == b'\n')
@@ -337,7 +337,7 @@ fn a_torn_record_found_by_its_journal_is_removed_and_the_agents_line_after_it_ke
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&output.stderr);
-        assert!(output.status.success(), "cut {cut}: {err}");
+        assert_success(&output, format_args!("cut {cut}: {err}"));
         assert!(
             err.contains("a condense run was killed while appending"),
             "{err}"

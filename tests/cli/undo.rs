@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::util::{condense, fixture, json_lines, CORPUS};
+use crate::util::{condense, fixture, json_lines, run_ok, CORPUS};
 
 /// A copy of `session` in `dir`, compacted in place.
 fn compacted(session: &Path, dir: &Path) -> PathBuf {
@@ -29,12 +29,7 @@ fn compacted(session: &Path, dir: &Path) -> PathBuf {
 }
 
 fn list(path: &Path) -> Vec<Value> {
-    let output = condense()
-        .args(["undo", "--list"])
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(output.status.success());
+    let output = run_ok(condense().args(["undo", "--list"]).arg(path));
     json_lines(&output.stdout)
 }
 

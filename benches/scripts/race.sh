@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/race.sh: the live-session race of issue 10, RUNS times per case (default 200).
+# race.sh: the live-session race of issue 10, RUNS times per case (default 200).
 #
 # Each run: `prompt --plan` on a session, then `inject --plan … --in-place` while a child `sh`
 # appends a line every 2 ms (80 lines), in one of two writer styles: reopening the file per
@@ -15,10 +15,10 @@
 # writer holds the file open for writing, which loses nothing).
 # To measure another build's inject the same way (say, the one before issue 10), point
 # CONDENSE_RACE_BIN at its binary; its failed checks are then reported after the figures.
-#   bash bench/race.sh            Knobs: RUNS=200  PROFILE=dev|release (default dev, as CI)
-#                                        CONDENSE_RACE_BIN=path/to/condense
+#   bash benches/scripts/race.sh   Knobs: RUNS=200  PROFILE=dev|release (default dev, as CI)
+#                                         CONDENSE_RACE_BIN=path/to/condense
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 RUNS=${RUNS:-200}
 PROFILE=${PROFILE:-dev}
 flags=()

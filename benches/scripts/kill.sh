@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/kill.sh: issue 31's kills. `inject --in-place` of a Claude Code session (append path)
+# kill.sh: issue 31's kills. `inject --in-place` of a Claude Code session (append path)
 # is killed POINTS times with SIGKILL (half aimed at the write itself: the kill follows the
 # session's first growth by 0 to a few hundred microseconds, half anywhere in a run's second
 # half), and POINTS/2 times each with SIGINT, SIGTERM and SIGHUP; after each kill the next run
@@ -11,9 +11,9 @@
 # 40 original, 45 whole, 15 torn then repaired by the next run, 0 torn after it; SIGINT,
 # SIGTERM, SIGHUP 50 each: 0 torn (18/24/26 original, 32/26/24 whole); full disk at 16 tmpfs
 # sizes: 14 refused untouched (7 of them at the append, after the journal), 2 appended.
-#   bash bench/kill.sh        Knobs: POINTS=100  PROFILE=dev|release (default release)
+#   bash benches/scripts/kill.sh   Knobs: POINTS=100  PROFILE=dev|release (default release)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 POINTS=${POINTS:-100}
 PROFILE=${PROFILE:-release}
 flags=()
