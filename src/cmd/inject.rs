@@ -9,7 +9,6 @@ use anyhow::{bail, Context, Result};
 
 use super::compaction::compaction;
 use super::handoff;
-use super::journal;
 use super::shared::{
     check_plan, load_options, plan_for, read_source, refuse_cut_off, single_source,
     transcript_warnings, PlanReport,
@@ -93,9 +92,8 @@ fn inject_in_place(args: &InjectArgs, path: &Path, summary: &str) -> Result<Outc
         inputs: &inputs,
     };
     let name = path.display().to_string();
-    let (mut built, mut read) = (Vec::new(), 0);
+    let mut built = Vec::new();
     let done = persist::in_place(path, &options, |bytes, out| {
-        read = bytes.len();
         let verify = Verify {
             enabled: !args.in_place.no_verify,
             name: &name,
@@ -110,14 +108,7 @@ fn inject_in_place(args: &InjectArgs, path: &Path, summary: &str) -> Result<Outc
             |(outcome, _)| *outcome == Outcome::Success,
         )
     })?;
-    let journaled = journal::record(path, &done.done, read, &built);
     let (outcome, mut warnings) = done.value;
-    if let Err(error) = journaled {
-        // The session is written; only its undo is lost, which the user should know.
-        warnings.push(format!(
-            "{error:#}; condense undo cannot take this write back"
-        ));
-    }
     for warning in done.warnings {
         warnings.push(warning);
     }
@@ -242,7 +233,8 @@ fn checked_plan(path: &Path, transcript: &Transcript) -> Result<(Plan, Tokenizer
             path.display()
         )
     })?;
-    check_plan(&report, transcript).with_context(|| path.display().to_string())
+    check_plan(&report, transcript, "run prompt --plan again")
+        .with_context(|| path.display().to_string())
 }
 
 fn handoff_document(

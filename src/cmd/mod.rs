@@ -11,7 +11,6 @@ pub mod eval;
 pub mod handoff;
 pub mod history;
 pub mod inject;
-pub mod journal;
 pub mod man;
 pub mod prompt;
 pub mod prune;

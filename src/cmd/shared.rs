@@ -90,6 +90,11 @@ pub fn hook_transcript(mut reader: impl Read) -> Result<PathBuf> {
     let value: serde_json::Value =
         serde_json::from_str(&text).context("<stdin>: the hook input is not a JSON object")?;
     match value.get("transcript_path").and_then(|p| p.as_str()) {
+        // The agent names its own session file; anything else (a FIFO would block the read
+        // forever) is refused.
+        Some(path) if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) => {
+            bail!("{path}: the hook input's transcript_path is not a regular file")
+        }
         Some(path) if !path.is_empty() => Ok(PathBuf::from(path)),
         _ => bail!("<stdin>: the hook input has no transcript_path"),
     }
@@ -528,14 +533,19 @@ fn one_line(text: &str, limit: usize) -> String {
 }
 
 /// The plan `report` describes, checked against the transcript as it is now: the records it
-/// compacted must be unchanged; records appended since join the tail.
-pub fn check_plan(report: &PlanReport, transcript: &Transcript) -> Result<(Plan, Tokenizer)> {
+/// compacted must be unchanged; records appended since join the tail. `again` is what to run
+/// for a new plan, said when this one no longer fits.
+pub fn check_plan(
+    report: &PlanReport,
+    transcript: &Transcript,
+    again: &str,
+) -> Result<(Plan, Tokenizer)> {
     let tokenizer =
         Tokenizer::from_name(&report.tokenizer).context("unknown tokenizer in the plan")?;
     let records = &transcript.context;
     if records.len() < report.records {
         bail!(
-            "{}: the plan was made for {} records but the transcript now has {}; run prompt again",
+            "{}: the plan was made for {} records but the transcript now has {}; {again}",
             transcript.name,
             report.records,
             records.len()
@@ -552,7 +562,7 @@ pub fn check_plan(report: &PlanReport, transcript: &Transcript) -> Result<(Plan,
     if plan.tail.start != report.fingerprint.records || now != report.fingerprint.hash {
         bail!(
             "{}: the records the plan compacts changed since the plan was made (plan {} over {} \
-             records, now {} over {}); run prompt again",
+             records, now {} over {}); {again}",
             transcript.name,
             report.fingerprint.hash,
             report.fingerprint.records,

@@ -26,7 +26,7 @@ pub struct Verify<'a> {
 impl Verify<'_> {
     /// Runs `build` into `built` (emptied first), verifies what it wrote (unless verification
     /// is off or `compacted` says of its value that nothing was compacted), and writes it to
-    /// `out`. `built` is the caller's, so that the undo journal records those same bytes.
+    /// `out`. `built` is the caller's buffer, reused when the build runs again.
     pub fn build<T>(
         &self,
         built: &mut Vec<u8>,

@@ -51,6 +51,15 @@ impl Target {
         fs::symlink_metadata(&self.real).is_ok_and(|m| m.dev() == self.dev && m.ino() == self.ino)
     }
 
+    /// The owner, group and mode a replacement takes.
+    pub fn owner(&self) -> super::attrs::Owner {
+        super::attrs::Owner {
+            uid: self.uid,
+            gid: self.gid,
+            mode: self.mode,
+        }
+    }
+
     /// The error for a session that another program replaced while this run worked.
     pub fn replaced_error(&self) -> anyhow::Error {
         anyhow::anyhow!(

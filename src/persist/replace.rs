@@ -3,8 +3,8 @@
 //!
 //! The new content is written to a temporary file that has no name at all while it is written
 //! (`O_TMPFILE`): a run killed at any moment leaves no full-size stray, and nothing can be
-//! planted where it is written. It gets the original's owner, group and mode before its first
-//! byte. Where the file system has no `O_TMPFILE` the file is created exclusively, no-follow,
+//! planted where it is written. It gets the original's owner, group, mode and extended
+//! attributes (its ACL among them, see [`super::attrs`]) before its first byte. Where the file system has no `O_TMPFILE` the file is created exclusively, no-follow,
 //! under an unguessable name, and the next run on the same session removes what a killed run
 //! left. Before the rename, what the agent appended since the read is built in (a few times;
 //! then carried over as it is: for these formats the compacted file goes on where the original
@@ -16,7 +16,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -24,6 +24,7 @@ use anyhow::{bail, Context, Result};
 use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
 
 use super::append::append_whole;
+use super::attrs;
 use super::backup;
 use super::link::{link_fd, random_tag};
 use super::lock::Target;
@@ -81,10 +82,17 @@ impl Write for Temp {
     }
 }
 
-/// The prefix of this session's temporary names, `.NAME.condense-`.
+/// The prefix of this session's temporary names, `.NAME.condense-` (a long NAME shortened to
+/// leave room for the rest, see [`super::names`]).
 fn stray_prefix(target: &Target) -> Vec<u8> {
+    temp_prefix(target.file_name.as_bytes())
+}
+
+/// `.NAME.condense-` for the file named `name`, where `RANDOM.tmp` follows.
+pub fn temp_prefix(name: &[u8]) -> Vec<u8> {
+    const AROUND: usize = ".".len() + ".condense-".len() + 16 + ".tmp".len();
     let mut prefix = b".".to_vec();
-    prefix.extend_from_slice(target.file_name.as_bytes());
+    prefix.extend_from_slice(&super::names::stem(name, AROUND));
     prefix.extend_from_slice(b".condense-");
     prefix
 }
@@ -114,21 +122,10 @@ pub fn clean_strays(target: &Target) {
     }
 }
 
-/// Gives `file` the owner, group and mode of the original.
-pub fn take_ownership(file: &File, target: &Target) -> Result<()> {
-    let meta = file.metadata()?;
-    if (meta.uid(), meta.gid()) != (target.uid, target.gid) {
-        if let Err(error) = std::os::unix::fs::fchown(file, Some(target.uid), Some(target.gid)) {
-            // A user who may not give the file the original's group (it is not one of theirs)
-            // still owns it; anyone else would take the session away from its owner.
-            if meta.uid() != target.uid {
-                return Err(error.into());
-            }
-        }
-    }
-    // After chown, which clears set-id bits.
-    file.set_permissions(fs::Permissions::from_mode(target.mode))?;
-    Ok(())
+/// Gives `file` the owner, group, mode and extended attributes (ACLs among them) of the
+/// original.
+pub fn take_ownership(file: &File, target: &Target) -> std::io::Result<()> {
+    attrs::carry_over(&target.file, target.owner(), file)
 }
 
 impl Temp {
@@ -145,7 +142,7 @@ impl Temp {
         };
         take_ownership(&temp.file, target).with_context(|| {
             format!(
-                "{}: cannot give the new file the original's owner and mode",
+                "{}: cannot give the new file the original's owner, mode and attributes",
                 target.name
             )
         })?;
@@ -205,6 +202,8 @@ pub struct Replaced {
     pub backup: PathBuf,
     /// What the user should know.
     pub warnings: Vec<String>,
+    /// The length and hash ([`crate::undo::hash`]) of the file this run left.
+    pub left: (u64, u64),
 }
 
 /// Refuses while another process keeps the file open for writing.
@@ -389,7 +388,28 @@ pub fn commit(
     }
     sync_dir(target);
     let warnings = salvage(target, &mut temp.file, consumed, ours, &backup)?;
-    Ok(Committed::Replaced(Replaced { backup, warnings }))
+    let left =
+        length_and_hash(&temp.file).with_context(|| format!("{}: cannot read", target.name))?;
+    Ok(Committed::Replaced(Replaced {
+        backup,
+        warnings,
+        left,
+    }))
+}
+
+/// The length and hash of a file's content, read a block at a time.
+fn length_and_hash(file: &File) -> std::io::Result<(u64, u64)> {
+    use std::os::unix::fs::FileExt;
+    let mut block = vec![0u8; 1 << 20];
+    let (mut at, mut hash) = (0, crate::undo::HASH_START);
+    loop {
+        let n = file.read_at(&mut block, at)?;
+        if n == 0 {
+            return Ok((at, hash));
+        }
+        hash = crate::undo::hash_more(hash, &block[..n]);
+        at += n as u64;
+    }
 }
 
 fn sync_dir(target: &Target) {
@@ -478,6 +498,7 @@ fn salvage(
 mod tests {
     use super::*;
     use crate::persist::lock::open_locked;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn the_named_fallback_is_private_then_takes_the_originals_mode_and_goes_if_dropped() {

@@ -1045,3 +1045,181 @@ fn inject_never_writes_a_byte_order_mark_mid_file() {
     // compaction, is not carried over.
     assert_eq!(report(&back)["bookkeeping"], 2);
 }
+
+// --------------------------------------------------------------------------------------------
+// Issue 31's adversarial run: what it found besides torn writes and races.
+
+/// `--to-session-dir` for kimi-cli rewrote `kimi.json` through `kimi.json.condense-ID`, a name
+/// anyone could predict from the input, with `fs::write`: a symlink planted there sent the
+/// write to any file the user may write, and the file's mode became 0644.
+#[test]
+fn kimi_json_is_replaced_whole_through_no_planted_name_and_keeps_its_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let session = crate::util::fixture("corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl");
+    let summary = dir.path().join("summary.md");
+    fs::write(&summary, "NOW: a summary\n").unwrap();
+    let handoff = |home: &Path| {
+        let mut cmd = condense();
+        cmd.args([
+            "inject",
+            "--to",
+            "openai",
+            "--cwd",
+            "/work/p",
+            "--to-session-dir",
+        ])
+        .arg(home)
+        .arg("--summary")
+        .arg(&summary)
+        .arg(&session);
+        run(cmd)
+    };
+    // A first handoff tells the session id (it is derived from the input).
+    let scratch = dir.path().join("scratch");
+    let first = handoff(&scratch);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let id = fs::read_dir(scratch.join("sessions"))
+        .unwrap()
+        .flatten()
+        .flat_map(|work_dir| fs::read_dir(work_dir.path()).unwrap().flatten())
+        .map(|s| s.file_name().to_string_lossy().into_owned())
+        .next()
+        .unwrap();
+    let home = dir.path().join("home");
+    fs::create_dir(&home).unwrap();
+    let kimi_json = home.join("kimi.json");
+    fs::write(&kimi_json, r#"{"work_dirs": [], "theme": "dark"}"#).unwrap();
+    fs::set_permissions(&kimi_json, fs::Permissions::from_mode(0o600)).unwrap();
+    let outside = dir.path().join("outside");
+    fs::write(&outside, "not kimi's\n").unwrap();
+    for planted in [
+        format!("kimi.json.condense-{id}"),
+        "kimi.json.tmp".to_owned(),
+    ] {
+        std::os::unix::fs::symlink(&outside, home.join(planted)).unwrap();
+    }
+    let placed = handoff(&home);
+    assert!(placed.status.success(), "{}", stderr(&placed));
+    assert_eq!(fs::read(&outside).unwrap(), b"not kimi's\n");
+    let metadata: Value = serde_json::from_slice(&fs::read(&kimi_json).unwrap()).unwrap();
+    assert_eq!(metadata["theme"], "dark");
+    assert_eq!(metadata["work_dirs"][0]["path"], "/work/p");
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!(fs::metadata(&kimi_json).unwrap().mode() & 0o777, 0o600);
+    // Nothing of condense's is left beside it.
+    let mut names: Vec<String> = fs::read_dir(&home)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "sessions")
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "kimi.json",
+            &format!("kimi.json.condense-{id}"),
+            "kimi.json.tmp"
+        ]
+    );
+}
+
+/// `--hook` read a FIFO named as the hook input's `transcript_path`, and waited forever for a
+/// writer.
+#[test]
+fn a_hook_transcript_path_that_is_a_fifo_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("session.jsonl");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let hook = json!({"session_id": "s", "transcript_path": fifo}).to_string();
+    for command in ["estimate", "caveman", "prompt"] {
+        let mut cmd = condense();
+        cmd.args([command, "--hook"]).write_stdin(hook.clone());
+        fails(
+            &run(cmd),
+            1,
+            "session.jsonl: the hook input's transcript_path is not a regular file",
+        );
+    }
+}
+
+/// A newline in a file name reached the terminal as it was, breaking a one-line message in two.
+#[test]
+fn a_newline_in_a_file_name_is_escaped_in_messages() {
+    let case = case(b"{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\n");
+    fs::rename(&case.input, case.dir.path().join("two\nlines.jsonl")).unwrap();
+    let mut cmd = condense();
+    cmd.current_dir(case.dir.path())
+        .args(["estimate", "two\nlines.jsonl"]);
+    let output = run(cmd);
+    fails(
+        &output,
+        1,
+        "condense: error: two\\nlines.jsonl:2: invalid JSON",
+    );
+    assert_eq!(stderr(&output).lines().count(), 1, "{}", stderr(&output));
+}
+
+/// `compact --skip-invalid` read a session with a malformed line, then failed on that same line
+/// when it measured (or, in place, verified) the result that kept it.
+#[test]
+fn compact_skip_invalid_keeps_a_malformed_line_of_the_tail_as_it_was() {
+    let original = fs::read(crate::util::fixture(
+        "corpus/claude-code/claude-code-viewer-5c0375b4.jsonl",
+    ))
+    .unwrap();
+    let lines: Vec<&[u8]> = original.split_inclusive(|&b| b == b'\n').collect();
+    let bad = b"{\"type\":\"user\",\"broken\n";
+    let mut input = lines[..lines.len() - 2].concat();
+    input.extend_from_slice(bad);
+    input.extend_from_slice(&lines[lines.len() - 2..].concat());
+    let case = case(&input);
+    let llm = ["--llm", "echo 'NOW: the viewer works'", "--skip-invalid"];
+    let out = succeeds(&case.run("compact", &llm), 0);
+    assert!(
+        memchr::memmem::find(&out, bad).is_some(),
+        "the line was dropped"
+    );
+    let mut in_place = llm.to_vec();
+    in_place.push("--in-place");
+    succeeds(&case.run("compact", &in_place), 0);
+    let after = case.bytes();
+    assert!(
+        after.starts_with(&input),
+        "appended after the session as it was"
+    );
+    assert!(after.len() > input.len());
+}
+
+/// `compact --in-place` that lost the race with a program rewriting the session said "run
+/// prompt again", a command its user never ran.
+#[test]
+fn compact_that_finds_its_plan_outdated_says_to_run_compact_again() {
+    let mut input = String::new();
+    for i in 0..12 {
+        let filler = "words of a long exchange ".repeat(60);
+        input.push_str(
+            &json!({"role": "user", "content": format!("question {i} {filler}")}).to_string(),
+        );
+        input.push('\n');
+        input.push_str(
+            &json!({"role": "assistant", "content": format!("answer {i} {filler}")}).to_string(),
+        );
+        input.push('\n');
+    }
+    let case = case(input.as_bytes());
+    // The "LLM" rewrites an early message while it is being asked: another program at work.
+    let llm = "sed -i 's/question 1 /question one /' in.jsonl; echo 'NOW: a summary'";
+    let output = case.run("compact", &["--llm", llm, "--in-place"]);
+    fails(
+        &output,
+        1,
+        "nothing was written; run compact again, which plans anew",
+    );
+    assert!(!stderr(&output).contains("run prompt again"));
+}

@@ -15,6 +15,7 @@ use rustix::process::Signal;
 use crate::util::fixture;
 
 const CLAUDE: &str = "corpus/claude-code/claude-code-viewer-5c0375b4.jsonl";
+const KIMI: &str = "corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl";
 
 fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("condense")
@@ -155,6 +156,92 @@ fn a_full_disk_leaves_the_session_whole_or_untouched_at_every_fill_level() {
     );
 }
 
+#[test]
+fn a_full_disk_on_the_replace_path_names_the_session_and_leaves_it_untouched() {
+    if !can_mount() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must be able to mount a tmpfs (root, unshare -m)"
+        );
+        crate::util::say_skipped("cannot mount a tmpfs here (needs root and unshare -m)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.md");
+    fs::write(&summary, "NOW: a summary\n").unwrap();
+    // kimi-cli's context.jsonl is rewritten: the new file needs as much room again.
+    let session = fixture(KIMI);
+    let original = fs::read(&session).unwrap();
+    let (mut refused, mut replaced) = (0, 0);
+    for step in 0..24u64 {
+        let size = (original.len() as u64).div_ceil(4096) * 4096 + step * 4096;
+        let scratch = tempfile::tempdir().unwrap();
+        let (output, after, names) = inject_on_tmpfs(&session, &summary, size, scratch.path());
+        let err = String::from_utf8_lossy(&output.stderr);
+        match output.status.code() {
+            Some(0) => {
+                replaced += 1;
+                assert!(reads_cleanly(&after), "size {size}");
+                assert!(names.lines().any(|n| n == "s.jsonl.bak"), "{names}");
+            }
+            Some(1) => {
+                refused += 1;
+                assert_eq!(after, original, "size {size}: touched on failure: {err}");
+                assert_eq!(names.trim(), "s.jsonl", "size {size}: strays left");
+                // It says which file it could not write (it said only the OS error).
+                assert!(err.contains("s.jsonl: "), "size {size}: {err}");
+                assert!(
+                    err.contains("No space left on device"),
+                    "size {size}: {err}"
+                );
+            }
+            other => panic!("size {size}: exit {other:?}: {err}"),
+        }
+    }
+    eprintln!("\nfull disk, replace path: {refused} refused, {replaced} replaced");
+    assert!(refused > 0 && replaced > 0, "the sizes missed a case");
+}
+
+/// A run killed after its records were whole and synced, before its journal line said so: the
+/// next run finds them whole, and `condense undo` takes them back (with an undo file apart from
+/// the repair journal, this write could not be undone).
+#[test]
+fn records_whole_before_their_journal_line_was_done_can_still_be_undone() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("s.jsonl");
+    let original = fs::read(fixture(CLAUDE)).unwrap();
+    let summary = dir.path().join("summary.md");
+    fs::write(&summary, "NOW: a summary\n").unwrap();
+    fs::write(&session, &original).unwrap();
+    let output = StdCommand::new(bin())
+        .args(["inject", "--summary"])
+        .arg(&summary)
+        .arg(&session)
+        .env_clear()
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let records = output.stdout[original.len()..].to_vec();
+    fs::write(&session, &output.stdout).unwrap();
+    fs::write(
+        dir.path().join("s.jsonl.condense-undo"),
+        pending(&session, original.len(), &records),
+    )
+    .unwrap();
+    let undo = StdCommand::new(bin())
+        .arg("undo")
+        .arg(&session)
+        .env_clear()
+        .output()
+        .unwrap();
+    assert!(
+        undo.status.success(),
+        "{}",
+        String::from_utf8_lossy(&undo.stderr)
+    );
+    assert_eq!(fs::read(&session).unwrap(), original);
+}
+
 /// What a killed or signalled run left, and what the next run made of it.
 #[derive(Debug, Default)]
 struct Outcomes {
@@ -290,6 +377,19 @@ fn sigint_sigterm_and_sighup_during_an_append_leave_the_original_or_the_result()
     }
 }
 
+/// The journal line of an append under way: `records` about to land after the first `at`
+/// bytes of `session`.
+fn pending(session: &Path, at: usize, records: &[u8]) -> Vec<u8> {
+    let meta = fs::metadata(session).unwrap();
+    let line = serde_json::json!({"appending": {
+        "dev": meta.dev(),
+        "ino": meta.ino(),
+        "at": at,
+        "records": std::str::from_utf8(records).unwrap(),
+    }});
+    format!("{line}\n").into_bytes()
+}
+
 #[test]
 fn a_torn_record_found_by_its_journal_is_removed_and_the_agents_line_after_it_kept() {
     // What a run killed mid-write leaves: the journal, the first part of its records, and the
@@ -318,17 +418,11 @@ fn a_torn_record_found_by_its_journal_is_removed_and_the_agents_line_after_it_ke
         torn.extend_from_slice(&records[..cut]);
         torn.extend_from_slice(agent_line);
         fs::write(&session, &torn).unwrap();
-        let meta = fs::metadata(&session).unwrap();
-        let mut header = format!(
-            "{{\"dev\":{},\"ino\":{},\"at\":{},\"len\":{}}}\n",
-            meta.dev(),
-            meta.ino(),
-            original.len(),
-            records.len()
+        fs::write(
+            dir.path().join("s.jsonl.condense-undo"),
+            pending(&session, original.len(), records),
         )
-        .into_bytes();
-        header.extend_from_slice(records);
-        fs::write(dir.path().join(".s.jsonl.condense-append"), &header).unwrap();
+        .unwrap();
         let output = StdCommand::new(bin())
             .args(["inject", "--in-place", "--summary"])
             .arg(&summary)
@@ -350,7 +444,10 @@ fn a_torn_record_found_by_its_journal_is_removed_and_the_agents_line_after_it_ke
             "cut {cut}: the agent's line was not kept whole"
         );
         assert!(reads_cleanly(&after), "cut {cut}");
-        assert!(!dir.path().join(".s.jsonl.condense-append").exists());
+        // The pending line went; the journal holds the repairing run's own write.
+        let journal = fs::read_to_string(dir.path().join("s.jsonl.condense-undo")).unwrap();
+        assert!(!journal.contains("appending"), "{journal}");
+        assert_eq!(journal.lines().count(), 1, "{journal}");
     }
 }
 
@@ -374,7 +471,13 @@ fn a_torn_record_of_condense_is_never_blamed_on_the_agent() {
     // Without a journal, the cut-off line may be the agent's, still being written.
     let agents = run(&["inject", "--summary", "summary.md"]);
     assert!(String::from_utf8_lossy(&agents.stderr).contains("wait until the agent"));
-    fs::write(dir.path().join(".s.jsonl.condense-append"), "{}\n").unwrap();
+    let original = fs::read(fixture(CLAUDE)).unwrap();
+    let records = &torn[original.len()..];
+    fs::write(
+        dir.path().join("s.jsonl.condense-undo"),
+        pending(&session, original.len(), records),
+    )
+    .unwrap();
     let ours = run(&["inject", "--summary", "summary.md"]);
     let err = String::from_utf8_lossy(&ours.stderr);
     assert_eq!(ours.status.code(), Some(1), "{err}");

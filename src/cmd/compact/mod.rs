@@ -25,7 +25,6 @@ use super::shared::{
     single_source, transcript_warnings,
 };
 use crate::cli::{CompactArgs, CompactFormat};
-use crate::cmd::journal;
 use crate::cmd::verified::Verify;
 use crate::extract::{bare, caveman};
 use crate::handoff::Handoff;
@@ -466,6 +465,9 @@ fn build(
 fn size_of(name: &str, from: Option<FormatId>, bytes: &[u8], tokenizer: Tokenizer) -> Result<u64> {
     let options = LoadOptions {
         from,
+        // A malformed line in what was written is one the input had, let through by
+        // --skip-invalid (the read fails on it otherwise) and kept as it was.
+        skip_invalid: true,
         ..LoadOptions::default()
     };
     let written = Transcript::parse(name, bytes, options)?;
@@ -513,11 +515,14 @@ fn write_in_place(
     };
     let name = path.display().to_string();
     let load = load_options(&args.input);
-    let (mut built, mut read) = (Vec::new(), 0);
+    let mut built = Vec::new();
     let done = persist::in_place(path, &options, |bytes, out| {
-        read = bytes.len();
         let now = Transcript::parse(&name, bytes, load)?;
-        let (plan, tokenizer) = check_plan(&report, &now)?;
+        let (plan, tokenizer) = check_plan(
+            &report,
+            &now,
+            "nothing was written; run compact again, which plans anew",
+        )?;
         let compacted = compaction(&now, &plan, &choice.summary, tokenizer);
         let format = now.format.context("an empty transcript has no format")?;
         let write = |out: &mut dyn Write| -> Result<()> {
@@ -534,12 +539,6 @@ fn write_in_place(
         };
         verify.build(&mut built, out, write, |_| true)
     })?;
-    if let Err(error) = journal::record(path, &done.done, read, &built) {
-        // The session is written; only its undo is lost, which the user should know.
-        warnings.push(format!(
-            "{error:#}; condense undo cannot take this write back"
-        ));
-    }
     for warning in done.warnings {
         warnings.push(warning);
     }
