@@ -65,12 +65,18 @@ fn escaped(text: &str) -> String {
     quoted[1..quoted.len() - 1].to_owned()
 }
 
-/// True when `needle` (JSON-escaped) is in the bytes of one of `records`.
+/// True when `needle` (JSON-escaped) is in the bytes of one of `records`, or in the text of
+/// one (a line may escape what `needle` holds as it is: a lone surrogate escape reads as
+/// U+FFFD, which a writer writes unescaped).
 fn in_records(records: &[Record], needle: &str) -> bool {
-    let needle = escaped(needle);
+    let escaped = escaped(needle);
     records
         .iter()
-        .any(|r| memchr::memmem::find(r.raw, needle.as_bytes()).is_some())
+        .any(|r| memchr::memmem::find(r.raw, escaped.as_bytes()).is_some())
+        || records.iter().any(|r| {
+            r.message()
+                .is_some_and(|m| crate::transcript::classify::text_of(m).contains(needle))
+        })
 }
 
 /// The text of each line a transcript skipped as malformed, in the order of its `skipped`.

@@ -1223,3 +1223,93 @@ fn compact_that_finds_its_plan_outdated_says_to_run_compact_again() {
     );
     assert!(!stderr(&output).contains("run prompt again"));
 }
+
+/// `session` with `\ud83d` (half an emoji, as a JavaScript agent writes when it cuts a string
+/// inside one) put after each of `anchors`, and the same with U+FFFD's escape instead.
+fn with_lone_surrogates(session: &str, anchors: &[&str]) -> (String, String) {
+    let mut cut = fixture_text(session);
+    for anchor in anchors {
+        assert!(cut.contains(anchor), "{session}: no {anchor}");
+        cut = cut.replacen(anchor, &format!("{anchor}\\ud83d"), 1);
+    }
+    let replaced = cut.replace("\\ud83d", "\\ufffd");
+    (cut, replaced)
+}
+
+fn fixture_text(session: &str) -> String {
+    fs::read_to_string(crate::util::fixture(session)).unwrap()
+}
+
+/// Lone surrogate escapes made Gemini CLI and kimi-cli sessions unreadable by every command
+/// (serde_json refuses them where Claude Code's and pi's readers, which walk the line, read
+/// U+FFFD). They now read as U+FFFD in every format, and the lines that hold them are written
+/// back byte for byte.
+#[test]
+fn lone_surrogate_escapes_read_as_replacement_characters_and_are_written_back_as_they_were() {
+    let sessions = [
+        (
+            "corpus/gemini-cli/agent-sessions-jsonl_v040.jsonl",
+            // The user's text, a tool call's arguments, and the last answer (kept).
+            &["Say hello", "\"command\":\"ls", "Hello! I"][..],
+        ),
+        (
+            "corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl",
+            &["partial code base", "\"arguments\":\"{", "Perfect! The fix"][..],
+        ),
+    ];
+    for (session, anchors) in sessions {
+        let (cut, replaced) = with_lone_surrogates(session, anchors);
+        let lone = case(cut.as_bytes());
+        let fffd = case(replaced.as_bytes());
+        for command in COMMANDS {
+            let args = ["--preserve", "1"];
+            let plans = matches!(command, "split" | "prompt" | "inject");
+            let args: &[&str] = if plans { &args } else { &[] };
+            let output = lone.run(command, args);
+            let err = stderr(&output);
+            assert!(
+                matches!(output.status.code(), Some(0 | 4)),
+                "{session}: {command}: {err}"
+            );
+            // Read exactly as the same session with U+FFFD written out: the same output, but
+            // for the lines written back as they were and the plan's hash of their bytes.
+            let same = |stdout: Vec<u8>| {
+                let text = String::from_utf8(stdout)
+                    .unwrap()
+                    .replace("\\ud83d", "\\ufffd");
+                match command {
+                    "split" => {
+                        let mut plan: Value = serde_json::from_str(&text).unwrap();
+                        plan.as_object_mut().unwrap().remove("fingerprint");
+                        plan.to_string()
+                    }
+                    // The records inject writes have ids derived from the input's bytes.
+                    "inject" => text
+                        .lines()
+                        .map(|l| if replaced.contains(l) { l } else { "(new)" })
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    _ => text,
+                }
+            };
+            assert_eq!(
+                same(output.stdout.clone()),
+                same(fffd.run(command, args).stdout),
+                "{session}: {command}"
+            );
+        }
+        // Written back: what condense keeps is kept as it was, escape and all (the kept message
+        // is the last anchor's), and no replacement character is written in its place.
+        let output = lone.run("inject", &["--in-place", "--preserve", "1"]);
+        assert!(output.status.success(), "{session}: {}", stderr(&output));
+        let after = String::from_utf8(lone.bytes()).unwrap();
+        let kept = format!("{}\\ud83d", anchors[anchors.len() - 1]);
+        assert!(after.contains(&kept), "{session}: {kept} was not kept");
+        assert!(
+            !after.contains("\\ufffd") && !after.contains('\u{FFFD}'),
+            "{session}"
+        );
+        let check = lone.run("estimate", &[]);
+        assert!(check.status.success(), "{session}: {}", stderr(&check));
+    }
+}
