@@ -199,6 +199,7 @@ fn write_locked<T>(
     let building = Instant::now();
     for attempt in 1.. {
         let read = snapshot::settled_from(&target.file, 0, target.dev, target.ino, &target.name)?;
+        crate::input::check_lines(&target.name, &read)?;
         let mut out = Extending::new(
             &target.name,
             &read,

@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 
 use anyhow::{anyhow, bail, Error, Result};
+use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -140,12 +141,17 @@ fn check_one_envelope(name: &str, head: &[Value], numbers: &[usize]) -> Result<(
 /// A line as detection sees it: a lone surrogate escape reads as U+FFFD, as when the line is
 /// read (see [`read_each_record`]), and a value serde_json cannot hold as a `Value` (nested
 /// deeper than its recursion limit, as a tool's JSON output can be, or a number such as
-/// `1e999`) becomes null, so that the line's other fields still identify the format.
+/// `1e999`) becomes null, so that the line's other fields still identify the format. A long
+/// line is read [`shallow`]ly.
 fn detection_value(text: &str) -> Result<Value, serde_json::Error> {
-    serde_json::from_str::<Value>(text).or_else(|error| {
+    let whole = |text: &str| match text.len() > SHALLOW_FROM {
+        true => shallow(text),
+        false => serde_json::from_str::<Value>(text),
+    };
+    whole(text).or_else(|error| {
         let copy = without_lone_surrogates(text);
         let text = copy.as_deref().unwrap_or(text);
-        if let Ok(value) = serde_json::from_str::<Value>(text) {
+        if let Ok(value) = whole(text) {
             return Ok(value);
         }
         let fields: BTreeMap<String, &RawValue> = serde_json::from_str(text).map_err(|_| error)?;
@@ -156,6 +162,34 @@ fn detection_value(text: &str) -> Result<Value, serde_json::Error> {
                 .collect(),
         ))
     })
+}
+
+/// From this length on, a value is read for detection without its contents (see [`shallow`]).
+const SHALLOW_FROM: usize = 1 << 20;
+
+/// The JSON value `raw`, checked whole, with every string or array longer than
+/// [`SHALLOW_FROM`] left empty: objects keep every key. Detection looks at keys and short
+/// values, and a line of hundreds of megabytes (a tool's output, a whole conversation in
+/// Gemini CLI's `$set`) decoded into a `Value` held it a second time.
+fn shallow(raw: &str) -> Result<Value, serde_json::Error> {
+    let small = |raw: &RawValue| match raw.get().len() > SHALLOW_FROM {
+        true => shallow(raw.get()).unwrap_or(Value::Null),
+        false => serde_json::from_str(raw.get()).unwrap_or(Value::Null),
+    };
+    match raw.trim_start().as_bytes().first() {
+        Some(b'{') => {
+            let fields: BTreeMap<String, &RawValue> = serde_json::from_str(raw)?;
+            Ok(Value::Object(
+                fields
+                    .into_iter()
+                    .map(|(key, raw)| (key, small(raw)))
+                    .collect(),
+            ))
+        }
+        Some(b'"') => serde_json::from_str::<IgnoredAny>(raw).map(|_| Value::String(String::new())),
+        Some(b'[') => serde_json::from_str::<IgnoredAny>(raw).map(|_| Value::Array(Vec::new())),
+        _ => serde_json::from_str(raw),
+    }
 }
 
 /// Recognises the two common non-JSONL inputs from the first non-blank line.
@@ -176,7 +210,7 @@ fn check_is_jsonl(name: &str, first: &Line, more_follow: bool) -> Result<()> {
         }
     }
     if text.starts_with(b"[") {
-        if let Err(e) = serde_json::from_slice::<Value>(first.text) {
+        if let Err(e) = serde_json::from_slice::<IgnoredAny>(first.text) {
             if e.is_eof() {
                 bail!(
                     "{name}:{}: not JSONL: the input is one JSON array spread over many lines \
@@ -198,7 +232,7 @@ fn check_is_jsonl(name: &str, first: &Line, more_follow: bool) -> Result<()> {
         );
     }
     if more_follow && text.starts_with(b"{") {
-        if let Err(e) = serde_json::from_slice::<Value>(first.text) {
+        if let Err(e) = serde_json::from_slice::<IgnoredAny>(first.text) {
             if e.is_eof() {
                 bail!(
                     "{name}:{}: not JSONL: one JSON object spans many lines, as in a \

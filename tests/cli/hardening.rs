@@ -1313,3 +1313,150 @@ fn lone_surrogate_escapes_read_as_replacement_characters_and_are_written_back_as
         assert!(check.status.success(), "{session}: {}", stderr(&check));
     }
 }
+
+/// Runs `cmd` and polls its peak resident memory (`VmHWM`, the peak so far) until it exits;
+/// returns its output and that peak in bytes.
+fn peak_memory(mut cmd: std::process::Command) -> (Output, u64) {
+    use std::process::Stdio;
+    let mut child = cmd
+        .env_clear()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        let text = fs::read_to_string(&status).unwrap_or_default();
+        if let Some(kib) = text
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches(" kB").parse::<u64>().ok())
+        {
+            peak = peak.max(kib * 1024);
+        }
+        assert!(started.elapsed() < Duration::from_secs(300), "a hang");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    (child.wait_with_output().unwrap(), peak)
+}
+
+/// An endless line (here `/dev/zero` made text) was read until memory ran out: `estimate`
+/// aborted allocating 5 GiB (exit 134), the whole-file commands took all memory. Every reader
+/// now stops at the line size limit, 256 MiB, with the line's number, holding about that much.
+#[test]
+fn an_endless_line_is_refused_at_the_line_size_limit_holding_about_that_much() {
+    const LIMIT: u64 = 256 << 20;
+    for command in ["estimate", "split"] {
+        let mut endless = std::process::Command::new("tr")
+            .args(["\\0", "x"])
+            .stdin(fs::File::open("/dev/zero").unwrap())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("condense"));
+        cmd.arg(command).stdin(endless.stdout.take().unwrap());
+        let (output, peak) = peak_memory(cmd);
+        let _ = endless.kill();
+        let _ = endless.wait();
+        fails(
+            &output,
+            1,
+            "condense: error: <stdin>:1: the line is longer than 256 MiB, condense's line size \
+             limit",
+        );
+        assert!(stderr(&output).contains("CONDENSE_MAX_LINE"));
+        assert!(peak < LIMIT + LIMIT / 4, "{command}: {} MiB", peak >> 20);
+    }
+}
+
+/// The limit holds in every command that reads a transcript, and `CONDENSE_MAX_LINE` sets it.
+#[test]
+fn a_line_over_the_limit_fails_every_command_at_its_line() {
+    let mut input = FOUR.as_bytes().to_vec();
+    input.extend_from_slice(b"{\"role\":\"user\",\"content\":\"");
+    input.extend_from_slice(&b"long ".repeat(300_000));
+    input.extend_from_slice(b"\"}\n");
+    input.extend_from_slice(FOUR.as_bytes());
+    let case = case(&input);
+    let with_limit = |command: &str, extra: &[&str], limit: &str| {
+        let mut cmd = condense();
+        cmd.current_dir(case.dir.path())
+            .env("CONDENSE_MAX_LINE", limit)
+            .arg(command);
+        if command == "inject" {
+            cmd.arg("--summary").arg(&case.summary);
+        }
+        cmd.args(extra).arg("in.jsonl");
+        run(cmd)
+    };
+    let mut commands: Vec<(&str, &[&str])> = COMMANDS.iter().map(|c| (*c, &[][..])).collect();
+    commands.extend([
+        ("inject", &["--in-place"][..]),
+        ("compact", &["--llm", "echo NOW: a summary"][..]),
+        ("prune", &[][..]),
+        ("doctor", &[][..]),
+    ]);
+    for (command, extra) in commands {
+        fails(
+            &with_limit(command, extra, "1M"),
+            1,
+            "in.jsonl:5: the line is longer than 1 MiB, condense's line size limit",
+        );
+        // Raised, the same line is read.
+        let raised = with_limit(command, extra, "2M");
+        assert!(
+            matches!(raised.status.code(), Some(0 | 4)),
+            "{command} {extra:?}: {}",
+            stderr(&raised)
+        );
+        fs::write(&case.input, &input).unwrap();
+    }
+    fails(
+        &with_limit("estimate", &[], "lots"),
+        1,
+        "CONDENSE_MAX_LINE=lots: not a line size",
+    );
+}
+
+/// Streaming, long lines one after another were read ahead of the one being measured, each
+/// in a block of its own: memory held several lines at once. A long line is now worked on
+/// alone, in a buffer that grew by an eighth at a time.
+#[test]
+fn estimate_holds_about_one_long_line_at_a_time() {
+    const LINE: usize = 32 << 20;
+    let case = case(b"");
+    {
+        use std::io::Write;
+        let mut file = std::io::BufWriter::new(fs::File::create(&case.input).unwrap());
+        let text = "x".repeat(LINE);
+        for _ in 0..2 {
+            writeln!(file, "{{\"role\":\"user\",\"content\":\"{text}\"}}").unwrap();
+        }
+    }
+    // What the program itself holds, measured on a transcript of four short lines.
+    let short = self::case(FOUR.as_bytes());
+    let mut tiny = std::process::Command::new(assert_cmd::cargo::cargo_bin("condense"));
+    tiny.arg("estimate").arg(&short.input);
+    let (_, itself) = peak_memory(tiny);
+    for stdin in [false, true] {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("condense"));
+        cmd.arg("estimate");
+        if stdin {
+            cmd.stdin(fs::File::open(&case.input).unwrap());
+        } else {
+            cmd.arg(&case.input);
+        }
+        let (output, peak) = peak_memory(cmd);
+        assert!(output.status.success(), "{}", stderr(&output));
+        // The line and its index (three bits a byte): about one and a half times the line.
+        let held = peak.saturating_sub(itself);
+        assert!(
+            held < 2 * LINE as u64,
+            "stdin {stdin}: {} MiB for lines of {} MiB",
+            held >> 20,
+            LINE >> 20
+        );
+    }
+}
