@@ -36,6 +36,7 @@ pub mod link;
 pub mod lock;
 pub mod names;
 pub mod replace;
+pub mod salvage;
 pub mod shield;
 pub mod snapshot;
 pub mod writers;

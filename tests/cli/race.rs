@@ -25,6 +25,9 @@ pub enum Style {
     Reopen,
     /// `exec 3>>S` once, then every line to fd 3.
     KeepOpen,
+    /// `>> S` per line, and every twentieth line a rewrite of the whole file by rename (`cat S >
+    /// S.w; … >> S.w; mv S.w S`), as an agent that saves its session anew does now and then.
+    Rename,
 }
 
 /// A session format under test, with the writer's line template (`{head}{n}{tail}`).
@@ -76,7 +79,11 @@ i=0
 if [ "$style" = keep ]; then exec 3>>"$path"; fi
 while [ "$i" -lt "$count" ]; do
   i=$((i + 1))
-  if [ "$style" = keep ]; then
+  if [ "$style" = rename ] && [ $((i % 20)) = 0 ]; then
+    cat "$path" > "$path.w"
+    printf '%s%s%s\n' "$head" "$i" "$tail" >> "$path.w"
+    mv "$path.w" "$path"
+  elif [ "$style" = keep ]; then
     if [ "$split" = 1 ]; then
       printf '%s%s' "$head" "$i" >&3; sleep 0.001 3>&-; printf '%s\n' "$tail" >&3
     else
@@ -170,6 +177,7 @@ fn one_run(dir: &Path, session: Session, style: Style, split: bool) -> Run {
         .arg(match style {
             Style::Reopen => "reopen",
             Style::KeepOpen => "keep",
+            Style::Rename => "rename",
         })
         .arg(if split { "1" } else { "0" })
         .arg(head)
@@ -361,6 +369,18 @@ fn replace_with_a_writer_that_reopens_per_line_and_splits_lines() {
     // A writer between the two halves of a line holds the file for a millisecond: a run may
     // see it every time it looks, and refuse; it never loses the line.
     let figures = check(Session::Openai, Style::Reopen, true);
+    assert_eq!(other_exits(&figures, &[0, 1]), [], "{:?}", figures.refusals);
+}
+
+#[test]
+fn replace_with_a_writer_that_also_rewrites_the_file_by_rename() {
+    let figures = check(Session::Openai, Style::Rename, false);
+    assert_eq!(other_exits(&figures, &[0, 1]), [], "{:?}", figures.refusals);
+}
+
+#[test]
+fn append_with_a_writer_that_also_rewrites_the_file_by_rename() {
+    let figures = check(Session::Pi, Style::Rename, false);
     assert_eq!(other_exits(&figures, &[0, 1]), [], "{:?}", figures.refusals);
 }
 
