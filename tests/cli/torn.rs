@@ -253,11 +253,38 @@ struct Outcomes {
 
 /// Kills `inject --in-place` with `signal` after each of `points` delays spread over a run's
 /// length, then runs it again; every session must end whole.
-fn kill_at_points(signal: Signal, points: usize, summary_bytes: usize) -> Outcomes {
+/// The two ways an in-place write goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Way {
+    /// A Claude Code session: the records are appended.
+    Append,
+    /// A kimi-cli session of 20 MB: a new file takes its place by rename.
+    Replace,
+}
+
+/// The session a kill test compacts, the given way.
+fn kill_session(way: Way) -> Vec<u8> {
+    match way {
+        Way::Append => fs::read(fixture(CLAUDE)).unwrap(),
+        // Big enough that writing and syncing the new file takes a while to kill in.
+        Way::Replace => crate::race::inflated(&fs::read(fixture(KIMI)).unwrap(), 20 << 20),
+    }
+}
+
+/// Whether a backup beside `session` holds `original`.
+fn backed_up(session: &Path, original: &[u8]) -> bool {
+    let dir = session.parent().unwrap();
+    fs::read_dir(dir).unwrap().flatten().any(|e| {
+        e.file_name().to_string_lossy().starts_with("s.jsonl.bak")
+            && fs::read(e.path()).is_ok_and(|b| b == original)
+    })
+}
+
+fn kill_at_points(signal: Signal, points: usize, summary_bytes: usize, way: Way) -> Outcomes {
     let dir = tempfile::tempdir().unwrap();
     let summary = dir.path().join("summary.md");
     fs::write(&summary, big_summary(summary_bytes)).unwrap();
-    let original = fs::read(fixture(CLAUDE)).unwrap();
+    let original = kill_session(way);
     let session = dir.path().join("s.jsonl");
     let run = |session: &Path| {
         StdCommand::new(bin())
@@ -276,13 +303,29 @@ fn kill_at_points(signal: Signal, points: usize, summary_bytes: usize) -> Outcom
     let compacted = fs::read(&session).unwrap();
     let mut outcomes = Outcomes::default();
     for point in 0..points {
+        // Each point starts from the original, with no backup of an earlier one.
+        for entry in fs::read_dir(dir.path()).unwrap().flatten() {
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with("s.jsonl.bak")
+            {
+                fs::remove_file(entry.path()).unwrap();
+            }
+        }
         fs::write(&session, &original).unwrap();
         let mut child = run(&session);
         // The even points aim at the write itself: the kill follows the session's first growth
-        // by 0 to a few hundred microseconds. The odd ones fall anywhere in a run's second half.
+        // (an append) or its backup's link, made just before the rename (a replace), by 0 to a
+        // few hundred microseconds. The odd ones fall anywhere in a run's second half.
         if point % 2 == 0 {
             let waiting = Instant::now();
-            let grown = || fs::metadata(&session).is_ok_and(|m| m.len() > original.len() as u64);
+            let grown = || match way {
+                Way::Append => {
+                    fs::metadata(&session).is_ok_and(|m| m.len() > original.len() as u64)
+                }
+                Way::Replace => dir.path().join("s.jsonl.bak").exists(),
+            };
             while !grown() && waiting.elapsed() < span * 3 {
                 std::hint::spin_loop();
             }
@@ -322,7 +365,13 @@ fn kill_at_points(signal: Signal, points: usize, summary_bytes: usize) -> Outcom
             }
         }
         let after = fs::read(&session).unwrap();
-        if !(after.starts_with(&original) && reads_cleanly(&after)) {
+        let kept = match way {
+            Way::Append => after.starts_with(&original),
+            // The original is in a backup (or still in place, when the kill came first and the
+            // next run found nothing to compact... which it never does here).
+            Way::Replace => after == original || backed_up(&session, &original),
+        };
+        if !(kept && reads_cleanly(&after)) {
             outcomes.torn_after_repair += 1;
         }
         let strays: Vec<_> = fs::read_dir(dir.path())
@@ -339,6 +388,17 @@ fn kill_at_points(signal: Signal, points: usize, summary_bytes: usize) -> Outcom
     outcomes
 }
 
+/// `SIGKILL`, `SIGINT`, … for the figures.
+fn signal_name(signal: Signal) -> &'static str {
+    match signal {
+        Signal::KILL => "SIGKILL",
+        Signal::INT => "SIGINT",
+        Signal::TERM => "SIGTERM",
+        Signal::HUP => "SIGHUP",
+        _ => "another signal",
+    }
+}
+
 fn points() -> usize {
     std::env::var("CONDENSE_KILL_POINTS")
         .ok()
@@ -349,9 +409,12 @@ fn points() -> usize {
 #[test]
 fn sigkill_at_many_points_of_an_append_leaves_nothing_the_next_run_cannot_repair() {
     // Records of 16 MB: long enough a write for a kill to land inside it.
-    let outcomes = kill_at_points(Signal::KILL, points(), 16_000_000);
+    let outcomes = kill_at_points(Signal::KILL, points(), 16_000_000, Way::Append);
     // On a line of its own: libtest prints the test's name without a newline before it.
-    eprintln!("\nkill-figures SIGKILL {outcomes:?}");
+    eprintln!(
+        "\nkill-figures append {} {outcomes:?}",
+        signal_name(Signal::KILL)
+    );
     assert_eq!(outcomes.torn_after_repair, 0, "{outcomes:?}");
     // The kills must reach the write, or the test proves nothing about it.
     assert!(
@@ -363,8 +426,8 @@ fn sigkill_at_many_points_of_an_append_leaves_nothing_the_next_run_cannot_repair
 #[test]
 fn sigint_sigterm_and_sighup_during_an_append_leave_the_original_or_the_result() {
     for signal in [Signal::INT, Signal::TERM, Signal::HUP] {
-        let outcomes = kill_at_points(signal, points() / 2, 4_000_000);
-        eprintln!("\nkill-figures {signal:?} {outcomes:?}");
+        let outcomes = kill_at_points(signal, points() / 2, 4_000_000, Way::Append);
+        eprintln!("\nkill-figures append {} {outcomes:?}", signal_name(signal));
         assert!(
             outcomes.whole > 0,
             "no signal came during or after the write: {outcomes:?}"
@@ -373,6 +436,35 @@ fn sigint_sigterm_and_sighup_during_an_append_leave_the_original_or_the_result()
             outcomes.repaired + outcomes.torn_after_repair,
             0,
             "{outcomes:?}"
+        );
+    }
+}
+
+#[test]
+fn every_signal_at_many_points_of_a_replace_leaves_the_original_or_the_result() {
+    for signal in [Signal::KILL, Signal::INT, Signal::TERM, Signal::HUP] {
+        let points = if signal == Signal::KILL {
+            points()
+        } else {
+            points() / 2
+        };
+        let outcomes = kill_at_points(signal, points, 4_000, Way::Replace);
+        eprintln!(
+            "\nkill-figures replace {} {outcomes:?}",
+            signal_name(signal)
+        );
+        assert_eq!(
+            outcomes.repaired + outcomes.torn_after_repair,
+            0,
+            "{outcomes:?}"
+        );
+        assert!(
+            outcomes.whole > 0,
+            "no signal came after the rename: {outcomes:?}"
+        );
+        assert!(
+            outcomes.original > 0,
+            "no signal came before the rename: {outcomes:?}"
         );
     }
 }
