@@ -903,6 +903,25 @@ fn in_place_never_takes_a_backup_name_that_is_in_use() {
     assert_eq!(case.strays(), ["in.jsonl.bak", "in.jsonl.bak.1"]);
 }
 
+/// Issue 31: after a backup numbered `u64::MAX` the next number wrapped to 0, a name in use.
+#[test]
+fn in_place_refuses_when_no_backup_number_is_left() {
+    let case = case(FOUR.as_bytes());
+    for name in ["in.jsonl.bak", &format!("in.jsonl.bak.{}", u64::MAX)] {
+        fs::write(case.dir.path().join(name), "an older backup\n").unwrap();
+    }
+    fails(
+        &case.run("inject", &["--in-place"]),
+        1,
+        "no backup number is left",
+    );
+    assert_eq!(case.bytes(), FOUR.as_bytes());
+    assert_eq!(
+        fs::read(case.dir.path().join("in.jsonl.bak")).unwrap(),
+        b"an older backup\n"
+    );
+}
+
 // --------------------------------------------------------------------------------------------
 // Regressions: what the fuzzers and the matrix found, one test each.
 
