@@ -36,7 +36,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     write_here(&real, bytes)
 }
 
-/// [`write`] of the file at `path` itself: a symlink there is refused, not followed (condense's
+/// [`write()`] of the file at `path` itself: a symlink there is refused, not followed (condense's
 /// own files beside a session are never links).
 pub fn write_here(real: &Path, bytes: &[u8]) -> Result<()> {
     let name = real.display().to_string();

@@ -157,7 +157,7 @@ impl Salvage {
     }
 
     /// Once lines were salvaged: watches the session until it has stayed one file for
-    /// [`STABLE`], putting back each salvaged line that a copy saved in its place by rename
+    /// a while (100 ms), putting back each salvaged line that a copy saved in its place by rename
     /// left out (see the module docs). Fails when such a copy holds no compaction: the agent's
     /// copy of the session before it stands.
     pub fn settle(&self, target: &Target, new: &File, ours: u64, backup: &Path) -> Result<()> {

@@ -7,7 +7,7 @@
 //!   about to be appended, synced before their first byte reaches the session. SIGKILL (the OOM
 //!   killer, `kill -9`, a power cut) cannot be held like the other signals, and the kernel may
 //!   stop a large write anywhere; the next run finds the pending line under the lock and repairs
-//!   what it left ([`repair`]). Once the records are synced, the pending line becomes the done
+//!   what it left ([`repair()`]). Once the records are synced, the pending line becomes the done
 //!   line in one rename.
 //!
 //! One journal rather than an undo file and a repair file: both are looked for beside the
