@@ -8,7 +8,7 @@
 
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -51,23 +51,21 @@ impl Target {
         fs::symlink_metadata(&self.real).is_ok_and(|m| m.dev() == self.dev && m.ino() == self.ino)
     }
 
-    /// Gives `file` (a replacement or a backup copy) the owner, group and mode of the locked
-    /// file. Owned here, beside the fields it reads, so that the replace and the backup both
-    /// take it from the lock rather than one from the other.
-    pub fn hand_over(&self, file: &File) -> Result<()> {
-        let meta = file.metadata()?;
-        if (meta.uid(), meta.gid()) != (self.uid, self.gid) {
-            if let Err(error) = std::os::unix::fs::fchown(file, Some(self.uid), Some(self.gid)) {
-                // A user who may not give the file the original's group (it is not one of
-                // theirs) still owns it; anyone else would take the session away from its owner.
-                if meta.uid() != self.uid {
-                    return Err(error.into());
-                }
-            }
+    /// Gives `file` (a replacement or a backup copy) the owner, group, mode and extended
+    /// attributes (ACLs among them) of the locked file. Owned here, beside the fields it reads,
+    /// so that the replace and the backup both take it from the lock rather than one from the
+    /// other.
+    pub fn hand_over(&self, file: &File) -> std::io::Result<()> {
+        super::attrs::carry_over(&self.file, self.owner(), file)
+    }
+
+    /// The owner, group and mode a replacement takes.
+    pub fn owner(&self) -> super::attrs::Owner {
+        super::attrs::Owner {
+            uid: self.uid,
+            gid: self.gid,
+            mode: self.mode,
         }
-        // After chown, which clears set-id bits.
-        file.set_permissions(fs::Permissions::from_mode(self.mode))?;
-        Ok(())
     }
 
     /// The error for a session that another program replaced while this run worked.

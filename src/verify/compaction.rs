@@ -65,7 +65,7 @@ pub fn check_against(
     let Some(format) = old.format else {
         return Ok(());
     };
-    let new = read_back(&old.name, format, after)?;
+    let new = read_back(old, format, after)?;
     let marker = marker(old, &new, format)?;
     let written = summary_in_context(&new, summary)?;
     if let Some(marker) = marker {
