@@ -119,9 +119,13 @@ pub struct Session {
 /// The suffixes of session files: JSONL, plain or compressed.
 const SUFFIXES: [&str; 3] = [".jsonl", ".jsonl.gz", ".jsonl.zst"];
 
-/// The file name without its session suffix, or `None` when it is not a session file's name.
+/// The file name without its session suffix, or `None` when it is not a session file's name
+/// (JSONL, or a name an agent gives a session it keeps as one JSON document).
 fn stem(name: &str) -> Option<&str> {
-    SUFFIXES.iter().find_map(|suffix| name.strip_suffix(suffix))
+    SUFFIXES
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .or_else(|| registry::agents().find_map(|agent| agent.document_stem(name)))
 }
 
 /// The file at `path` as the agents' rules see it; `None` when its name has no session suffix.

@@ -11,6 +11,7 @@ mod doctor;
 mod estimate;
 mod eval;
 mod explain;
+mod gemini_legacy;
 mod handoff;
 mod hardening;
 mod history;
