@@ -1,7 +1,7 @@
 //! Where the commands' transcripts come from: files, directories, file lists, or the session
 //! `--latest`, `--session` or `--hook` finds (found once per run), and reading one whole.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, Cursor, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -9,6 +9,7 @@ use anyhow::{bail, Context, Result};
 use crate::cli::{FilesArgs, FindArgs, InputArgs};
 use crate::input::{compression_of, read_all, Compression, Source};
 use crate::sessions::{self, Agent, Env};
+use crate::transcript::read::may_be_document;
 use crate::transcript::registry::{self, FormatId};
 
 /// The one source these commands read: FILE (a directory: its newest session file), the
@@ -182,47 +183,49 @@ pub fn read_source(source: &Source) -> Result<Vec<u8>> {
 /// looked at, and only input that may be one JSON document (see
 /// [`crate::transcript::read::may_be_document`]) is read whole; JSONL streams as it is.
 pub fn open_source(source: &Source) -> Result<Box<dyn Read + Send>> {
-    let mut reader = source.open()?;
+    let name = source.name();
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, source.open()?);
+    let (mut head, ended) = read_head(&mut reader, &name)?;
+    if !may_be_document(&head) {
+        if ended {
+            return Ok(Box::new(Cursor::new(head)));
+        }
+        return Ok(Box::new(Cursor::new(head).chain(reader)));
+    }
+    if !ended {
+        reader
+            .read_to_end(&mut head)
+            .with_context(|| format!("{name}: cannot read"))?;
+    }
+    let bytes = match registry::document(&name, &head) {
+        Some(lines) => lines?.1,
+        None => head,
+    };
+    Ok(Box::new(Cursor::new(bytes)))
+}
+
+/// The first lines of `reader`, up to the second non-blank one or the first that shows the input
+/// is JSON lines, and whether the input ended there (read again, a terminal would wait for a
+/// second Ctrl-D).
+fn read_head(reader: &mut impl BufRead, name: &str) -> Result<(Vec<u8>, bool)> {
     let mut head = Vec::new();
     let mut non_blank = 0;
     while non_blank < 2 {
         let before = head.len();
-        let mut byte = [0u8; 1];
-        // Up to the end of the next line; a line is read whole before any decision.
-        loop {
-            match reader.read(&mut byte) {
-                Ok(0) => break,
-                Ok(_) => {
-                    head.push(byte[0]);
-                    if byte[0] == b'\n' {
-                        break;
-                    }
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e).with_context(|| format!("{}: cannot read", source.name())),
-            }
-        }
-        if head.len() == before {
-            break; // the end of the input
+        let read = reader
+            .read_until(b'\n', &mut head)
+            .with_context(|| format!("{name}: cannot read"))?;
+        if read == 0 || head.last() != Some(&b'\n') {
+            return Ok((head, true));
         }
         if !head[before..].iter().all(u8::is_ascii_whitespace) {
             non_blank += 1;
         }
-        if non_blank == 1 && !crate::transcript::read::may_be_document(&head) {
+        if non_blank == 1 && !may_be_document(&head) {
             break;
         }
     }
-    if !crate::transcript::read::may_be_document(&head) {
-        return Ok(Box::new(std::io::Cursor::new(head).chain(reader)));
-    }
-    reader
-        .read_to_end(&mut head)
-        .with_context(|| format!("{}: cannot read", source.name()))?;
-    let bytes = match registry::document(&source.name(), &head) {
-        Some(lines) => lines?.1,
-        None => head,
-    };
-    Ok(Box::new(std::io::Cursor::new(bytes)))
+    Ok((head, false))
 }
 
 /// The file an in-place write of the session at `path` goes to: `path` itself, or for a session
@@ -283,10 +286,26 @@ pub fn undo_file(path: &Path) -> PathBuf {
     }
 }
 
-/// The agent and JSON lines of the document session at `path`, or `None` for any other file.
+/// The agent and JSON lines of the document session at `path`, or `None` for any other file
+/// (one that is not a regular file is never read here: a FIFO would be drained).
 fn document_at(path: &Path) -> Result<Option<(FormatId, Vec<u8>)>> {
-    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    registry::document(&path.display().to_string(), &bytes).transpose()
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(None);
+    }
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
+    let mut reader = std::io::BufReader::new(file);
+    // A JSONL session is told from its first line, not read whole.
+    let (mut bytes, ended) = read_head(&mut reader, &name)?;
+    if !may_be_document(&bytes) {
+        return Ok(None);
+    }
+    if !ended {
+        reader
+            .read_to_end(&mut bytes)
+            .with_context(|| format!("{name}: cannot read"))?;
+    }
+    registry::document(&name, &bytes).transpose()
 }
 
 /// Writes `bytes` as the new file `path`, all at once or not at all, never over a file: into a

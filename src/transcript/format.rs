@@ -89,6 +89,16 @@ pub trait Format: Sync {
         None
     }
 
+    /// For a compaction marker whose summary the agent cannot read back (Codex's remote
+    /// compaction keeps only an encrypted item the server reads): what it is, with its sizes,
+    /// for `history` to show in place of a summary line. `None` for a readable summary, and
+    /// for every line that is no such marker. A context that starts from such a marker is read,
+    /// for summarising, with the records it stands for (see [`super::load`]).
+    fn opaque_summary(&self, raw: &[u8]) -> Option<String> {
+        let _ = raw;
+        None
+    }
+
     /// How the agent links its records into a tree it walks back from a leaf to resume;
     /// `None` for a list.
     fn tree(&self) -> Option<Tree> {

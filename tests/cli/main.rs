@@ -4,6 +4,7 @@
 mod agents;
 mod budget;
 mod caveman;
+mod codex_remote;
 mod compact;
 mod corpus;
 mod docs;
