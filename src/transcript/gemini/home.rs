@@ -27,7 +27,7 @@ impl Home for Gemini {
         (file.folder() == Some("logs") && file.stem.starts_with("session-")) || moved
     }
 
-    /// The legacy session file, `session-<date>-<id8>.json` (see [`super::legacy`]).
+    /// The legacy session file, `session-<date>-<id8>.json` (`gemini/legacy.rs`).
     fn document_stem<'n>(&self, name: &'n str) -> Option<&'n str> {
         name.strip_suffix(".json")
             .filter(|stem| stem.starts_with("session-"))

@@ -90,7 +90,7 @@ impl Format for Codex {
     }
 
     /// A remote compaction: a `compacted` line with no readable `message` whose
-    /// `replacement_history` holds an encrypted summary item (see [`remote_summary`]).
+    /// `replacement_history` holds an encrypted summary item (`remote_summary`).
     fn opaque_summary(&self, raw: &[u8]) -> Option<String> {
         remote_summary(raw)
     }

@@ -1,5 +1,5 @@
 //! Reading Gemini CLI sessions in the JSONL layout. The legacy layout, one pretty-printed JSON
-//! document per session, is read as the JSONL it converts to (see [`super::legacy`]).
+//! document per session, is read as the JSONL it converts to (`gemini/legacy.rs`).
 //!
 //! Lines:
 //!
@@ -81,7 +81,7 @@ impl Format for Gemini {
                 && !has("role"))
     }
 
-    /// The legacy session file, one JSON document (see [`super::legacy`]).
+    /// The legacy session file, one JSON document (`gemini/legacy.rs`).
     fn document(&self, name: &str, bytes: &[u8]) -> Option<Result<Vec<u8>>> {
         super::legacy::to_jsonl(name, bytes)
     }
@@ -91,7 +91,7 @@ impl Format for Gemini {
         Some(super::legacy::import_path(path))
     }
 
-    /// The import's metadata line says it was updated now (see [`super::legacy::touched`]).
+    /// The import's metadata line says it was updated now (`legacy::touched`).
     fn import_lines(&self, lines: &[u8], now_ms: u64) -> Vec<u8> {
         super::legacy::touched(lines, now_ms)
     }
