@@ -359,5 +359,13 @@ mod tests {
         assert!(!yes("t/abc/logs/session-1.jsonl", Some(Agent::Gemini)));
         assert!(!yes("t/abc/logs/session-1.jsonl", None));
         assert!(!yes("t/abc/other/x.jsonl", Some(Agent::Gemini)));
+        // Gemini CLI's legacy sessions, one JSON document each; other JSON files are none.
+        assert!(yes(
+            "t/abc/chats/session-2026-01-10T02-08-faff42ab.json",
+            Some(Agent::Gemini)
+        ));
+        assert!(yes("t/abc/chats/session-1.json", None));
+        assert!(!yes("t/abc/chats/notes.json", Some(Agent::Gemini)));
+        assert!(!yes("t/abc/logs/session-1.json", Some(Agent::Gemini)));
     }
 }
