@@ -29,7 +29,8 @@ pub struct Epoch {
     pub summary: String,
 }
 
-/// The compactions recorded in `records`, oldest first.
+/// The compactions recorded in `records`, oldest first. A summary the agent cannot read back
+/// (Codex's remote compaction) is described instead, with its sizes.
 pub fn epochs(format: FormatId, records: &[Record], tokenizer: Tokenizer) -> Vec<Epoch> {
     let nodes: Vec<Node> = records.iter().map(Node::of).collect();
     records
@@ -56,7 +57,10 @@ pub fn epochs(format: FormatId, records: &[Record], tokenizer: Tokenizer) -> Vec
                 summarised,
                 tokens_before: size(records, &before, tokenizer),
                 tokens_after: size(records, &after, tokenizer),
-                summary: summary_line(records, marker, &after),
+                summary: format
+                    .format()
+                    .opaque_summary(records[marker].raw)
+                    .unwrap_or_else(|| summary_line(records, marker, &after)),
             }
         })
         .collect()

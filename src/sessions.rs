@@ -119,9 +119,13 @@ pub struct Session {
 /// The suffixes of session files: JSONL, plain or compressed.
 const SUFFIXES: [&str; 3] = [".jsonl", ".jsonl.gz", ".jsonl.zst"];
 
-/// The file name without its session suffix, or `None` when it is not a session file's name.
+/// The file name without its session suffix, or `None` when it is not a session file's name
+/// (JSONL, or a name an agent gives a session it keeps as one JSON document).
 fn stem(name: &str) -> Option<&str> {
-    SUFFIXES.iter().find_map(|suffix| name.strip_suffix(suffix))
+    SUFFIXES
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .or_else(|| registry::agents().find_map(|agent| agent.document_stem(name)))
 }
 
 /// The file at `path` as the agents' rules see it; `None` when its name has no session suffix.
@@ -355,5 +359,13 @@ mod tests {
         assert!(!yes("t/abc/logs/session-1.jsonl", Some(Agent::Gemini)));
         assert!(!yes("t/abc/logs/session-1.jsonl", None));
         assert!(!yes("t/abc/other/x.jsonl", Some(Agent::Gemini)));
+        // Gemini CLI's legacy sessions, one JSON document each; other JSON files are none.
+        assert!(yes(
+            "t/abc/chats/session-2026-01-10T02-08-faff42ab.json",
+            Some(Agent::Gemini)
+        ));
+        assert!(yes("t/abc/chats/session-1.json", None));
+        assert!(!yes("t/abc/chats/notes.json", Some(Agent::Gemini)));
+        assert!(!yes("t/abc/logs/session-1.json", Some(Agent::Gemini)));
     }
 }

@@ -10,7 +10,7 @@ use anyhow::{bail, Result};
 use super::options;
 use super::settings;
 use super::shared::{refuse_cut_off, transcript_warnings};
-use super::source::{read_source, refuse_compressed_in_place, single_source};
+use super::source::{in_place_file, read_source, refuse_compressed_in_place, single_source};
 use super::verified::verify_pruned;
 use crate::cli::{PruneArgs, SettingsArgs};
 use crate::compaction::prune::plan;
@@ -50,9 +50,11 @@ pub fn run(args: &PruneArgs, out: &mut dyn Write) -> Result<Outcome> {
             strategy: persist::Strategy::Replace,
             inputs: &[],
         };
-        let name = path.display().to_string();
-        let done = persist::in_place(path, &options, |bytes, out| {
-            run.prune(&name, bytes, out, true)
+        let done = in_place_file(path, |path| {
+            let name = path.display().to_string();
+            persist::in_place(path, &options, |bytes, out| {
+                run.prune(&name, bytes, out, true)
+            })
         })?;
         let (outcome, mut warnings) = done.value;
         for warning in done.warnings {

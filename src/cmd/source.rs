@@ -1,7 +1,7 @@
 //! Where the commands' transcripts come from: files, directories, file lists, or the session
 //! `--latest`, `--session` or `--hook` finds (found once per run), and reading one whole.
 
-use std::io::Read;
+use std::io::{BufRead, Cursor, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -9,6 +9,8 @@ use anyhow::{bail, Context, Result};
 use crate::cli::{FilesArgs, FindArgs, InputArgs};
 use crate::input::{compression_of, read_all, Compression, Source};
 use crate::sessions::{self, Agent, Env};
+use crate::transcript::read::may_be_document;
+use crate::transcript::registry::{self, FormatId};
 
 /// The one source these commands read: FILE (a directory: its newest session file), the
 /// session `--latest`, `--session` or `--hook` names, or standard input.
@@ -172,7 +174,160 @@ fn path_of(bytes: &[u8]) -> Result<PathBuf> {
     Ok(PathBuf::from(std::str::from_utf8(bytes)?))
 }
 
-/// Reads a whole source.
+/// Reads a whole source as JSON lines: a session its agent stored as one JSON document (Gemini
+/// CLI's legacy `session-*.json`) becomes the lines the agent writes for it today.
 pub fn read_source(source: &Source) -> Result<Vec<u8>> {
-    read_all(source)
+    let bytes = read_all(source)?;
+    match registry::document(&source.name(), &bytes) {
+        Some(lines) => Ok(lines?.1),
+        None => Ok(bytes),
+    }
+}
+
+/// Opens a source to be read block by block, as [`read_source`] reads it: the first lines are
+/// looked at, and only input that may be one JSON document (see
+/// [`crate::transcript::read::may_be_document`]) is read whole; JSONL streams as it is.
+pub fn open_source(source: &Source) -> Result<Box<dyn Read + Send>> {
+    let name = source.name();
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, source.open()?);
+    let (mut head, ended) = read_head(&mut reader, &name)?;
+    if !may_be_document(&head) {
+        if ended {
+            return Ok(Box::new(Cursor::new(head)));
+        }
+        return Ok(Box::new(Cursor::new(head).chain(reader)));
+    }
+    if !ended {
+        reader
+            .read_to_end(&mut head)
+            .with_context(|| format!("{name}: cannot read"))?;
+    }
+    let bytes = match registry::document(&name, &head) {
+        Some(lines) => lines?.1,
+        None => head,
+    };
+    Ok(Box::new(Cursor::new(bytes)))
+}
+
+/// The first lines of `reader`, up to the second non-blank one or the first that shows the input
+/// is JSON lines, and whether the input ended there (read again, a terminal would wait for a
+/// second Ctrl-D).
+fn read_head(reader: &mut impl BufRead, name: &str) -> Result<(Vec<u8>, bool)> {
+    let mut head = Vec::new();
+    let mut non_blank = 0;
+    while non_blank < 2 {
+        let before = head.len();
+        let read = reader
+            .read_until(b'\n', &mut head)
+            .with_context(|| format!("{name}: cannot read"))?;
+        if read == 0 || head.last() != Some(&b'\n') {
+            return Ok((head, true));
+        }
+        if !head[before..].iter().all(u8::is_ascii_whitespace) {
+            non_blank += 1;
+        }
+        if non_blank == 1 && !may_be_document(&head) {
+            break;
+        }
+    }
+    Ok((head, false))
+}
+
+/// The file an in-place write of the session at `path` goes to: `path` itself, or for a session
+/// its agent stored as one JSON document, the JSONL file the agent resumes instead (Gemini CLI's
+/// `<same name>.jsonl`), made now from the document's lines, with a `lastUpdated` later than the
+/// document's so that the agent's session list prefers it. The document is never written. When
+/// that JSONL file exists already the agent has moved the session there: the write is refused,
+/// naming it, since the document no longer holds the session.
+///
+/// `write` then writes that file; an import it wrote nothing into (an error, nothing to
+/// compact) is taken away again, leaving the session as it was.
+pub fn in_place_file<T>(path: &Path, write: impl FnOnce(&Path) -> Result<T>) -> Result<T> {
+    let Some((import, lines)) = import_of(path)? else {
+        return write(path);
+    };
+    let written = write(&import);
+    if std::fs::read(&import).is_ok_and(|now| now == lines) {
+        let _ = std::fs::remove_file(&import);
+    }
+    written
+}
+
+/// The JSONL file made beside the document session at `path`, and its content; `None` for a
+/// file that is not a document.
+fn import_of(path: &Path) -> Result<Option<(PathBuf, Vec<u8>)>> {
+    let name = path.display().to_string();
+    let Some((format, lines)) = document_at(path)? else {
+        return Ok(None);
+    };
+    let import = format
+        .format()
+        .document_import(path)
+        .with_context(|| format!("{name}: {} cannot write this document", format.as_str()))?;
+    if import.exists() {
+        bail!(
+            "{name}: {} already continues this session in {}; that file is the session now \
+             (this one is left as it was): name it instead",
+            format.format().name(),
+            import.display()
+        );
+    }
+    let lines = format
+        .format()
+        .import_lines(&lines, crate::cmd::handoff::now_ms());
+    create_new(&import, &lines)?;
+    Ok(Some((import, lines)))
+}
+
+/// The file `condense undo` takes a write back from for the session at `path`: the JSONL file
+/// beside a document session (see [`in_place_file`]) when there is one, else `path`.
+pub fn undo_file(path: &Path) -> PathBuf {
+    let Ok(Some((format, _))) = document_at(path) else {
+        return path.to_path_buf();
+    };
+    match format.format().document_import(path) {
+        Some(import) if import.exists() => import,
+        _ => path.to_path_buf(),
+    }
+}
+
+/// The agent and JSON lines of the document session at `path`, or `None` for any other file
+/// (one that is not a regular file is never read here: a FIFO would be drained).
+fn document_at(path: &Path) -> Result<Option<(FormatId, Vec<u8>)>> {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(None);
+    }
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
+    let mut reader = std::io::BufReader::new(file);
+    // A JSONL session is told from its first line, not read whole.
+    let (mut bytes, ended) = read_head(&mut reader, &name)?;
+    if !may_be_document(&bytes) {
+        return Ok(None);
+    }
+    if !ended {
+        reader
+            .read_to_end(&mut bytes)
+            .with_context(|| format!("{name}: cannot read"))?;
+    }
+    registry::document(&name, &bytes).transpose()
+}
+
+/// Writes `bytes` as the new file `path`, all at once or not at all, never over a file: into a
+/// temporary file beside it first, then linked to its name (which fails when the name is taken).
+fn create_new(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut temp_name = path.as_os_str().to_owned();
+    temp_name.push(format!(".{}.tmp", crate::persist::link::random_tag()));
+    let temp = PathBuf::from(temp_name);
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .and_then(|mut file| {
+            file.write_all(bytes)?;
+            file.sync_all()
+        })
+        .and_then(|()| std::fs::hard_link(&temp, path));
+    let _ = std::fs::remove_file(&temp);
+    written.with_context(|| format!("{}: cannot create", path.display()))
 }

@@ -86,9 +86,16 @@ pub fn real_cuts(format: FormatId, records: &[Record], horizon: Option<usize>) -
             let end = starts.get(n + 1).copied().unwrap_or(records.len());
             // The summary is the marker itself (pi, Codex, a rewritten file's message) or the
             // message right after it (Claude Code's line after its boundary).
-            let own = records[marker].message().map(text_of);
+            // An encrypted summary (Codex's remote compaction) is no text to grade; the
+            // messages kept beside it are the user's own, not a summary.
+            let opaque = format
+                .format()
+                .opaque_summary(records[marker].raw)
+                .is_some();
+            let own = records[marker].message().map(text_of).filter(|_| !opaque);
             let (native, first) = match own {
                 Some(text) if !text.trim().is_empty() => (Some(text), marker + 1),
+                _ if opaque => (None, marker + 1),
                 _ => match (marker + 1..end).find(|&i| records[i].message().is_some()) {
                     Some(i) if records[i].message().is_some_and(is_compaction_summary) => {
                         (records[i].message().map(text_of), i + 1)

@@ -92,6 +92,15 @@ pub fn is_real_user_request(message: &Message) -> bool {
         && !is_compaction_summary(message)
 }
 
+/// True when `text` opens the way a harness's injected user-role text does (an environment
+/// context, AGENTS.md instructions, a reminder, a command echo), not the way a request does.
+pub fn is_injected(text: &str) -> bool {
+    let text = text.trim_start();
+    INJECTED_PREFIXES
+        .iter()
+        .any(|prefix| text.starts_with(prefix))
+}
+
 fn first_text<'m>(message: &'m Message) -> Option<&'m str> {
     message.parts.iter().find_map(|part| match part {
         Part::Text(text) if !text.trim().is_empty() => Some(text.as_ref()),

@@ -8,6 +8,8 @@
 //! have traits of their own beside the machinery they plug into; [`super::registry::Agent`]
 //! gathers them.
 
+use std::path::{Path, PathBuf};
+
 use anyhow::Result;
 use serde_json::Value;
 
@@ -87,10 +89,46 @@ pub trait Format: Sync {
         None
     }
 
+    /// For a compaction marker whose summary the agent cannot read back (Codex's remote
+    /// compaction keeps only an encrypted item the server reads): what it is, with its sizes,
+    /// for `history` to show in place of a summary line. `None` for a readable summary, and
+    /// for every line that is no such marker. A context that starts from such a marker is read,
+    /// for summarising, with the records it stands for (see [`super::load`]).
+    fn opaque_summary(&self, raw: &[u8]) -> Option<String> {
+        let _ = raw;
+        None
+    }
+
     /// How the agent links its records into a tree it walks back from a leaf to resume;
     /// `None` for a list.
     fn tree(&self) -> Option<Tree> {
         None
+    }
+
+    /// For an agent that stores (or once stored) a session as one JSON document rather than
+    /// JSON lines: the JSON lines it writes today for the same session, which every command
+    /// then reads (an error, located in the document, for a record it cannot read); `None`
+    /// when `bytes` (`name` in messages) are not such a document. Asked only of input
+    /// [`super::read::may_be_document`] lets through.
+    fn document(&self, name: &str, bytes: &[u8]) -> Option<Result<Vec<u8>>> {
+        let _ = (name, bytes);
+        None
+    }
+
+    /// Where a session read from the document at `path` ([`Format::document`]) is written
+    /// back: a file of the agent's JSON lines beside it, which the agent resumes instead; the
+    /// document itself is never written. `None` for an agent with no documents.
+    fn document_import(&self, path: &Path) -> Option<PathBuf> {
+        let _ = path;
+        None
+    }
+
+    /// The first content of the file [`Format::document_import`] names, made at `now_ms`
+    /// (milliseconds since the epoch) from the document's JSON lines `lines`: as they are,
+    /// unless the agent needs a mark to take it for the newer copy of the session.
+    fn import_lines(&self, lines: &[u8], now_ms: u64) -> Vec<u8> {
+        let _ = now_ms;
+        lines.to_vec()
     }
 
     /// Whether the records carry ids the agent indexes (every tree's, Gemini CLI's message

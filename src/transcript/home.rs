@@ -27,6 +27,14 @@ pub trait Home {
         false
     }
 
+    /// The name without its suffix of a file this agent keeps a session in as one JSON
+    /// document rather than JSON lines (Gemini CLI's legacy `session-*.json`); `None` for any
+    /// other name. Such files are sessions too, wherever they are found.
+    fn document_stem<'n>(&self, name: &'n str) -> Option<&'n str> {
+        let _ = name;
+        None
+    }
+
     /// Whether `file`, found in this agent's own folder, is one of its sessions; the side files
     /// aside, all are, unless the agent keeps them in one place there.
     fn holds_session(&self, file: &SessionFile) -> bool {

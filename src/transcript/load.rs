@@ -130,7 +130,7 @@ impl<'a> Transcript<'a> {
         transcript.live = match format {
             Some(format) if !options.whole_file => {
                 let nodes: Vec<Node> = transcript.records.iter().map(Node::of).collect();
-                live(format.format(), &nodes)
+                readable(format, &transcript.records, &nodes)
             }
             _ => Live {
                 // The whole file, but a usage figure before the newest marker is still void.
@@ -158,6 +158,30 @@ impl<'a> Transcript<'a> {
     /// several on its line, the bytes of its own object.
     pub fn record_full(&self, index: usize) -> &'a [u8] {
         self.file().record_full(index)
+    }
+}
+
+/// The live context of `records`, with the records an opaque summary stands for in its place:
+/// when the newest compaction's summary is one the agent cannot read back (Codex's remote
+/// compaction, [`super::format::Format::opaque_summary`]), the context is what the agent's rule
+/// held just before that marker, then what it holds after it. The agent sends the encrypted
+/// summary instead, but a summary condense writes must cover what it covered, and the records
+/// are still in the file; Codex's own instructions, which open such a marker's history, are
+/// never taken for a summary. Any other context is the agent's rule's.
+fn readable(format: FormatId, records: &[Record], nodes: &[Node]) -> Live {
+    let rule = format.format();
+    let context = live(rule, nodes);
+    let Some(marker) = context.marker.filter(|&marker| {
+        records[marker].compaction && rule.opaque_summary(records[marker].raw).is_some()
+    }) else {
+        return context;
+    };
+    let before = live(rule, &nodes[..marker]);
+    let mut order = before.order;
+    order.extend(context.order.iter().copied().filter(|&i| i > marker));
+    Live {
+        order,
+        marker: before.marker,
     }
 }
 

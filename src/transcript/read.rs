@@ -209,14 +209,34 @@ fn check_is_jsonl(name: &str, first: &Line, more_follow: bool) -> Result<()> {
             if e.is_eof() {
                 bail!(
                     "{name}:{}: not JSONL: one JSON object spans many lines, as in a \
-                     pretty-printed JSON document (the legacy Gemini CLI session file is one); \
-                     condense reads one JSON object per line",
+                     pretty-printed JSON document; condense reads one JSON object per line (and \
+                     Gemini CLI's legacy session files)",
                     first.number
                 );
             }
         }
     }
     Ok(())
+}
+
+/// Whether `bytes` may be one JSON document rather than JSON lines: the first non-blank line
+/// opens an object that does not end on it, or it is the only non-blank line. Only then is the
+/// whole input parsed as one document; a JSONL file pays for parsing its first line once.
+pub fn may_be_document(bytes: &[u8]) -> bool {
+    let mut lines = bytes
+        .split(|&b| b == b'\n')
+        .filter(|line| !line.iter().all(u8::is_ascii_whitespace));
+    let Some(first) = lines.next() else {
+        return false;
+    };
+    let first = first.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(first);
+    if !first.trim_ascii_start().starts_with(b"{") {
+        return false;
+    }
+    match serde_json::from_slice::<serde::de::IgnoredAny>(first) {
+        Err(error) => error.is_eof(),
+        Ok(_) => lines.next().is_none(),
+    }
 }
 
 /// The error for `--from FORMAT` on input with records but no message with content in that
@@ -432,6 +452,17 @@ mod tests {
             detect_format("t", lines(fine.as_bytes(), 1)).unwrap(),
             Some(FormatId::Gemini)
         );
+    }
+
+    #[test]
+    fn only_a_multi_line_object_or_a_lone_line_may_be_a_document() {
+        assert!(may_be_document(b"{\n  \"sessionId\": \"s\"\n}\n"));
+        assert!(may_be_document(
+            b"\n{\"sessionId\":\"s\",\"messages\":[]}\n"
+        ));
+        assert!(!may_be_document(b"{\"a\":1}\n{\"b\":2}\n"));
+        assert!(!may_be_document(b"[\n1]\n"));
+        assert!(!may_be_document(b"\n \n"));
     }
 
     #[test]

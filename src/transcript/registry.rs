@@ -112,6 +112,19 @@ pub fn envelope(line: &Value) -> Option<FormatId> {
         .find(|id| id.format().envelope(line))
 }
 
+/// The JSON lines of `bytes` (named `name` in messages) when they are a session an agent stores
+/// as one JSON document (see [`Format::document`]), with that agent; `None` for anything else,
+/// JSONL above all, which is recognised from its first line.
+pub fn document(name: &str, bytes: &[u8]) -> Option<anyhow::Result<(FormatId, Vec<u8>)>> {
+    if !super::read::may_be_document(bytes) {
+        return None;
+    }
+    FormatId::DETECTION_ORDER.into_iter().find_map(|id| {
+        let lines = id.format().document(name, bytes)?;
+        Some(lines.map(|lines| (id, lines)))
+    })
+}
+
 /// The whole text of the file the edit answered by this record changed, as it was before the
 /// edit, when the record's format keeps one: Claude Code's `toolUseResult.originalFile`. (pi's
 /// `details.diff` holds a few lines of context around the change, not the file.) The record
@@ -126,7 +139,7 @@ mod tests {
     use clap::ValueEnum;
 
     use super::*;
-    use crate::transcript::model::testing::{corpus, corpus_head};
+    use crate::transcript::model::testing::{corpus, corpus_bytes, corpus_head};
 
     /// Every real transcript is recognised by its own format's detector and by no other, so
     /// detection does not depend on the order formats are tried in.
@@ -164,6 +177,20 @@ mod tests {
             ),
             ("pi/pi-mono-large-session.jsonl", FormatId::Pi),
         ];
+        // Gemini CLI's legacy document, as the JSON lines it is read as.
+        let legacy = "gemini-cli/entireio-cli-12cbfeaa512b-legacy.json";
+        let (id, jsonl) = document(legacy, &corpus_bytes(legacy)).unwrap().unwrap();
+        assert_eq!(id, FormatId::Gemini);
+        let text = String::from_utf8(jsonl).unwrap();
+        let lines: Vec<(usize, String)> = text.lines().map(str::to_owned).enumerate().collect();
+        let head = corpus_head(&lines);
+        for id in FormatId::DETECTION_ORDER {
+            assert_eq!(
+                id.format().detect(&head),
+                id == FormatId::Gemini,
+                "{legacy}"
+            );
+        }
         for (path, own) in files {
             let head = corpus_head(&corpus(path));
             for id in FormatId::DETECTION_ORDER {

@@ -4,6 +4,8 @@
 
 use condense::input::lines;
 use condense::transcript::read::{detect_format, read_line};
+use condense::transcript::registry::document;
+use condense::transcript::FormatId;
 
 use crate::util::{fixture, CORPUS};
 
@@ -46,11 +48,27 @@ fn subslice_offset(outer: &[u8], inner: &[u8]) -> usize {
 }
 
 #[test]
-fn the_legacy_gemini_json_is_refused_as_not_jsonl() {
+fn the_legacy_gemini_json_is_read_as_the_jsonl_gemini_makes_of_it() {
     let file = "corpus/gemini-cli/entireio-cli-12cbfeaa512b-legacy.json";
     let bytes = std::fs::read(fixture(file)).unwrap();
+    // As lines it is no transcript; as the document it is, it is Gemini CLI's, and no other
+    // agent claims it.
     let error = detect_format(file, lines(&bytes, 1))
         .unwrap_err()
         .to_string();
     assert!(error.contains("not JSONL"), "{error}");
+    let (format, jsonl) = document(file, &bytes).unwrap().unwrap();
+    assert_eq!(format, FormatId::Gemini);
+    assert_eq!(
+        detect_format(file, lines(&jsonl, 1)).unwrap(),
+        Some(FormatId::Gemini)
+    );
+    for line in lines(&jsonl, 1) {
+        read_line(FormatId::Gemini, &line).unwrap();
+    }
+    // Every JSONL file of the corpus is no document.
+    for (jsonl, _) in CORPUS {
+        let bytes = std::fs::read(fixture(jsonl)).unwrap();
+        assert!(document(jsonl, &bytes).is_none(), "{jsonl}");
+    }
 }

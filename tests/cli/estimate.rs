@@ -339,9 +339,7 @@ fn errors_never_echo_terminal_escapes() {
 fn non_jsonl_inputs_say_what_they_look_like() {
     condense()
         .arg("estimate")
-        .arg(fixture(
-            "corpus/gemini-cli/entireio-cli-12cbfeaa512b-legacy.json",
-        ))
+        .write_stdin("{\n  \"role\": \"user\",\n  \"content\": \"a\"\n}\n")
         .assert()
         .code(1)
         .stdout("")

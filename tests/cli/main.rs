@@ -4,6 +4,7 @@
 mod agents;
 mod budget;
 mod caveman;
+mod codex_remote;
 mod compact;
 mod corpus;
 mod docs;
@@ -11,6 +12,7 @@ mod doctor;
 mod estimate;
 mod eval;
 mod explain;
+mod gemini_legacy;
 mod handoff;
 mod hardening;
 mod history;

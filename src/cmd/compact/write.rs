@@ -11,6 +11,7 @@ use super::Run;
 use crate::cli::CompactFormat;
 use crate::cmd::handoff;
 use crate::cmd::options;
+use crate::cmd::source::in_place_file;
 use crate::compaction::ladder::{Choice, Made, Pruned, Rung, Unchanged};
 use crate::compaction::writer::document;
 use crate::output::{write_json_line, Warnings};
@@ -58,7 +59,9 @@ impl Run<'_, '_> {
             "{name}: compact: pruned ({before} -> {after} tokens of live context)"
         ));
         match &self.in_place {
-            Some(path) => self.prune_in_place(path, pruned, settings, &mut warnings)?,
+            Some(path) => in_place_file(path, |path| {
+                self.prune_in_place(path, pruned, settings, &mut warnings)
+            })?,
             None if self.args.format == CompactFormat::Jsonl => out.write_all(&pruned.bytes)?,
             None => {}
         }
@@ -84,7 +87,9 @@ impl Run<'_, '_> {
             choice.after
         ));
         match (&self.in_place, args.format, &choice.made) {
-            (Some(path), _, _) => self.write_in_place(path, choice, &mut warnings)?,
+            (Some(path), _, _) => in_place_file(path, |path| {
+                self.write_in_place(path, choice, &mut warnings)
+            })?,
             // The JSON line is the data; a placed handoff says where it went on stderr.
             (None, CompactFormat::Json, Made::Handover { written, target })
                 if args.handoff.to_session_dir.is_some() =>

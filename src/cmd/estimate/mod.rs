@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use self::write::{write_per_message, write_summaries};
 use crate::cli::EstimateArgs;
 use crate::cmd::settings;
-use crate::cmd::source::sources;
+use crate::cmd::source::{open_source, sources};
 use crate::measure::file::{measure_file, FileOptions, FileReport};
 use crate::measure::summary::{Summary, SummaryOptions};
 use crate::output::{self, Warnings};
@@ -57,8 +57,7 @@ pub fn run(args: &EstimateArgs, out: &mut dyn Write) -> Result<Outcome> {
     let measured: Vec<Result<FileReport>> = inputs
         .par_iter()
         .map(|input| match input {
-            Ok(source) => source
-                .open()
+            Ok(source) => open_source(source)
                 .and_then(|reader| measure_file(&source.name(), reader, &options)),
             Err(error) => Err(anyhow::anyhow!("{error:#}")),
         })

@@ -12,7 +12,7 @@ use self::input::{in_place_target, read_summary, Planner};
 use super::handoff;
 use super::options;
 use super::shared::{refuse_cut_off, transcript_warnings};
-use super::source::{read_source, refuse_compressed_in_place, single_source};
+use super::source::{in_place_file, read_source, refuse_compressed_in_place, single_source};
 use super::verified::{write_compaction, Verify};
 use crate::cli::{InjectArgs, InjectFormat};
 use crate::compaction::handover;
@@ -41,7 +41,7 @@ pub fn run(args: &InjectArgs, out: &mut dyn Write) -> Result<Outcome> {
         return inject.hand_over(target, &source, out);
     }
     if let Some(path) = in_place {
-        return inject.in_place(&path);
+        return in_place_file(&path, |path| inject.in_place(path));
     }
     let bytes = read_source(&source)?;
     let transcript = Transcript::parse(&source.name(), &bytes, inject.load)?;

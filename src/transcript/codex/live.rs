@@ -5,6 +5,16 @@
 //! real user messages replayed so far and its summary (`build_compacted_history`). A
 //! `thread_rolled_back` event drops the newest `num_turns` user turns
 //! (`drop_last_n_user_turns`): everything from the first of them on.
+//!
+//! A remote compaction (the OpenAI provider's default: `compact.rs`,
+//! `should_use_remote_compact_task`) is such a line too: its `replacement_history` is Codex's
+//! next context item for item (instructions, the requests kept, re-injected contextual
+//! messages, and one encrypted `compaction` item the server reads), restored as it is by
+//! `history.replace` in `reconstruct_history_from_rollout` (read at commit 0cf8861) and sent
+//! back with every later item; the encrypted item is the only summary, and no client can read
+//! it. The records before the line are still in the file, readable: a summary condense writes
+//! is made from them (see `crate::transcript::load`), and the `compacted` line condense then
+//! appends is the newest base, so the encrypted item is no longer sent.
 
 use super::Codex;
 use crate::transcript::live::{Live, LiveRule, Node};

@@ -3,7 +3,8 @@
 //!
 //! - `read`: every line is `{"timestamp", "type", "payload"}`; `response_item` payloads are
 //!   what the model saw, `event_msg` lines are UI and telemetry (a `token_count` holds the
-//!   context size), `compacted` is its compaction marker;
+//!   context size), `compacted` is its compaction marker (a remote one's summary is an
+//!   encrypted item: `history` describes it, and its instructions are never read as a summary);
 //! - `live`: a replay from the newest `compacted` line, with rollbacks;
 //! - `compact`: a compaction appended as Codex's local compaction records itself;
 //! - `prune`: call outputs, call arguments, reasoning items; a fresh `token_count` after;

@@ -1,7 +1,8 @@
 //! Where Gemini CLI keeps its sessions: under `$GEMINI_CLI_HOME/.gemini/tmp` (`~/.gemini/tmp`),
 //! one folder per project, the sessions in its `chats/` as
-//! `session-<YYYY-MM-DDTHH-MM>-<first 8 characters of the id>.jsonl`; the activity logs in its
-//! `logs/` (`session-*.jsonl` too) are not sessions.
+//! `session-<YYYY-MM-DDTHH-MM>-<first 8 characters of the id>.jsonl` (`.json` for a legacy
+//! session, one JSON document, unless the `.jsonl` beside it has taken it over); the activity
+//! logs in its `logs/` (`session-*.jsonl` too) are not sessions.
 
 use std::path::{Path, PathBuf};
 
@@ -18,8 +19,18 @@ impl Home for Gemini {
         )
     }
 
+    /// The activity logs, and a legacy `session-*.json` whose session Gemini CLI (or condense)
+    /// has moved to the `.jsonl` beside it: that file is the session now.
     fn side_file(&self, file: &SessionFile) -> bool {
-        file.folder() == Some("logs") && file.stem.starts_with("session-")
+        let moved = file.path.extension().is_some_and(|e| e == "json")
+            && super::legacy::import_path(file.path).exists();
+        (file.folder() == Some("logs") && file.stem.starts_with("session-")) || moved
+    }
+
+    /// The legacy session file, `session-<date>-<id8>.json` (`gemini/legacy.rs`).
+    fn document_stem<'n>(&self, name: &'n str) -> Option<&'n str> {
+        name.strip_suffix(".json")
+            .filter(|stem| stem.starts_with("session-"))
     }
 
     /// In Gemini CLI's temp folder the sessions are the files in `chats/`.

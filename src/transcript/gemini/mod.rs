@@ -3,6 +3,8 @@
 //!
 //! - `read`: a metadata line, `$set` updates, `$rewindTo` rewinds and message records (`user`,
 //!   `gemini` turns with their thoughts and tool calls); it writes no compaction marker;
+//! - `legacy`: the legacy session file (one JSON document, before 0.39), read as the JSONL
+//!   Gemini CLI 0.61 converts it to, and written back into that JSONL beside it;
 //! - `live`: the ordered map of messages that updates replace and rewinds cut;
 //! - `compact`: the file written anew with the summary as a user turn, as its own compression
 //!   holds it in memory;
@@ -14,6 +16,7 @@
 mod compact;
 mod handoff;
 mod home;
+mod legacy;
 mod live;
 mod prune;
 mod read;

@@ -157,3 +157,39 @@ fn the_last_question_is_in_codexs_request_after_inject() {
     }
     assert_last_question_sent(&SESSIONS, resume);
 }
+
+/// Over a remote compaction (`codex-compacted.jsonl` line 56: an encrypted `compaction` item
+/// only the server reads), condense's compaction becomes the newest `replacement_history`, which
+/// Codex resumes from (`rollout_reconstruction.rs`, `reconstruct_history_from_rollout`: the
+/// newest `compacted` line with a history is the base): the encrypted item is no longer sent,
+/// the summary is, and so are none of the instructions condense could have taken for one.
+#[test]
+fn codex_resumes_condenses_summary_in_place_of_a_remote_compaction() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let session = fixture("agents/codex-compacted.jsonl");
+    let encrypted = |input: &Value| {
+        input
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|item| item["type"] == "compaction")
+            .count()
+    };
+    let before = resume(&session);
+    assert_eq!(
+        encrypted(&before),
+        1,
+        "Codex sends the encrypted summary back"
+    );
+    let after = resume(&inject(&session, SUMMARY, &[], dir.path(), "remote.jsonl"));
+    assert_eq!(encrypted(&after), 0, "the encrypted summary is still sent");
+    let users = texts(&after, "user");
+    let summary = users
+        .iter()
+        .find(|text| text.contains(SUMMARY))
+        .expect("the summary is in Codex's request");
+    assert!(!summary.contains("You are Codex"), "{summary:.200}");
+}

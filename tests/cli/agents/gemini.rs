@@ -160,25 +160,33 @@ fn a_rewound_session_keeps_the_newest_turn_and_drops_the_abandoned_one() {
 /// The `contents` of the model request Gemini CLI sends on resuming `session`.
 pub(super) fn resume(session: &Path) -> Vec<Value> {
     let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
+    let home = gemini_home(dir.path());
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    sent(dir.path(), &home, RESUME, session.as_os_str())
+}
+
+/// A home for Gemini CLI under `dir`: API-key auth.
+fn gemini_home(dir: &Path) -> std::path::PathBuf {
+    let home = dir.join("home");
     std::fs::create_dir_all(home.join(".gemini")).unwrap();
     std::fs::write(
         home.join(".gemini/settings.json"),
         r#"{"security": {"auth": {"selectedType": "gemini-api-key"}}}"#,
     )
     .unwrap();
-    let project = dir.path().join("project");
-    std::fs::create_dir_all(&project).unwrap();
+    home
+}
+
+/// The `contents` of the request with [`PROMPT`] that Gemini CLI sends when `script` runs it
+/// in `dir/project` with `home`, `session` its second argument.
+fn sent(dir: &Path, home: &Path, script: &str, session: &OsStr) -> Vec<Value> {
     let requests = isolated(
-        &dir.path().join("record"),
-        &project,
+        &dir.join("record"),
+        &dir.join("project"),
         &[("HOME", home.as_os_str())],
-        RESUME,
-        &[
-            agent_bin("gemini").as_os_str(),
-            session.as_os_str(),
-            OsStr::new(PROMPT),
-        ],
+        script,
+        &[agent_bin("gemini").as_os_str(), session, OsStr::new(PROMPT)],
     );
     requests
         .into_iter()
@@ -199,9 +207,106 @@ pub(super) fn resume(session: &Path) -> Vec<Value> {
         .unwrap_or_else(|| {
             panic!(
                 "{}: Gemini CLI sent no request with the prompt",
-                session.display()
+                session.to_string_lossy()
             )
         })
+}
+
+/// `gemini -p PROMPT --resume ID`: the session with that id among the project's chats.
+const RESUME_BY_ID: &str = r#"GEMINI_CLI_TRUST_WORKSPACE=true GEMINI_API_KEY=test \
+GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:$MOCK_PORT exec "$1" -p "$3" --resume "$2" </dev/null"#;
+
+/// The legacy session Gemini CLI 0.38.2 wrote (`fixtures/agents/gemini-legacy/`), its id, and
+/// the name 0.38 gave its file.
+const LEGACY: &str = "agents/gemini-legacy/legacy.json";
+const LEGACY_ID: &str = "fbdf5c75-cc62-4a54-8757-c6234aef5796";
+const LEGACY_NAME: &str = "session-2026-12-04T17-08-fbdf5c75.json";
+
+/// A Gemini home under `dir` whose project (`dir/project`, registered as `proj` in
+/// `projects.json`, as Gemini CLI registers one) holds the legacy session in its chats; the
+/// chats folder is returned.
+fn legacy_project(dir: &Path) -> std::path::PathBuf {
+    let home = gemini_home(dir);
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let registry = serde_json::json!({"projects": {project.display().to_string(): "proj"}});
+    std::fs::write(home.join(".gemini/projects.json"), registry.to_string()).unwrap();
+    let chats = home.join(".gemini/tmp/proj/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    std::fs::copy(fixture(LEGACY), chats.join(LEGACY_NAME)).unwrap();
+    chats
+}
+
+/// `condense inject --in-place` on a legacy session file writes `<name>.jsonl` beside it;
+/// Gemini CLI 0.61's `--resume ID` then takes that file over the untouched document (its
+/// session list keeps the later `lastUpdated`), and sends the summary first, the kept tail, not
+/// the summarised turns, and less than it sends for the document alone.
+#[test]
+fn gemini_resumes_a_legacy_session_from_the_jsonl_condense_writes_beside_it() {
+    if !ready() {
+        return;
+    }
+    let untouched = tempfile::tempdir().unwrap();
+    legacy_project(untouched.path());
+    let before = sent(
+        untouched.path(),
+        &untouched.path().join("home"),
+        RESUME_BY_ID,
+        OsStr::new(LEGACY_ID),
+    );
+    let before_text = strings(&Value::from(before.clone()));
+    assert!(before_text.contains("GEM-L1") && before_text.contains("GEM-L3"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let chats = legacy_project(dir.path());
+    let document = chats.join(LEGACY_NAME);
+    let summary = dir.path().join("summary.md");
+    std::fs::write(&summary, SUMMARY).unwrap();
+    let output = crate::util::condense()
+        .args(["inject", "--in-place", "--preserve", "2", "--summary"])
+        .arg(&summary)
+        .arg(&document)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let after = sent(
+        dir.path(),
+        &dir.path().join("home"),
+        RESUME_BY_ID,
+        OsStr::new(LEGACY_ID),
+    );
+    let text = strings(&Value::from(after.clone()));
+    let first = strings(&after[0]["parts"]);
+    assert!(
+        first.contains(SUMMARY),
+        "the request does not open with the summary: {first:.120}"
+    );
+    assert!(
+        text.contains("GEM-L3: summarise what the two files say."),
+        "the kept tail is not sent"
+    );
+    assert!(
+        !text.contains("GEM-L1") && !text.contains("GEM-L2"),
+        "a summarised turn was sent"
+    );
+    let size = |v: &[Value]| serde_json::to_string(v).unwrap().len();
+    assert!(
+        size(&after) < size(&before),
+        "the request grew from {} to {} bytes",
+        size(&before),
+        size(&after)
+    );
+    // The document is as 0.38 wrote it; Gemini went on in the .jsonl condense wrote.
+    assert_eq!(
+        std::fs::read(&document).unwrap(),
+        std::fs::read(fixture(LEGACY)).unwrap()
+    );
+    let jsonl = std::fs::read_to_string(chats.join(format!("{LEGACY_NAME}l"))).unwrap();
+    assert!(jsonl.contains(SUMMARY) && jsonl.contains(PROMPT));
 }
 
 #[test]

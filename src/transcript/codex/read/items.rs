@@ -9,6 +9,7 @@ use serde_json::value::RawValue;
 
 use super::shape::{Compacted, ContentItem, Event, Item, Line, Payload, TokenInfo, ToolOutput};
 use crate::transcript::blocks::{join_texts, StrOrSeq};
+use crate::transcript::classify::is_injected;
 use crate::transcript::model::{
     Entry, Event as LinkEvent, Keep, MediaKind, Message, Part, Record, Role, Usage,
 };
@@ -315,24 +316,56 @@ fn token_usage(info: Option<&str>) -> Option<Usage> {
     })
 }
 
-/// What the model sees after a compaction: the replacement history's message texts and images,
-/// with the summary first unless the history already carries it.
+/// The item types of an opaque summary in a replacement history: the encrypted item a remote
+/// compaction leaves (`compaction`, its alias `compaction_summary`, and `context_compaction`).
+pub(super) const OPAQUE_SUMMARIES: [&str; 3] =
+    ["compaction", "compaction_summary", "context_compaction"];
+
+/// What the model sees after a compaction: the replacement history's conversation (its user
+/// and assistant message texts and images), with the summary first unless the history already
+/// carries it. Developer and system messages are Codex's instructions, which a remote
+/// compaction's history opens with (`replacement_history` is the next context item for item);
+/// they are neither conversation nor summary. After a remote compaction (an encrypted summary
+/// and no readable one) the contextual user messages Codex re-injects before the last request
+/// (`<environment_context>` …) are left out too: only the requests a person typed remain.
 fn compacted_parts(compacted: Compacted<'_>) -> Vec<Part<'_>> {
+    let history = compacted.replacement_history.unwrap_or_default();
+    let readable = compacted.message.as_deref().is_some_and(|m| !m.is_empty());
+    let remote = !readable
+        && history.iter().any(|item| {
+            item.encrypted_content.is_some()
+                && item
+                    .kind
+                    .as_deref()
+                    .is_some_and(|kind| OPAQUE_SUMMARIES.contains(&kind))
+        });
     let mut parts = Vec::new();
-    for item in compacted.replacement_history.into_iter().flatten() {
+    for item in history {
         // Only messages carry what the model reads as the new context; `compaction` blobs are
         // opaque and `ghost_snapshot`s are never sent.
-        if matches!(item.kind.as_deref(), Some("message" | "agent_message")) {
-            // `content_parts`, without a vector of its own for each item.
-            match item.content {
-                StrOrSeq::Str(text) => parts.push(Part::Text(text)),
-                StrOrSeq::Seq(items) => parts.extend(
-                    items
-                        .into_iter()
-                        .filter_map(content_part)
-                        .filter(|part| matches!(part, Part::Text(_) | Part::Media(_))),
-                ),
-            }
+        if !matches!(item.kind.as_deref(), Some("message" | "agent_message")) {
+            continue;
+        }
+        if matches!(item.role.as_deref(), Some("developer" | "system")) {
+            continue;
+        }
+        let start = parts.len();
+        // `content_parts`, without a vector of its own for each item.
+        match item.content {
+            StrOrSeq::Str(text) => parts.push(Part::Text(text)),
+            StrOrSeq::Seq(items) => parts.extend(
+                items
+                    .into_iter()
+                    .filter_map(content_part)
+                    .filter(|part| matches!(part, Part::Text(_) | Part::Media(_))),
+            ),
+        }
+        let injected = parts[start..].iter().find_map(|part| match part {
+            Part::Text(text) if !text.trim().is_empty() => Some(is_injected(text)),
+            _ => None,
+        });
+        if remote && injected == Some(true) {
+            parts.truncate(start);
         }
     }
     if let Some(summary) = compacted.message.filter(|message| !message.is_empty()) {

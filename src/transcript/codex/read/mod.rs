@@ -46,6 +46,7 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::Codex;
+use crate::transcript::classify::is_injected;
 use crate::transcript::format::Format;
 use crate::transcript::json::{str_at, str_field, top_level_str, top_level_value};
 use crate::transcript::model::{Record, Role};
@@ -86,6 +87,12 @@ impl Format for Codex {
 
     fn compaction_marker(&self) -> Option<&'static str> {
         Some("compacted")
+    }
+
+    /// A remote compaction: a `compacted` line with no readable `message` whose
+    /// `replacement_history` holds an encrypted summary item (`remote_summary`).
+    fn opaque_summary(&self, raw: &[u8]) -> Option<String> {
+        remote_summary(raw)
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
@@ -134,6 +141,60 @@ impl Format for Codex {
 
 /// A current-layout first line: `session_meta` whose payload names the session and where or by
 /// what it ran.
+/// What a remote compaction's line holds, for `history`: the bytes of the encrypted summary
+/// only OpenAI's server reads (`compact.rs`, `should_use_remote_compact_task`: with the OpenAI
+/// provider Codex posts the history with a `compaction_trigger` item and gets back one
+/// `compaction` item with `encrypted_content`), and the user messages Codex kept beside it
+/// (`retained_context`; in `replacement_history` verbatim, Codex's instructions and contextual
+/// messages around them). `None` for any other line, a local compaction's above all.
+fn remote_summary(raw: &[u8]) -> Option<String> {
+    if top_level_str(raw, "type").as_deref() != Some("compacted") {
+        return None;
+    }
+    let line: Value = serde_json::from_slice(raw).ok()?;
+    let payload = line.get("payload")?;
+    if str_field(payload, "message").is_some_and(|m| !m.is_empty()) {
+        return None;
+    }
+    let history = payload.get("replacement_history")?.as_array()?;
+    let encrypted: usize = history
+        .iter()
+        .filter(|item| {
+            str_field(item, "type").is_some_and(|kind| items::OPAQUE_SUMMARIES.contains(&kind))
+        })
+        .filter_map(|item| str_field(item, "encrypted_content"))
+        .map(str::len)
+        .sum();
+    let has_blob = history.iter().any(|item| {
+        str_field(item, "type").is_some_and(|kind| items::OPAQUE_SUMMARIES.contains(&kind))
+            && item.get("encrypted_content").is_some()
+    });
+    if !has_blob {
+        return None;
+    }
+    let kept: Vec<usize> = history
+        .iter()
+        .filter(|item| str_field(item, "type") == Some("message"))
+        .filter(|item| str_field(item, "role") == Some("user"))
+        .filter_map(|item| {
+            let texts: Vec<&str> = item
+                .get("content")?
+                .as_array()?
+                .iter()
+                .filter_map(|c| str_field(c, "text"))
+                .collect();
+            let text = texts.join("\n");
+            (!text.trim().is_empty() && !is_injected(&text)).then_some(text.len())
+        })
+        .collect();
+    Some(format!(
+        "remote (encrypted) summary: {encrypted} bytes only the server reads; {} user messages \
+         kept ({} bytes)",
+        kept.len(),
+        kept.iter().sum::<usize>()
+    ))
+}
+
 fn is_session_meta(line: &Value) -> bool {
     if str_field(line, "type") != Some("session_meta") {
         return false;

@@ -467,11 +467,11 @@ fn compacted_is_a_compaction_with_the_new_context() {
         r#"{"timestamp":"t","type":"compacted","payload":{"message":"S","replacement_history":[{"type":"message","role":"developer","content":[{"type":"input_text","text":"perms"}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"ask"},{"type":"input_image","image_url":"u"}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"S"}]},{"type":"ghost_snapshot","ghost_commit":{}}]}}"#,
     );
     assert!(local.compaction);
-    // The summary is in the history already, so it is not repeated in front.
+    // The summary is in the history already, so it is not repeated in front; a developer
+    // message is Codex's instructions, not the conversation.
     assert_eq!(
         parts(&local),
         [
-            Part::Text("perms".into()),
             Part::Text("ask".into()),
             Part::Media(MediaKind::Image),
             Part::Text("S".into()),
@@ -482,6 +482,31 @@ fn compacted_is_a_compaction_with_the_new_context() {
         r#"{"timestamp":"t","type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"ask"}]},{"type":"compaction","encrypted_content":"x"}],"window_number":2}}"#,
     );
     assert_eq!(parts(&remote), [Part::Text("ask".into())]);
+    assert_eq!(
+        Codex.opaque_summary(remote.raw).as_deref(),
+        Some("remote (encrypted) summary: 1 bytes only the server reads; 1 user messages kept (3 bytes)")
+    );
+    // As Codex 0.171.0 writes it: the instructions, the kept requests, the contextual messages
+    // it re-injects, the last request, the encrypted item. Only the requests are read.
+    let remote = read(
+        r#"{"timestamp":"t","type":"compacted","payload":{"message":"","replacement_history":[{"type":"additional_tools","role":"developer","tools":[]},{"type":"message","role":"developer","content":[{"type":"input_text","text":"You are Codex"}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"Q1"}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n<cwd>/a</cwd>"}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"Q2"}]},{"type":"compaction","id":"c","encrypted_content":"SECRET"}]}}"#,
+    );
+    assert_eq!(
+        parts(&remote),
+        [Part::Text("Q1".into()), Part::Text("Q2".into())]
+    );
+    assert_eq!(
+        Codex.opaque_summary(remote.raw).as_deref(),
+        Some("remote (encrypted) summary: 6 bytes only the server reads; 2 user messages kept (4 bytes)")
+    );
+    // A readable summary, a local compaction and any other line are no opaque summary.
+    for line in [
+        r#"{"timestamp":"t","type":"compacted","payload":{"message":"S","replacement_history":[{"type":"compaction","encrypted_content":"x"}]}}"#,
+        r#"{"timestamp":"t","type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"S"}]}]}}"#,
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"compaction","encrypted_content":"x"}}"#,
+    ] {
+        assert_eq!(Codex.opaque_summary(line.as_bytes()), None, "{line}");
+    }
 
     let other = read(
         r#"{"timestamp":"t","type":"compacted","payload":{"message":"S","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"ask"}]}]}}"#,

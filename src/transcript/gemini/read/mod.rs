@@ -1,5 +1,5 @@
 //! Reading Gemini CLI sessions in the JSONL layout. The legacy layout, one pretty-printed JSON
-//! document per session, is not JSONL and is not read here.
+//! document per session, is read as the JSONL it converts to (`gemini/legacy.rs`).
 //!
 //! Lines:
 //!
@@ -79,6 +79,21 @@ impl Format for Gemini {
                 && has("id")
                 && has("content")
                 && !has("role"))
+    }
+
+    /// The legacy session file, one JSON document (`gemini/legacy.rs`).
+    fn document(&self, name: &str, bytes: &[u8]) -> Option<Result<Vec<u8>>> {
+        super::legacy::to_jsonl(name, bytes)
+    }
+
+    /// A legacy session is written back into `<same name>.jsonl`, where Gemini CLI moves it.
+    fn document_import(&self, path: &std::path::Path) -> Option<std::path::PathBuf> {
+        Some(super::legacy::import_path(path))
+    }
+
+    /// The import's metadata line says it was updated now (`legacy::touched`).
+    fn import_lines(&self, lines: &[u8], now_ms: u64) -> Vec<u8> {
+        super::legacy::touched(lines, now_ms)
     }
 
     /// Message records are indexed by `id`: a later record with an id replaces the earlier.
