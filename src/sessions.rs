@@ -33,16 +33,20 @@ pub enum Agent {
     Pi,
     /// Gemini CLI: `~/.gemini/tmp/*/chats`, with `$GEMINI_CLI_HOME` in place of `~`.
     Gemini,
+    /// GitHub Copilot CLI: `~/.copilot/session-state/*/events.jsonl`, or
+    /// `$COPILOT_HOME/session-state`.
+    Copilot,
 }
 
 impl Agent {
     /// Every agent, in the order their places are searched.
-    pub const ALL: [Agent; 5] = [
+    pub const ALL: [Agent; 6] = [
         Agent::ClaudeCode,
         Agent::Codex,
         Agent::Kimi,
         Agent::Pi,
         Agent::Gemini,
+        Agent::Copilot,
     ];
 
     /// The format of the agent's sessions, whose folder knows where they are.
@@ -53,6 +57,7 @@ impl Agent {
             Agent::Kimi => FormatId::Openai,
             Agent::Pi => FormatId::Pi,
             Agent::Gemini => FormatId::Gemini,
+            Agent::Copilot => FormatId::Copilot,
         }
     }
 
@@ -64,6 +69,7 @@ impl Agent {
             Agent::Kimi => "kimi",
             Agent::Pi => "pi",
             Agent::Gemini => "gemini",
+            Agent::Copilot => "copilot",
         }
     }
 }

@@ -17,7 +17,7 @@ use super::model::Record;
 use super::prune::Prune;
 use super::trigger::Trigger;
 use super::write::WriteBack;
-use super::{anthropic, claude_code, codex, gemini, kimi, pi};
+use super::{anthropic, claude_code, codex, copilot, gemini, kimi, pi};
 
 /// Everything an agent folder implements: reading its lines ([`Format`]), its live-context
 /// rule ([`LiveRule`]), writing a compaction back ([`WriteBack`]), where prune may shrink and
@@ -73,18 +73,21 @@ agents! {
     Pi = "pi" => pi::Pi,
     /// Gemini CLI sessions in the JSONL layout.
     Gemini = "gemini" => gemini::Gemini,
+    /// GitHub Copilot CLI sessions (`~/.copilot/session-state/<id>/events.jsonl`).
+    Copilot = "copilot" => copilot::Copilot,
 }
 
 impl FormatId {
     /// Every format, in detection order: the formats can be confused with one another in this
-    /// order only. The envelope formats (Codex, Claude Code, pi, Gemini) have fingerprints of
+    /// order only. The envelope formats (Codex, Claude Code, pi, Gemini, Copilot) have fingerprints of
     /// their own; bare chat-message lines are OpenAI style unless they use Anthropic content
     /// blocks, so OpenAI, which takes any such line, comes last.
-    pub const DETECTION_ORDER: [FormatId; 6] = [
+    pub const DETECTION_ORDER: [FormatId; 7] = [
         FormatId::Codex,
         FormatId::ClaudeCode,
         FormatId::Pi,
         FormatId::Gemini,
+        FormatId::Copilot,
         FormatId::Anthropic,
         FormatId::Openai,
     ];
@@ -163,6 +166,10 @@ mod tests {
                 FormatId::Openai,
             ),
             ("pi/pi-mono-large-session.jsonl", FormatId::Pi),
+            // Written by Copilot CLI 1.0.102 against the mock (fixtures/agents/copilot/).
+            ("../agents/copilot/turns.jsonl", FormatId::Copilot),
+            ("../agents/copilot/compacted.jsonl", FormatId::Copilot),
+            ("../agents/copilot/imported.jsonl", FormatId::Copilot),
         ];
         for (path, own) in files {
             let head = corpus_head(&corpus(path));
