@@ -308,7 +308,8 @@ mod tests {
                 "/h/.codex/sessions",
                 "/h/.kimi/sessions",
                 "/h/.pi/agent/sessions",
-                "/h/.gemini/tmp"
+                "/h/.gemini/tmp",
+                "/h/.copilot/session-state"
             ]
             .map(PathBuf::from)
         );
@@ -319,6 +320,7 @@ mod tests {
             ("KIMI_SHARE_DIR", "/k"),
             ("PI_CODING_AGENT_DIR", "/p"),
             ("GEMINI_CLI_HOME", "/g"),
+            ("COPILOT_HOME", "/cp"),
         ]);
         let dirs: Vec<PathBuf> = places(&Agent::ALL, &set)
             .unwrap()
@@ -332,7 +334,8 @@ mod tests {
                 "/h/cx/sessions",
                 "/k/sessions",
                 "/p/sessions",
-                "/g/.gemini/tmp"
+                "/g/.gemini/tmp",
+                "/cp/session-state"
             ]
             .map(PathBuf::from)
         );

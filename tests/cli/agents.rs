@@ -5,6 +5,7 @@
 
 mod claude;
 mod codex;
+mod copilot;
 mod doctor;
 mod gemini;
 mod handoff;
