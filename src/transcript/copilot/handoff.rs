@@ -1,12 +1,14 @@
 //! A new Copilot CLI session, written as Copilot's own `events.jsonl` (E1 of
 //! `docs/agents/copilot.md`: these events alone resume): a `session.start` (`sessionId`,
 //! `version` 1, `producer` "copilot-agent", `copilotVersion`, `startTime`, and the working
-//! directory and model when known), then a `user.message` (`content`) or an
+//! directory when known; no `selectedModel`, since the source's model may be one Copilot does
+//! not offer, and Copilot then runs its own choice), then a `user.message` (`content`) or an
 //! `assistant.message` (`messageId`, `content`, no `toolRequests`) per turn, each event with an
 //! `id`, a `timestamp` and the `parentId` of the event before it, as Copilot chains its own.
 //! The file goes to `session-state/<sessionId>/events.jsonl`; `copilot --resume ID` resumes it.
 
 use anyhow::Result;
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::Copilot;
@@ -25,44 +27,52 @@ impl Handoff for Copilot {
             "copilotVersion": VERSION,
             "startTime": session.timestamp(0),
         });
-        if let Some(model) = session.model {
-            start["selectedModel"] = json!(model);
-        }
         if let Some(cwd) = session.cwd {
             start["context"] = json!({ "cwd": cwd });
         }
-        let mut parent = Value::Null;
-        let mut event = |kind: &str, data: Value, n: usize, out: &mut Sink| -> Result<()> {
+        let mut parent: Option<String> = None;
+        let mut event = |kind: &'static str, data: Value, n: usize, out: &mut Sink| -> Result<()> {
             let id = session.line_id(n);
-            let line = json!({
-                "type": kind,
-                "data": data,
-                "id": id,
-                "timestamp": session.timestamp(n),
-                "parentId": parent,
-            });
+            let line = Event {
+                kind,
+                data,
+                id: &id,
+                timestamp: session.timestamp(n),
+                parent_id: parent.as_deref(),
+            };
             push_line(out, &serde_json::to_vec(&line)?);
-            parent = Value::String(id);
+            parent = Some(id);
             Ok(())
         };
         event("session.start", start, 0, out)?;
         for (n, turn) in session.turns.iter().enumerate() {
-            match turn.speaker {
-                Speaker::User => {
-                    event("user.message", json!({ "content": turn.text }), n + 1, out)?
-                }
-                Speaker::Assistant => {
-                    let data = json!({
+            let (kind, data) = match turn.speaker {
+                Speaker::User => ("user.message", json!({ "content": turn.text })),
+                Speaker::Assistant => (
+                    "assistant.message",
+                    json!({
                         "messageId": derived_uuid(session.seed, &format!("message-{n}")),
                         "content": turn.text,
                         "toolRequests": [],
-                    });
-                    event("assistant.message", data, n + 1, out)?;
-                }
-            }
+                    }),
+                ),
+            };
+            event(kind, data, n + 1, out)?;
         }
         Ok(())
     }
+}
+
+/// One event, its keys in the order Copilot writes them.
+#[derive(Serialize)]
+struct Event<'e> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    data: Value,
+    id: &'e str,
+    timestamp: String,
+    #[serde(rename = "parentId")]
+    parent_id: Option<&'e str>,
 }
 
 #[cfg(test)]
