@@ -81,13 +81,15 @@ impl FormatId {
     /// Every format, in detection order: the formats can be confused with one another in this
     /// order only. The envelope formats (Codex, Claude Code, pi, Gemini, Copilot) have fingerprints of
     /// their own; bare chat-message lines are OpenAI style unless they use Anthropic content
-    /// blocks, so OpenAI, which takes any such line, comes last.
+    /// blocks, so OpenAI, which takes any such line, comes last. Copilot CLI's events carry
+    /// `id`, `parentId` and `type` as pi's entries do, so Copilot's envelope (a dotted `type`)
+    /// is asked before pi's.
     pub const DETECTION_ORDER: [FormatId; 7] = [
         FormatId::Codex,
         FormatId::ClaudeCode,
+        FormatId::Copilot,
         FormatId::Pi,
         FormatId::Gemini,
-        FormatId::Copilot,
         FormatId::Anthropic,
         FormatId::Openai,
     ];
@@ -182,6 +184,17 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A pi entry is no Copilot event and a Copilot event no pi entry, though both carry
+    /// `type`, `id` and `parentId`.
+    #[test]
+    fn copilot_and_pi_envelopes_are_told_apart() {
+        let pi = serde_json::json!({"type": "message", "id": "a", "parentId": null, "message": {}});
+        let copilot =
+            serde_json::json!({"type": "user.message", "id": "a", "parentId": null, "data": {}});
+        assert_eq!(envelope(&pi), Some(FormatId::Pi));
+        assert_eq!(envelope(&copilot), Some(FormatId::Copilot));
     }
 
     /// Detection tries every agent, once; and the name a format goes by in output is the one
