@@ -36,17 +36,20 @@ pub enum Agent {
     /// GitHub Copilot CLI: `~/.copilot/session-state/*/events.jsonl`, or
     /// `$COPILOT_HOME/session-state`.
     Copilot,
+    /// Factory Droid: `~/.factory/sessions`, with `$FACTORY_HOME_OVERRIDE` in place of `~`.
+    Droid,
 }
 
 impl Agent {
     /// Every agent, in the order their places are searched.
-    pub const ALL: [Agent; 6] = [
+    pub const ALL: [Agent; 7] = [
         Agent::ClaudeCode,
         Agent::Codex,
         Agent::Kimi,
         Agent::Pi,
         Agent::Gemini,
         Agent::Copilot,
+        Agent::Droid,
     ];
 
     /// The format of the agent's sessions, whose folder knows where they are.
@@ -58,6 +61,7 @@ impl Agent {
             Agent::Pi => FormatId::Pi,
             Agent::Gemini => FormatId::Gemini,
             Agent::Copilot => FormatId::Copilot,
+            Agent::Droid => FormatId::Droid,
         }
     }
 
@@ -70,6 +74,7 @@ impl Agent {
             Agent::Pi => "pi",
             Agent::Gemini => "gemini",
             Agent::Copilot => "copilot",
+            Agent::Droid => "droid",
         }
     }
 }
@@ -309,7 +314,8 @@ mod tests {
                 "/h/.kimi/sessions",
                 "/h/.pi/agent/sessions",
                 "/h/.gemini/tmp",
-                "/h/.copilot/session-state"
+                "/h/.copilot/session-state",
+                "/h/.factory/sessions"
             ]
             .map(PathBuf::from)
         );
@@ -321,6 +327,7 @@ mod tests {
             ("PI_CODING_AGENT_DIR", "/p"),
             ("GEMINI_CLI_HOME", "/g"),
             ("COPILOT_HOME", "/cp"),
+            ("FACTORY_HOME_OVERRIDE", "/f"),
         ]);
         let dirs: Vec<PathBuf> = places(&Agent::ALL, &set)
             .unwrap()
@@ -335,7 +342,8 @@ mod tests {
                 "/k/sessions",
                 "/p/sessions",
                 "/g/.gemini/tmp",
-                "/cp/session-state"
+                "/cp/session-state",
+                "/f/.factory/sessions"
             ]
             .map(PathBuf::from)
         );

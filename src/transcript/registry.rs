@@ -17,7 +17,7 @@ use super::model::Record;
 use super::prune::Prune;
 use super::trigger::Trigger;
 use super::write::WriteBack;
-use super::{anthropic, claude_code, codex, copilot, gemini, kimi, pi};
+use super::{anthropic, claude_code, codex, copilot, droid, gemini, kimi, pi};
 
 /// Everything an agent folder implements: reading its lines ([`Format`]), its live-context
 /// rule ([`LiveRule`]), writing a compaction back ([`WriteBack`]), where prune may shrink and
@@ -75,6 +75,8 @@ agents! {
     Gemini = "gemini" => gemini::Gemini,
     /// GitHub Copilot CLI sessions (`~/.copilot/session-state/<id>/events.jsonl`).
     Copilot = "copilot" => copilot::Copilot,
+    /// Factory Droid sessions (`~/.factory/sessions/<project>/<id>.jsonl`).
+    Droid = "droid" => droid::Droid,
 }
 
 impl FormatId {
@@ -84,10 +86,11 @@ impl FormatId {
     /// blocks, so OpenAI, which takes any such line, comes last. Copilot CLI's events carry
     /// `id`, `parentId` and `type` as pi's entries do, so Copilot's envelope (a dotted `type`)
     /// is asked before pi's.
-    pub const DETECTION_ORDER: [FormatId; 7] = [
+    pub const DETECTION_ORDER: [FormatId; 8] = [
         FormatId::Codex,
         FormatId::ClaudeCode,
         FormatId::Copilot,
+        FormatId::Droid,
         FormatId::Pi,
         FormatId::Gemini,
         FormatId::Anthropic,
@@ -172,6 +175,9 @@ mod tests {
             ("../agents/copilot/turns.jsonl", FormatId::Copilot),
             ("../agents/copilot/compacted.jsonl", FormatId::Copilot),
             ("../agents/copilot/imported.jsonl", FormatId::Copilot),
+            // Written by Droid 0.225.2 against the mock (fixtures/agents/droid/).
+            ("../agents/droid/turns.jsonl", FormatId::Droid),
+            ("../agents/droid/compacted.jsonl", FormatId::Droid),
         ];
         for (path, own) in files {
             let head = corpus_head(&corpus(path));
