@@ -9,7 +9,7 @@
 //! - `summary`: the live context holds a compaction marker newer than the session's own, and
 //!   the summary's text in it;
 //! - `references`: the marker's references resolve (Claude Code `preservedMessages` and
-//!   `preservedSegment`, pi `firstKeptEntryId` on the path);
+//!   `preservedSegment`, pi `firstKeptEntryId` on the path, Droid `anchorMessage` in the file);
 //! - `tool-pairs`: every tool result of the live context answers a call before it there;
 //! - `newest-message`: the newest message before the compaction, or the newest request a person
 //!   typed (what the user-message modes keep), is in the live context verbatim after the
@@ -237,6 +237,13 @@ fn references(transcript: &Transcript, marker: usize) -> Result<(), Failed> {
             return Err(failed(
                 "references",
                 "preservedSegment names a uuid the session lacks",
+            ));
+        }
+        // Droid keeps every message after a summary whose anchor it cannot find.
+        Event::Compaction(Keep::After(id)) if !has(*id) => {
+            return Err(failed(
+                "references",
+                "anchorMessage names no message of the session",
             ));
         }
         Event::Compaction(Keep::FromNode(id)) => {

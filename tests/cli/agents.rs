@@ -7,6 +7,7 @@ mod claude;
 mod codex;
 mod copilot;
 mod doctor;
+mod droid;
 mod gemini;
 mod handoff;
 mod harness;

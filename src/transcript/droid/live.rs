@@ -31,7 +31,7 @@ fn live(nodes: &[Node]) -> Live {
         };
     };
     let start = match &nodes[marker].link.event {
-        Event::Compaction(Keep::FromNode(anchor)) => {
+        Event::Compaction(Keep::After(anchor)) => {
             match nodes.iter().position(|node| {
                 node.message.is_some() && !node.compaction && node.link.id == Some(*anchor)
             }) {
@@ -82,7 +82,7 @@ mod tests {
             message("a2"),
             Link::default(), // agent_turn_outcome
             Link {
-                event: Event::Compaction(Keep::FromNode(node_id("a1"))),
+                event: Event::Compaction(Keep::After(node_id("a1"))),
                 ..Link::default()
             },
             message("u3"),
@@ -104,7 +104,7 @@ mod tests {
         assert_eq!(live.marker, Some(6));
         // An anchor no message has: every message after the summary.
         let lost = Link {
-            event: Event::Compaction(Keep::FromNode(node_id("nowhere"))),
+            event: Event::Compaction(Keep::After(node_id("nowhere"))),
             ..Link::default()
         };
         nodes[6] = node(&lost, Some(Role::User));

@@ -115,7 +115,7 @@ impl Format for Droid {
                 let mut read = Record::new(line, raw, Entry::Message(message));
                 read.compaction = true;
                 read.link.event = Event::Compaction(match record.anchor.and_then(|a| a.id) {
-                    Some(anchor) => Keep::FromNode(node_id(&anchor)),
+                    Some(anchor) => Keep::After(node_id(&anchor)),
                     None => Keep::Nothing,
                 });
                 Ok(read)
@@ -191,7 +191,7 @@ mod tests {
         assert!(marker.compaction);
         assert_eq!(
             marker.link.event,
-            Event::Compaction(Keep::FromNode(node_id("a1")))
+            Event::Compaction(Keep::After(node_id("a1")))
         );
         let text = crate::transcript::classify::text_of(marker.message().unwrap());
         assert!(text.starts_with(SUMMARY_OPENING) && text.contains("<summary>\nS\n</summary>"));
