@@ -6,7 +6,8 @@
 //! result is sent without its call. An anchor id no message has sends every message after the
 //! summary (E3 of `docs/agents/droid.md`); a compaction without an anchor (Droid's `/compact`,
 //! which starts a new session) sends the messages after it. `parentId` is not followed. A
-//! `user_only` message is never sent.
+//! `user_only` message is never sent. (An anchor given by its `index` alone, which Droid
+//! accepts too (E2), is read as no anchor: Droid's own compactions and condense's name the id.)
 
 use super::Droid;
 use crate::transcript::live::{Live, LiveRule, Node};
