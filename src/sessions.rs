@@ -33,16 +33,23 @@ pub enum Agent {
     Pi,
     /// Gemini CLI: `~/.gemini/tmp/*/chats`, with `$GEMINI_CLI_HOME` in place of `~`.
     Gemini,
+    /// GitHub Copilot CLI: `~/.copilot/session-state/*/events.jsonl`, or
+    /// `$COPILOT_HOME/session-state`.
+    Copilot,
+    /// Factory Droid: `~/.factory/sessions`, with `$FACTORY_HOME_OVERRIDE` in place of `~`.
+    Droid,
 }
 
 impl Agent {
     /// Every agent, in the order their places are searched.
-    pub const ALL: [Agent; 5] = [
+    pub const ALL: [Agent; 7] = [
         Agent::ClaudeCode,
         Agent::Codex,
         Agent::Kimi,
         Agent::Pi,
         Agent::Gemini,
+        Agent::Copilot,
+        Agent::Droid,
     ];
 
     /// The format of the agent's sessions, whose folder knows where they are.
@@ -53,6 +60,8 @@ impl Agent {
             Agent::Kimi => FormatId::Openai,
             Agent::Pi => FormatId::Pi,
             Agent::Gemini => FormatId::Gemini,
+            Agent::Copilot => FormatId::Copilot,
+            Agent::Droid => FormatId::Droid,
         }
     }
 
@@ -64,6 +73,8 @@ impl Agent {
             Agent::Kimi => "kimi",
             Agent::Pi => "pi",
             Agent::Gemini => "gemini",
+            Agent::Copilot => "copilot",
+            Agent::Droid => "droid",
         }
     }
 }
@@ -306,7 +317,9 @@ mod tests {
                 "/h/.codex/sessions",
                 "/h/.kimi/sessions",
                 "/h/.pi/agent/sessions",
-                "/h/.gemini/tmp"
+                "/h/.gemini/tmp",
+                "/h/.copilot/session-state",
+                "/h/.factory/sessions"
             ]
             .map(PathBuf::from)
         );
@@ -317,6 +330,8 @@ mod tests {
             ("KIMI_SHARE_DIR", "/k"),
             ("PI_CODING_AGENT_DIR", "/p"),
             ("GEMINI_CLI_HOME", "/g"),
+            ("COPILOT_HOME", "/cp"),
+            ("FACTORY_HOME_OVERRIDE", "/f"),
         ]);
         let dirs: Vec<PathBuf> = places(&Agent::ALL, &set)
             .unwrap()
@@ -330,7 +345,9 @@ mod tests {
                 "/h/cx/sessions",
                 "/k/sessions",
                 "/p/sessions",
-                "/g/.gemini/tmp"
+                "/g/.gemini/tmp",
+                "/cp/session-state",
+                "/f/.factory/sessions"
             ]
             .map(PathBuf::from)
         );

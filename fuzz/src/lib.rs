@@ -25,7 +25,7 @@ pub struct Choices {
     p1: u32,
 }
 
-/// The format a byte names (six formats, in [`FormatId::DETECTION_ORDER`]).
+/// The format a byte names (every format, in [`FormatId::DETECTION_ORDER`]).
 pub fn format_of(byte: u8) -> FormatId {
     FormatId::DETECTION_ORDER[usize::from(byte) % FormatId::DETECTION_ORDER.len()]
 }

@@ -18,7 +18,8 @@
 //! over after them, which is where it would be had the agent written it a moment later); and a
 //! process that
 //! keeps the file open for writing makes a replace refuse ([`writers`]) rather than send its
-//! next lines to the backup.
+//! next lines to the backup; an agent's own lock on the session, held by a live process
+//! ([`crate::transcript::home::Home::holder`]), makes every write refuse.
 //!
 //! An append is whole or absent: room is reserved first, a write cut short is taken back out,
 //! the usual signals wait until the records are synced ([`shield`]), and for a SIGKILL the
@@ -161,6 +162,15 @@ enum Journaling {
 /// returns it with what the user should be told of the repair.
 fn prepare(path: &Path, options: &Options) -> Result<(lock::Target, Vec<String>)> {
     let target = lock::open_locked(path)?;
+    // An agent that keeps a lock of its own while it has the session open (Copilot CLI's
+    // `inuse.<pid>.lock`) would go on from what it holds in memory, or write over the result.
+    if let Some(holder) = crate::transcript::registry::agents().find_map(|agent| agent.holder(path))
+    {
+        bail!(
+            "{}: {holder} has the session open; nothing was written (end it first)",
+            target.name
+        );
+    }
     // A replace needs only the directory's permission, and root needs none: the file's own
     // mode is the user's word that it is not to be changed.
     if target.mode & 0o222 == 0 {

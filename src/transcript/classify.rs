@@ -5,7 +5,8 @@
 //! Agents mark these differently or not at all, so the rules below recognise them by the fixed
 //! strings each harness writes (the markers listed in the formats spec): kimi-cli's `<system>`
 //! wrapper and `<system-reminder>` injections, Claude Code's command tags and compact summary,
-//! Codex's environment, AGENTS.md and summary prefixes.
+//! Codex's environment, AGENTS.md and summary prefixes, Copilot CLI's and Droid's compaction
+//! messages.
 
 use super::model::{Message, Part, Role};
 
@@ -15,9 +16,13 @@ use super::model::{Message, Part, Role};
 pub const HANDOFF_LEAD: &str = "This session continues work handed over from another agent";
 
 /// The first words of summaries that agents inject after their own compaction.
-pub const SUMMARY_PREFIXES: [&str; 5] = [
+pub const SUMMARY_PREFIXES: [&str; 7] = [
     // kimi-cli (and condense's own injected summaries)
     "<system>Previous context has been compacted.",
+    // Copilot CLI (its compaction marker, as its replay wraps the summary)
+    "Some of the conversation history has been summarized to free up context.",
+    // Factory Droid (its summary message after a compaction)
+    "A previous instance of Droid has summarized the conversation thus far as follows:",
     // Claude Code
     "This session is being continued from a previous conversation",
     // Codex

@@ -56,6 +56,15 @@ pub trait Home {
         false
     }
 
+    /// The live process of this agent that holds `session` open by a lock of the agent's own
+    /// (not a write descriptor, which [`crate::persist`] sees by itself), described for an
+    /// error; `None` when no such lock is there or its process is gone. Asked of every agent
+    /// before a session is written in place.
+    fn holder(&self, session: &Path) -> Option<String> {
+        let _ = session;
+        None
+    }
+
     /// Where a session handed over to this agent goes in `home` (the agent's folder, such as
     /// `~/.codex`) and the command that resumes it there, registering the session with the
     /// agent where it keeps a list of its own; an error for a format no agent keeps.

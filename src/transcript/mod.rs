@@ -2,7 +2,7 @@
 //! format-agnostic machinery every agent plugs into.
 //!
 //! Each agent writes its own JSONL dialect. Everything one agent means lives in its folder
-//! (`claude_code/`, `codex/`, `pi/`, `gemini/`, `kimi/`, `anthropic/`), one file per job:
+//! (`claude_code/`, `codex/`, `pi/`, `gemini/`, `copilot/`, `droid/`, `kimi/`, `anthropic/`), one file per job:
 //! `read.rs` (its lines into the [`model`]), `live.rs` (the records it sends its model),
 //! `compact.rs` (a compaction written back as its own), `prune.rs` (what prune may shrink),
 //! `handoff.rs` (a new session handed over to it), `home.rs` (where its sessions live) and
@@ -25,6 +25,8 @@ pub mod blocks;
 pub mod classify;
 pub mod claude_code;
 pub mod codex;
+pub mod copilot;
+pub mod droid;
 pub mod format;
 pub mod gemini;
 pub mod handoff;

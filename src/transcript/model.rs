@@ -344,6 +344,8 @@ pub enum Keep {
     UserMessages,
     /// pi v2/v3 `firstKeptEntryId`: the path from this entry up to the marker.
     FromNode(NodeId),
+    /// Droid `anchorMessage.id`: the messages after this one, the last the summary replaced.
+    After(NodeId),
     /// pi v1 `firstKeptEntryIndex`: the entries from this one (the header is entry 0).
     FromEntry(usize),
     /// Claude Code `compactMetadata.preservedMessages`: these records, chained one after

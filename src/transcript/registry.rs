@@ -17,7 +17,7 @@ use super::model::Record;
 use super::prune::Prune;
 use super::trigger::Trigger;
 use super::write::WriteBack;
-use super::{anthropic, claude_code, codex, gemini, kimi, pi};
+use super::{anthropic, claude_code, codex, copilot, droid, gemini, kimi, pi};
 
 /// Everything an agent folder implements: reading its lines ([`Format`]), its live-context
 /// rule ([`LiveRule`]), writing a compaction back ([`WriteBack`]), where prune may shrink and
@@ -73,16 +73,24 @@ agents! {
     Pi = "pi" => pi::Pi,
     /// Gemini CLI sessions in the JSONL layout.
     Gemini = "gemini" => gemini::Gemini,
+    /// GitHub Copilot CLI sessions (`~/.copilot/session-state/<id>/events.jsonl`).
+    Copilot = "copilot" => copilot::Copilot,
+    /// Factory Droid sessions (`~/.factory/sessions/<project>/<id>.jsonl`).
+    Droid = "droid" => droid::Droid,
 }
 
 impl FormatId {
     /// Every format, in detection order: the formats can be confused with one another in this
-    /// order only. The envelope formats (Codex, Claude Code, pi, Gemini) have fingerprints of
+    /// order only. The envelope formats (Codex, Claude Code, pi, Gemini, Copilot) have fingerprints of
     /// their own; bare chat-message lines are OpenAI style unless they use Anthropic content
-    /// blocks, so OpenAI, which takes any such line, comes last.
-    pub const DETECTION_ORDER: [FormatId; 6] = [
+    /// blocks, so OpenAI, which takes any such line, comes last. Copilot CLI's events carry
+    /// `id`, `parentId` and `type` as pi's entries do, so Copilot's envelope (a dotted `type`)
+    /// is asked before pi's.
+    pub const DETECTION_ORDER: [FormatId; 8] = [
         FormatId::Codex,
         FormatId::ClaudeCode,
+        FormatId::Copilot,
+        FormatId::Droid,
         FormatId::Pi,
         FormatId::Gemini,
         FormatId::Anthropic,
@@ -176,6 +184,13 @@ mod tests {
                 FormatId::Openai,
             ),
             ("pi/pi-mono-large-session.jsonl", FormatId::Pi),
+            // Written by Copilot CLI 1.0.102 against the mock (fixtures/agents/copilot/).
+            ("../agents/copilot/turns.jsonl", FormatId::Copilot),
+            ("../agents/copilot/compacted.jsonl", FormatId::Copilot),
+            ("../agents/copilot/imported.jsonl", FormatId::Copilot),
+            // Written by Droid 0.225.2 against the mock (fixtures/agents/droid/).
+            ("../agents/droid/turns.jsonl", FormatId::Droid),
+            ("../agents/droid/compacted.jsonl", FormatId::Droid),
         ];
         // Gemini CLI's legacy document, as the JSON lines it is read as.
         let legacy = "gemini-cli/entireio-cli-12cbfeaa512b-legacy.json";
@@ -202,6 +217,17 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A pi entry is no Copilot event and a Copilot event no pi entry, though both carry
+    /// `type`, `id` and `parentId`.
+    #[test]
+    fn copilot_and_pi_envelopes_are_told_apart() {
+        let pi = serde_json::json!({"type": "message", "id": "a", "parentId": null, "message": {}});
+        let copilot =
+            serde_json::json!({"type": "user.message", "id": "a", "parentId": null, "data": {}});
+        assert_eq!(envelope(&pi), Some(FormatId::Pi));
+        assert_eq!(envelope(&copilot), Some(FormatId::Copilot));
     }
 
     /// Detection tries every agent, once; and the name a format goes by in output is the one

@@ -150,6 +150,13 @@ fn references(transcript: &Transcript, marker: usize) -> Result<(), Failed> {
                 "preservedSegment names a uuid the session lacks",
             ));
         }
+        // Droid keeps every message after a summary whose anchor it cannot find.
+        Event::Compaction(Keep::After(id)) if !has(*id) => {
+            return Err(failed(
+                "references",
+                "anchorMessage names no message of the session",
+            ));
+        }
         Event::Compaction(Keep::FromNode(id)) => {
             let on_path = transcript
                 .live

@@ -10,7 +10,8 @@
 //! - `summary`: the live context holds a compaction marker newer than the session's own (the
 //!   formats that mark one: Claude Code, Codex, pi), and the whole summary in one record;
 //! - `references`: the marker's references resolve (Claude Code `preservedMessages` and
-//!   `preservedSegment`, pi `firstKeptEntryId` on the path);
+//!   `preservedSegment`, pi `firstKeptEntryId` on the path, Droid
+//!   `anchorMessage` in the file);
 //! - `summarised-gone`: no message the plan summarised is in the live context. A record is
 //!   known by its id where the format gives it one (Claude Code `uuid`, pi `id`, Gemini `id`),
 //!   else by its bytes (Codex, OpenAI and kimi-cli lists, Anthropic lists): the live context

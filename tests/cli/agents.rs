@@ -1,11 +1,13 @@
 //! The write-back of every format, loaded by the agent's own code: pi's SessionManager,
-//! kimi-cli's Context and SimpleCompaction, Gemini CLI's session loader, and Claude Code and
-//! Codex resuming against a mock API of ours. The agents are the pinned installs of
+//! kimi-cli's Context and SimpleCompaction, Gemini CLI's session loader, and Claude Code, Codex,
+//! GitHub Copilot CLI and Factory Droid resuming against a mock API of ours. The agents are the pinned installs of
 //! `.ci/install-agents`; without them a test fails in CI and skips, saying so, elsewhere.
 
 mod claude;
 mod codex;
+mod copilot;
 mod doctor;
+mod droid;
 mod gemini;
 mod handoff;
 mod harness;

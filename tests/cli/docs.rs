@@ -71,7 +71,9 @@ fn short_help_fits_an_80_column_terminal_in_about_40_lines() {
             }
             if flag == "-h" {
                 let lines = text.lines().count();
-                assert!(lines <= 42, "condense {command} -h: {lines} lines");
+                // 42, and one more for `--from` and `--to`, whose lists of every agent wrap
+                // onto a third line since Copilot CLI joined them.
+                assert!(lines <= 43, "condense {command} -h: {lines} lines");
             }
         }
     }

@@ -1,0 +1,266 @@
+//! GitHub Copilot CLI: each session is placed where `copilot --resume ID` looks for it
+//! (`$HOME/.copilot/session-state/<id>/events.jsonl`), resumed with one prompt, BYOK and
+//! offline, against the mock API's `/copilot` route (Anthropic Messages), and the request
+//! Copilot sends is the judge: before and after `inject`, `compact --in-place` and `prune`, on
+//! sessions Copilot itself wrote (one with its own `/compact`), and a session handed over to it
+//! from Codex; one of its sessions handed over to Claude Code.
+
+use std::ffi::OsStr;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::harness::{agent_bin, agents_dir, first_field, inject, installed, isolated, strings};
+use super::{claude, SUMMARY};
+use crate::util::{condense_ok, fixture};
+
+const PROMPT: &str = "CONDENSE-RESUME-PROMPT: carry on from here.";
+
+/// Copilot resumed headlessly: offline, BYOK (the Anthropic provider at the mock's
+/// `/copilot` route), every tool allowed so that no prompt waits for a person.
+const RESUME: &str = r#"export COPILOT_OFFLINE=true COPILOT_AUTO_UPDATE=false \
+  COPILOT_DISABLE_RESUME_AUTO_CD=1 COPILOT_PROVIDER_TYPE=anthropic \
+  COPILOT_PROVIDER_API_KEY=dummy COPILOT_MODEL=claude-sonnet-4.5 \
+  COPILOT_PROVIDER_BASE_URL=http://127.0.0.1:$MOCK_PORT/copilot &&
+exec "$1" --resume "$2" --allow-all-tools -p "$3" </dev/null"#;
+
+const SESSIONS: [&str; 2] = [
+    "agents/copilot/turns.jsonl",
+    "agents/copilot/compacted.jsonl",
+];
+
+fn ready() -> bool {
+    installed(
+        "GitHub Copilot CLI (@github/copilot)",
+        &agent_bin("copilot"),
+    )
+}
+
+/// The messages of the model request Copilot sends on resuming `session` with [`PROMPT`].
+fn resume(session: &Path) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let id = first_field(session, "/data/sessionId");
+    let folder = home.join(".copilot/session-state").join(&id);
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(session, folder.join("events.jsonl")).unwrap();
+    let cache = agents_dir().join("copilot-cache");
+    let requests = isolated(
+        &dir.path().join("record"),
+        &project,
+        &[
+            ("HOME", home.as_os_str()),
+            ("COPILOT_CACHE_HOME", cache.as_os_str()),
+            ("MOCK_REPLY_BYTES", OsStr::new("300")),
+        ],
+        RESUME,
+        &[
+            agent_bin("copilot").as_os_str(),
+            OsStr::new(&id),
+            OsStr::new(PROMPT),
+        ],
+    );
+    requests
+        .into_iter()
+        .rev()
+        .filter(|r| r["method"] == "POST" && r["path"].as_str().unwrap().starts_with("/copilot"))
+        .map(|r| r["body"]["messages"].clone())
+        .find(|messages| strings(messages).contains(PROMPT))
+        .unwrap_or_else(|| {
+            panic!(
+                "{}: Copilot sent no request with the prompt",
+                session.display()
+            )
+        })
+}
+
+/// The text of each message, in order.
+fn texts(messages: &Value) -> Vec<String> {
+    messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|message| strings(&message["content"]))
+        .collect()
+}
+
+/// The visible text of the session's assistant answers, as Copilot wrote them.
+fn answers(session: &Path) -> Vec<String> {
+    std::fs::read_to_string(session)
+        .unwrap()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|event| event["type"] == "assistant.message")
+        .filter_map(|event| event["data"]["content"].as_str().map(str::to_owned))
+        .filter(|text| !text.is_empty())
+        .collect()
+}
+
+/// What Copilot sent after `written`, the compaction of `session`: the summary first (in
+/// Copilot's compaction message), then the kept tail with its newest request, none of the
+/// summarised answers, and less than it sent for the whole session (`before`).
+fn check_compacted(file: &str, session: &Path, written: &Path, before: &Value) {
+    let after = resume(written);
+    let sent = texts(&after);
+    assert!(
+        sent[0].contains("Some of the conversation history has been summarized")
+            && sent[0].contains(SUMMARY),
+        "{file}: the first message is not the summary: {:.300}",
+        sent[0]
+    );
+    assert_eq!(
+        strings(&after).matches(SUMMARY).count(),
+        1,
+        "{file}: the summary is not sent once"
+    );
+    let all = strings(&after);
+    let answers = answers(session);
+    let first = answers.first().expect("an answer");
+    let first_line = first.lines().next().unwrap();
+    assert!(
+        !all.contains(first_line),
+        "{file}: a summarised answer was sent: {first_line:.80}"
+    );
+    // The kept tail: the session's newest answer and its request are sent after the summary.
+    let last = answers.last().unwrap();
+    let last_line = last.lines().next().unwrap();
+    assert!(
+        sent[1..].iter().any(|text| text.contains(last_line)),
+        "{file}: the kept tail is not sent: {last_line:.80}"
+    );
+    let size = |v: &Value| serde_json::to_string(v).unwrap().len();
+    assert!(
+        size(&after) < size(before),
+        "{file}: the request grew from {} to {} bytes",
+        size(before),
+        size(&after)
+    );
+}
+
+#[test]
+fn copilot_resumes_from_condenses_compaction_and_sends_less() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for file in SESSIONS {
+        let session = fixture(file);
+        let before = resume(&session);
+        assert!(!strings(&before).contains(SUMMARY));
+        let injected = inject(&session, SUMMARY, &[], dir.path(), "events.jsonl");
+        check_compacted(file, &session, &injected, &before);
+
+        // The same, written into the file by `compact --in-place` (the summary from a file,
+        // no model), which keeps a backup that `undo` puts back.
+        let in_place = dir.path().join("in-place.jsonl");
+        std::fs::copy(&session, &in_place).unwrap();
+        let summary = dir.path().join("summary.md");
+        std::fs::write(&summary, SUMMARY).unwrap();
+        condense_ok(&[
+            OsStr::new("inject"),
+            OsStr::new("--summary"),
+            summary.as_os_str(),
+            OsStr::new("--in-place"),
+            in_place.as_os_str(),
+        ]);
+        check_compacted(file, &session, &in_place, &before);
+        condense_ok(&[OsStr::new("undo"), in_place.as_os_str()]);
+        assert_eq!(
+            std::fs::read(&in_place).unwrap(),
+            std::fs::read(&session).unwrap(),
+            "{file}: undo did not restore the session"
+        );
+    }
+}
+
+/// `prune` shrinks the tool results Copilot sends, and Copilot still resumes the session. The
+/// mock's results are a line each, smaller than prune's placeholder, so one is made long first.
+#[test]
+fn copilot_resumes_a_pruned_session() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let long = format!("LONG-RESULT-START {}", "the notes file says ".repeat(300));
+    let text = std::fs::read_to_string(fixture("agents/copilot/turns.jsonl")).unwrap();
+    let mut lines: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let mut event: Value = serde_json::from_str(line).unwrap();
+        if event["type"] == "tool.execution_complete"
+            && event["data"]["result"]["content"] == "remember the final newline\n"
+        {
+            event["data"]["result"]["content"] = Value::from(long.as_str());
+            lines.push(serde_json::to_string(&event).unwrap());
+        } else {
+            lines.push(line.to_owned());
+        }
+    }
+    let session = dir.path().join("long.jsonl");
+    std::fs::write(&session, lines.join("\n") + "\n").unwrap();
+    let pruned = dir.path().join("pruned.jsonl");
+    let bytes = condense_ok(&[
+        OsStr::new("prune"),
+        OsStr::new("--keep"),
+        OsStr::new("0"),
+        session.as_os_str(),
+    ]);
+    std::fs::write(&pruned, bytes).unwrap();
+    let before = resume(&session);
+    let after = resume(&pruned);
+    let whole = "the notes file says ".repeat(20);
+    assert!(strings(&before).contains(&whole));
+    let sent = strings(&after);
+    assert!(!sent.contains(&whole), "the pruned result was sent");
+    assert!(sent.contains("[condense pruned the output of view"));
+    // The call and its (pruned) result still pair: Copilot sent both, and the later turn.
+    assert!(sent.contains("toolu_mock_0214f700_001_1"));
+    assert!(sent.contains("CP-Q3: summarise what the two files say."));
+    let size = |v: &Value| serde_json::to_string(v).unwrap().len();
+    assert!(size(&after) < size(&before));
+}
+
+/// A Codex session handed over to Copilot (`inject --to copilot`) resumes with the summary
+/// and the converted tail; a Copilot session handed over to Claude Code does too.
+#[test]
+fn handoffs_to_and_from_copilot() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let codex = fixture("agents/codex-turns.jsonl");
+    let to_copilot = inject(
+        &codex,
+        SUMMARY,
+        &["--to", "copilot"],
+        dir.path(),
+        "to-copilot.jsonl",
+    );
+    let sent = strings(&resume(&to_copilot));
+    assert!(sent.contains(SUMMARY), "Copilot did not send the summary");
+    for tail in ["CODEX-Q3: run the tests.", "MOCK-REPLY to: CODEX-Q3"] {
+        assert!(sent.contains(tail), "Copilot did not send {tail}");
+    }
+
+    if !claude::ready() {
+        return;
+    }
+    let copilot = fixture("agents/copilot/compacted.jsonl");
+    let to_claude = inject(
+        &copilot,
+        SUMMARY,
+        &["--to", "claude-code"],
+        dir.path(),
+        "to-claude.jsonl",
+    );
+    let sent = strings(&claude::resume(&to_claude));
+    assert!(
+        sent.contains(SUMMARY),
+        "Claude Code did not send the summary"
+    );
+    assert!(
+        sent.contains("CP-NEW-Q5"),
+        "Claude Code did not get Copilot's last request"
+    );
+}
