@@ -190,8 +190,12 @@ pub fn read_source(source: &Source) -> Result<Vec<u8>> {
 pub fn open_source(source: &Source) -> Result<Box<dyn Read + Send>> {
     let name = source.name();
     let mut reader = std::io::BufReader::with_capacity(1 << 16, source.open()?);
-    let (mut head, ended) = read_head(&mut reader, &name)?;
-    if !may_be_document(&head) {
+    let Head {
+        bytes: mut head,
+        ended,
+        document,
+    } = read_head(&mut reader, &name)?;
+    if !document {
         if ended {
             return Ok(Box::new(Cursor::new(head)));
         }
@@ -209,28 +213,61 @@ pub fn open_source(source: &Source) -> Result<Box<dyn Read + Send>> {
     Ok(Box::new(Cursor::new(bytes)))
 }
 
+/// The longest first line a JSON document's writer leaves: Gemini CLI writes its legacy session
+/// pretty-printed, `{` alone on the first line. Input whose first line is longer is JSON lines,
+/// streamed rather than held while it is told apart (`estimate` holds one long line at a time).
+const DOCUMENT_FIRST_LINE: u64 = 1 << 20;
+
+/// The first lines of an input, as read to tell a JSON document from JSON lines.
+struct Head {
+    bytes: Vec<u8>,
+    /// The input ended there (read again, a terminal would wait for a second Ctrl-D).
+    ended: bool,
+    /// The input may be one JSON document (see [`may_be_document`]).
+    document: bool,
+}
+
 /// The first lines of `reader`, up to the second non-blank one or the first that shows the input
-/// is JSON lines, and whether the input ended there (read again, a terminal would wait for a
-/// second Ctrl-D).
-fn read_head(reader: &mut impl BufRead, name: &str) -> Result<(Vec<u8>, bool)> {
-    let mut head = Vec::new();
+/// is JSON lines.
+fn read_head(reader: &mut impl BufRead, name: &str) -> Result<Head> {
+    let mut bytes = Vec::new();
     let mut non_blank = 0;
     while non_blank < 2 {
-        let before = head.len();
+        let before = bytes.len();
         let read = reader
-            .read_until(b'\n', &mut head)
+            .by_ref()
+            .take(DOCUMENT_FIRST_LINE)
+            .read_until(b'\n', &mut bytes)
             .with_context(|| format!("{name}: cannot read"))?;
-        if read == 0 || head.last() != Some(&b'\n') {
-            return Ok((head, true));
+        if read as u64 == DOCUMENT_FIRST_LINE && bytes.last() != Some(&b'\n') {
+            // A line this long is no document's first line.
+            return Ok(Head {
+                bytes,
+                ended: false,
+                document: false,
+            });
         }
-        if !head[before..].iter().all(u8::is_ascii_whitespace) {
+        if read == 0 || bytes.last() != Some(&b'\n') {
+            let document = may_be_document(&bytes);
+            return Ok(Head {
+                bytes,
+                ended: true,
+                document,
+            });
+        }
+        if !bytes[before..].iter().all(u8::is_ascii_whitespace) {
             non_blank += 1;
         }
-        if non_blank == 1 && !may_be_document(&head) {
+        if non_blank == 1 && !may_be_document(&bytes) {
             break;
         }
     }
-    Ok((head, false))
+    let document = may_be_document(&bytes);
+    Ok(Head {
+        bytes,
+        ended: false,
+        document,
+    })
 }
 
 /// The file an in-place write of the session at `path` goes to: `path` itself, or for a session
@@ -301,8 +338,12 @@ fn document_at(path: &Path) -> Result<Option<(FormatId, Vec<u8>)>> {
     let file = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
     let mut reader = std::io::BufReader::new(file);
     // A JSONL session is told from its first line, not read whole.
-    let (mut bytes, ended) = read_head(&mut reader, &name)?;
-    if !may_be_document(&bytes) {
+    let Head {
+        mut bytes,
+        ended,
+        document,
+    } = read_head(&mut reader, &name)?;
+    if !document {
         return Ok(None);
     }
     if !ended {
