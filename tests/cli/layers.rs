@@ -39,8 +39,6 @@ const ALLOWED_CYCLES: &[&[&str]] = &[
         "extract::shell",
         "extract::tools",
     ],
-    &["eval::commands", "eval::entities"],
-    &["input", "input::limit"],
     &[
         "persist::append",
         "persist::atomic",
@@ -62,7 +60,6 @@ const ALLOWED_CYCLES: &[&[&str]] = &[
         "tokens::fast::scalar",
         "tokens::fast::walk",
     ],
-    &["verify", "verify::compaction", "verify::pruned"],
 ];
 
 /// The modules outside the command layer that import `crate::cli` today.
