@@ -358,8 +358,8 @@ fn without_test_items(tokens: &[Token]) -> (Vec<Token>, Vec<String>) {
     let mut test_children = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
-        if texts[i..].starts_with(&["#", "[", "cfg", "(", "test", ")", "]"]) {
-            let mut j = i + 7;
+        if let Some(after) = test_attribute(&texts, i) {
+            let mut j = after;
             // Further attributes of the same item.
             while texts.get(j) == Some(&"#") && texts.get(j + 1) == Some(&"[") {
                 j = close(&texts, j + 1) + 1;
@@ -398,6 +398,37 @@ fn without_test_items(tokens: &[Token]) -> (Vec<Token>, Vec<String>) {
         }
     }
     (kept, test_children)
+}
+
+/// Where the attribute at `at` ends, if it is one that compiles its item for tests only:
+/// `#[cfg(test)]`, or `#[cfg(all(…))]` with `test` among its terms (`#[cfg(all(test, feature =
+/// "bpe"))]`).
+fn test_attribute(texts: &[&str], at: usize) -> Option<usize> {
+    if !texts[at..].starts_with(&["#", "[", "cfg", "("]) {
+        return None;
+    }
+    let end = close(texts, at + 1);
+    let predicate = &texts[at + 4..end.saturating_sub(1)];
+    let test_only = match predicate {
+        ["test"] => true,
+        ["all", "(", terms @ .., ")"] => {
+            // `test` as a term of its own, not nested in a `not(…)` or `any(…)`.
+            let mut depth = 0usize;
+            terms.iter().enumerate().any(|(k, &t)| {
+                match t {
+                    "(" => depth += 1,
+                    ")" => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                t == "test"
+                    && depth == 0
+                    && (k == 0 || terms[k - 1] == ",")
+                    && terms.get(k + 1).is_none_or(|&next| next == ",")
+            })
+        }
+        _ => false,
+    };
+    test_only.then_some(end + 1)
 }
 
 /// The index of the bracket that closes the one at `open`.
