@@ -39,6 +39,7 @@ pub mod replace;
 pub mod salvage;
 pub mod shield;
 pub mod snapshot;
+pub mod whole;
 pub mod writers;
 
 use std::io::Write;

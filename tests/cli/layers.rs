@@ -39,14 +39,6 @@ const ALLOWED_CYCLES: &[&[&str]] = &[
         "extract::shell",
         "extract::tools",
     ],
-    &[
-        "persist::append",
-        "persist::atomic",
-        "persist::journal",
-        "persist::journal::repair",
-        "persist::replace",
-        "persist::salvage",
-    ],
 ];
 
 /// The modules outside the command layer that import `crate::cli` today.
