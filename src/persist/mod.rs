@@ -20,10 +20,10 @@
 //! keeps the file open for writing makes a replace refuse ([`writers`]) rather than send its
 //! next lines to the backup.
 //!
-//! An append is whole or absent: room is reserved first, a write cut short is taken back out,
-//! the usual signals wait until the records are synced ([`shield`]), and for a SIGKILL the
-//! records are first kept in a journal from which the next run removes what landed
-//! ([`journal`]).
+//! An append is whole or absent: room is reserved first, a write cut short is taken back out
+//! ([`whole`]), the usual signals wait until the records are synced ([`shield`]), and for a
+//! SIGKILL the records are first kept in a journal from which the next run removes what
+//! landed ([`journal`]).
 
 pub mod append;
 pub mod atomic;
