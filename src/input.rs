@@ -25,18 +25,13 @@ use std::sync::mpsc::sync_channel;
 use anyhow::{anyhow, bail, Context, Result};
 use memchr::{memchr, memchr_iter, memrchr};
 
+mod block;
 pub mod limit;
 #[cfg(feature = "zstd")]
 mod zstd;
 
+pub use block::BLOCK_SIZE;
 use limit::{LineLength, TooLong};
-
-/// How many bytes a block read asks for. The few blocks in flight (one being read, two
-/// waiting, one being measured) then fit in the target machine's 32 MiB L3 cache, so the
-/// cores parse bytes the read has just copied there: 8 MiB blocks, which do not fit, cost
-/// `estimate` about 6% more CPU time (paired `farm-bench` runs on the 1 GiB bench files), and
-/// 1 MiB blocks take 1.14x the wall time of these in hand-offs between threads.
-pub const BLOCK_SIZE: usize = 2 << 20;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 

@@ -3,7 +3,7 @@
 //! A tool's command line may name any program; prose only the well-known ones of
 //! [`PROGRAMS`], inside a code span, a shell code block or after `$ `.
 
-use super::entities::{Entity, Kind};
+use super::entity::{Entity, Kind};
 use super::words::{is_common, PREFIXES, PROGRAMS, SHELL_WORDS, SUBCOMMANDS};
 
 /// Inline code spans and shell code blocks of Markdown-ish text, and `$ ` lines, as command

@@ -16,7 +16,8 @@
 use std::collections::{HashMap, HashSet};
 
 use super::constraints::{constraints, words_of, Constraint};
-use super::entities::{flat_word, scan, Entity, Kind};
+use super::entities::{flat_word, scan};
+use super::entity::{Entity, Kind};
 use super::pieces::Piece;
 use crate::tokens::Tokenizer;
 

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::entities::Kind;
+use super::entity::Kind;
 use super::grade::{Grade, Needed};
 use super::probes::{Probe, KINDS};
 use crate::output::{OrderedMap, Table};

@@ -14,6 +14,8 @@ use std::fmt;
 use anyhow::{bail, Result};
 use memchr::{memchr, memchr_iter, memrchr};
 
+use super::block::BLOCK_SIZE;
+
 /// The environment variable that sets the limit: bytes, or with `K`, `M` or `G` (powers of
 /// 1024).
 pub const VARIABLE: &str = "CONDENSE_MAX_LINE";
@@ -147,7 +149,7 @@ impl LineLength {
 pub fn check(bytes: &[u8], limit: usize) -> Result<(), TooLong> {
     let mut length = LineLength::new(limit);
     // In blocks, so that the lines inside one are looked at only when one may be too long.
-    for block in bytes.chunks(super::BLOCK_SIZE) {
+    for block in bytes.chunks(BLOCK_SIZE) {
         if let Err(start) = length.take(block) {
             return Err(too_long_at(bytes, start as usize, limit));
         }

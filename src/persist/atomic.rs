@@ -107,7 +107,7 @@ fn open_original(real: &Path, name: &str) -> Result<Option<File>> {
 /// mode a new file gets.
 fn create_temp(dir: &Path, name: &[u8], replacing: bool) -> std::io::Result<(File, PathBuf)> {
     loop {
-        let mut temp = super::replace::temp_prefix(name);
+        let mut temp = super::names::temp_prefix(name);
         temp.extend_from_slice(random_tag().as_bytes());
         temp.extend_from_slice(b".tmp");
         let path = dir.join(std::ffi::OsStr::from_bytes(&temp));

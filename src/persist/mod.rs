@@ -21,10 +21,10 @@
 //! next lines to the backup; an agent's own lock on the session, held by a live process
 //! ([`crate::transcript::home::Home::holder`]), makes every write refuse.
 //!
-//! An append is whole or absent: room is reserved first, a write cut short is taken back out,
-//! the usual signals wait until the records are synced ([`shield`]), and for a SIGKILL the
-//! records are first kept in a journal from which the next run removes what landed
-//! ([`journal`]).
+//! An append is whole or absent: room is reserved first, a write cut short is taken back out
+//! ([`whole`]), the usual signals wait until the records are synced ([`shield`]), and for a
+//! SIGKILL the records are first kept in a journal from which the next run removes what
+//! landed ([`journal`]).
 
 pub mod append;
 pub mod atomic;
@@ -40,6 +40,7 @@ pub mod replace;
 pub mod salvage;
 pub mod shield;
 pub mod snapshot;
+pub mod whole;
 pub mod writers;
 
 use std::io::Write;

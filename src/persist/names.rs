@@ -27,6 +27,15 @@ pub fn stem(name: &[u8], room: usize) -> Vec<u8> {
     stem
 }
 
+/// `.NAME.condense-` for the file named `name`, where `RANDOM.tmp` follows.
+pub fn temp_prefix(name: &[u8]) -> Vec<u8> {
+    const AROUND: usize = ".".len() + ".condense-".len() + 16 + ".tmp".len();
+    let mut prefix = b".".to_vec();
+    prefix.extend_from_slice(&stem(name, AROUND));
+    prefix.extend_from_slice(b".condense-");
+    prefix
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,12 +23,12 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use rustix::fs::OFlags;
 
-use super::append::append_whole;
 use super::backup;
 use super::link::{link_fd, random_tag};
 use super::lock::Target;
 use super::salvage::Salvage;
 use super::snapshot::settled_from;
+use super::whole::append_whole;
 use super::writers::writers;
 
 /// How many times the writer check looks before it refuses: a writer that opens the file per
@@ -85,16 +85,7 @@ impl Write for Temp {
 /// The prefix of this session's temporary names, `.NAME.condense-` (a long NAME shortened to
 /// leave room for the rest, see [`super::names`]).
 fn stray_prefix(target: &Target) -> Vec<u8> {
-    temp_prefix(target.file_name.as_bytes())
-}
-
-/// `.NAME.condense-` for the file named `name`, where `RANDOM.tmp` follows.
-pub fn temp_prefix(name: &[u8]) -> Vec<u8> {
-    const AROUND: usize = ".".len() + ".condense-".len() + 16 + ".tmp".len();
-    let mut prefix = b".".to_vec();
-    prefix.extend_from_slice(&super::names::stem(name, AROUND));
-    prefix.extend_from_slice(b".condense-");
-    prefix
+    super::names::temp_prefix(target.file_name.as_bytes())
 }
 
 fn temp_path(target: &Target) -> PathBuf {

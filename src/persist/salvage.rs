@@ -22,9 +22,9 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
 
-use super::append::append_whole;
 use super::lock::Target;
 use super::snapshot::{read_from, SETTLE};
+use super::whole::append_whole;
 use super::writers::writers;
 
 /// How long the session must stay the same file, after a line was salvaged, before the run

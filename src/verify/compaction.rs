@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{
+use super::checks::{
     escaped, failed, identity, newest_request, read_back, read_before, tool_pairs, Failed, Identity,
 };
 use crate::transcript::classify::text_of;

@@ -47,7 +47,7 @@ pub fn corrupt(
             let Some(first) = summary.lines().map(str::trim).find(|l| !l.is_empty()) else {
                 return built.to_vec();
             };
-            let needle = super::escaped(first);
+            let needle = super::checks::escaped(first);
             built
                 .split_inclusive(|&b| b == b'\n')
                 .filter(|line| memchr::memmem::find(line, needle.as_bytes()).is_none())
@@ -56,20 +56,20 @@ pub fn corrupt(
                 .collect()
         }
         "touch-newest" => {
-            let newest =
-                super::newest_request(&old.context).and_then(|p| longest_text(&old.context[p]));
+            let newest = super::checks::newest_request(&old.context)
+                .and_then(|p| longest_text(&old.context[p]));
             match newest {
                 Some(text) => replace_all(
                     built,
-                    &super::escaped(&text),
-                    &super::escaped(&format!("{text} (changed)")),
+                    &super::checks::escaped(&text),
+                    &super::checks::escaped(&format!("{text} (changed)")),
                 ),
                 None => built.to_vec(),
             }
         }
         "touch" => {
             // Not the newest request, which `touch-newest` is for.
-            let newest = super::newest_request(&old.context).map(|p| old.context[p].raw);
+            let newest = super::checks::newest_request(&old.context).map(|p| old.context[p].raw);
             let oldest = (0..old.records.len())
                 .filter(|&i| untouched(i) && Some(old.records[i].raw) != newest)
                 .find_map(|i| Some((old.records[i].raw, longest_text(&old.records[i])?)));
@@ -78,8 +78,8 @@ pub fn corrupt(
             };
             let touched = replace_all(
                 raw,
-                &super::escaped(&text),
-                &super::escaped(&format!("{text} (changed)")),
+                &super::checks::escaped(&text),
+                &super::checks::escaped(&format!("{text} (changed)")),
             );
             replace_first(built, raw, &touched)
         }

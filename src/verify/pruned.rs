@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::{failed, newest_request, read_back, tool_pairs, Failed};
+use super::checks::{failed, newest_request, read_back, tool_pairs, Failed};
 use crate::transcript::json::Step;
 use crate::transcript::load::Transcript;
 use crate::transcript::prune::rewrite::{Edit, Pruned};

@@ -1,14 +1,17 @@
-//! The architecture, checked. The import graph of `src/` (see `layers/imports.rs`: a node is a
-//! top-level module, or a folder inside `src/transcript/`) must have
+//! The architecture, checked: the one check of the layers (run it with `cargo test --test cli
+//! layers`). The import graph of `src/` (see `layers/imports.rs`: a node is a module, that is a
+//! file, and a path is followed through re-exports to the module that defines what it names)
+//! must have
 //!
 //! - (a) no cycle;
-//! - (b) no module but the command layer (`cmd`, `cli`; `lib.rs` and `main.rs` are no layer)
-//!   importing `crate::cli`: the core takes typed options, never the flags;
-//! - (c) no agent folder (`src/transcript/<agent>/`) importing the compaction core (`plan`,
-//!   `request`, `summary`, `compaction`, `cmd`, `extract`, `eval`): a format reads and writes,
-//!   the core decides.
+//! - (b) no module but the command layer (`cmd`, `cli` and the modules under them; `lib.rs` and
+//!   `main.rs` are no layer) importing `crate::cli`: the core takes typed options, never the
+//!   flags;
+//! - (c) no module of an agent folder (a folder of `src/transcript/` that the registry's
+//!   `agents!` list names) importing the compaction core (`plan`, `request`, `summary`,
+//!   `compaction`, `cmd`, `extract`, `eval`): a format reads and writes, the core decides.
 //!
-//! The tree breaks some of these while it is being reshaped: [`ALLOWED_CYCLES`],
+//! The tree may break these while it is being reshaped: [`ALLOWED_CYCLES`],
 //! [`ALLOWED_CLI_IMPORTS`] and [`ALLOWED_AGENT_IMPORTS`] list exactly those violations. The test
 //! fails on a violation that is not listed, and on a listed one that is gone (take it off the
 //! list), so the lists only shrink. Each failure prints the edges involved with the file, line
@@ -21,47 +24,33 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::Path;
 
-use imports::{graph, Graph};
+use imports::{agents, graph, Graph};
 
-/// The cycles of today's tree, each as its modules (a strongly connected component). The one
-/// left: the files directly in `src/transcript/` (the model, the registry, the shared JSON and
-/// writing helpers) and its folders count as one node here, and the registry lists the agent
-/// folders while each agent reads and writes with those shared files.
-const ALLOWED_CYCLES: &[&[&str]] = &[&[
-    "transcript",
-    "transcript/anthropic",
-    "transcript/claude_code",
-    "transcript/codex",
-    "transcript/gemini",
-    "transcript/handoff",
-    "transcript/kimi",
-    "transcript/pi",
-    "transcript/prune",
-    "transcript/scan",
-]];
+/// The cycles of today's tree, each as its modules (a strongly connected component).
+const ALLOWED_CYCLES: &[&[&str]] = &[
+    // `extract/` is being rewritten on another branch; its cycle goes when that rewrite lands.
+    &[
+        "extract",
+        "extract::bare",
+        "extract::builder",
+        "extract::decisions",
+        "extract::goal",
+        "extract::said",
+        "extract::shell",
+        "extract::tools",
+    ],
+];
 
 /// The modules outside the command layer that import `crate::cli` today.
 const ALLOWED_CLI_IMPORTS: &[&str] = &[];
 
-/// Agent folders that import a core module today: (agent folder, core module).
+/// Agent modules that import a core module today: (agent module, core module).
 const ALLOWED_AGENT_IMPORTS: &[(&str, &str)] = &[];
 
-/// The modules allowed to import `crate::cli`.
+/// The top-level modules allowed to import `crate::cli`, with the modules under them.
 const COMMAND_LAYER: [&str; 2] = ["cmd", "cli"];
 
-/// The folders of `src/transcript/` that are agents (or formats), once they exist.
-const AGENTS: [&str; 8] = [
-    "claude_code",
-    "codex",
-    "pi",
-    "gemini",
-    "kimi",
-    "openai",
-    "anthropic",
-    "opencode",
-];
-
-/// The compaction core, which no agent folder may import.
+/// The compaction core (top-level modules), which no agent folder may import.
 const CORE: [&str; 7] = [
     "plan",
     "request",
@@ -74,15 +63,24 @@ const CORE: [&str; 7] = [
 
 #[test]
 fn the_import_graph_has_no_new_cycle_no_core_importing_cli_and_no_agent_importing_the_core() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let graph = graph(&sources(root));
+    let files = sources(Path::new(env!("CARGO_MANIFEST_DIR")));
+    let graph = graph(&files);
     assert!(
-        graph.len() > 50,
+        graph.len() > 500,
         "the import graph of src/ has only {} edges: is the scanner broken?",
         graph.len()
     );
+    let agents = agents(&files);
+    for agent in ["claude_code", "codex", "pi", "gemini", "kimi", "anthropic"] {
+        assert!(
+            agents.contains(agent),
+            "the registry's agents! list names no {agent}/ (found {agents:?}): is the scanner \
+             broken?"
+        );
+    }
     let report = check(
         &graph,
+        &agents,
         &Allowed {
             cycles: ALLOWED_CYCLES,
             cli_imports: ALLOWED_CLI_IMPORTS,
@@ -105,20 +103,32 @@ fn the_layer_check_finds_each_violation_and_each_stale_allowance() {
             "src/b.rs",
             "pub fn f() { let s = \"crate::plan\"; crate::a::g(); }\nuse crate::cli::Style;",
         ),
-        ("src/cli.rs", "use crate::b;"),
+        ("src/cli.rs", "use crate::b;\nfn f() { b::f() }"),
         (
             "src/plan.rs",
-            "#[cfg(test)]\nmod tests { use crate::a::X; }",
+            "#[cfg(test)]\nmod tests { use crate::a::X; }\n\
+             #[cfg(all(test, feature = \"bpe\"))]\nmod more { use crate::b::Y; }\n\
+             #[cfg(all(not(test), unix))]\nfn g() { crate::a::h() }",
         ),
-        ("src/transcript/mod.rs", "pub mod codex; pub mod scan;"),
+        (
+            "src/transcript/mod.rs",
+            "pub mod codex; pub mod model; pub mod registry; pub mod scan;\n\
+             pub use model::Role;\npub use registry::FormatId;",
+        ),
+        ("src/transcript/model.rs", "pub enum Role {}"),
+        (
+            "src/transcript/registry.rs",
+            "use super::codex;\n\
+             macro_rules! agents { () => {} }\nagents! { Codex = \"codex\" => codex::Codex, }",
+        ),
         (
             "src/transcript/codex/mod.rs",
-            "mod write;\nuse super::scan::Word;",
+            "mod write;\nuse super::scan::Word;\nuse crate::transcript::Role;",
         ),
         ("src/transcript/codex/write.rs", "use crate::plan::Plan;"),
         (
             "src/transcript/scan/mod.rs",
-            "use crate::transcript::FormatId;",
+            "use crate::transcript;\nfn f(id: transcript::FormatId) {}",
         ),
     ]
     .into_iter()
@@ -134,44 +144,85 @@ fn the_layer_check_finds_each_violation_and_each_stale_allowance() {
         ("b", "a"),
         ("b", "cli"),
         ("cli", "b"),
-        ("transcript/codex", "transcript/scan"),
-        ("transcript/codex", "plan"),
-        ("transcript/scan", "transcript"),
+        ("plan", "a"),
+        ("transcript", "transcript::model"),
+        ("transcript", "transcript::registry"),
+        ("transcript::registry", "transcript::codex"),
+        ("transcript::codex", "transcript::scan"),
+        ("transcript::codex", "transcript::model"),
+        ("transcript::codex::write", "plan"),
+        ("transcript::scan", "transcript::registry"),
     ]
     .into_iter()
     .collect();
     assert_eq!(edges, expected);
+    let agents = agents(&files);
+    assert_eq!(agents, BTreeSet::from(["codex".to_owned()]));
 
     let none = Allowed {
         cycles: &[],
         cli_imports: &[],
         agent_imports: &[],
     };
-    let report = check(&graph, &none);
+    let report = check(&graph, &agents, &none);
     assert!(report.contains("a new cycle among a, b, cli"), "{report}");
     assert!(
         report.contains("a -> b (src/a.rs:1: crate::b::Thing)"),
         "{report}"
     );
+    // An agent using a shared module that names the registry: the loop the registry must not
+    // close. The edge goes through the re-export in transcript/mod.rs to the registry, which
+    // defines FormatId.
+    assert!(
+        report.contains(
+            "a new cycle among transcript::codex, transcript::registry, transcript::scan"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "transcript::scan -> transcript::registry \
+             (src/transcript/scan/mod.rs:2: transcript::FormatId)"
+        ),
+        "{report}"
+    );
     assert!(report.contains("b imports crate::cli"), "{report}");
     assert!(
-        report.contains("transcript/codex imports the core module plan"),
+        report.contains("transcript::codex::write imports the core module plan"),
         "{report}"
     );
 
     let all = Allowed {
-        cycles: &[&["a", "b", "cli"]],
+        cycles: &[
+            &["a", "b", "cli"],
+            &[
+                "transcript::codex",
+                "transcript::registry",
+                "transcript::scan",
+            ],
+        ],
         cli_imports: &["b"],
-        agent_imports: &[("transcript/codex", "plan")],
+        agent_imports: &[("transcript::codex::write", "plan")],
     };
-    assert_eq!(check(&graph, &all), "");
+    assert_eq!(check(&graph, &agents, &all), "");
 
     let stale = Allowed {
-        cycles: &[&["a", "b", "cli"], &["plan", "transcript"]],
+        cycles: &[
+            &["a", "b", "cli"],
+            &[
+                "transcript::codex",
+                "transcript::registry",
+                "transcript::scan",
+            ],
+            &["plan", "transcript"],
+        ],
         cli_imports: &["b", "plan"],
-        agent_imports: &[("transcript/codex", "plan"), ("transcript/codex", "eval")],
+        agent_imports: &[
+            ("transcript::codex::write", "plan"),
+            ("transcript::codex", "eval"),
+        ],
     };
-    let report = check(&graph, &stale);
+    let report = check(&graph, &agents, &stale);
     assert!(
         report.contains("the cycle among plan, transcript is gone"),
         "{report}"
@@ -181,7 +232,7 @@ fn the_layer_check_finds_each_violation_and_each_stale_allowance() {
         "{report}"
     );
     assert!(
-        report.contains("transcript/codex no longer imports the core module eval"),
+        report.contains("transcript::codex no longer imports the core module eval"),
         "{report}"
     );
 }
@@ -213,7 +264,8 @@ struct Allowed {
 }
 
 /// What is wrong with `graph` under `allowed`, one paragraph each; empty when nothing is.
-fn check(graph: &Graph, allowed: &Allowed) -> String {
+/// `agents` are the agent folders of `src/transcript/`.
+fn check(graph: &Graph, agents: &BTreeSet<String>, allowed: &Allowed) -> String {
     let mut report = String::new();
     let edge = |from: &str, to: &str| {
         let w = &graph[&(from.to_owned(), to.to_owned())];
@@ -255,22 +307,22 @@ fn check(graph: &Graph, allowed: &Allowed) -> String {
     }
 
     // (b) the command layer alone reads the flags.
-    let cli_importers: BTreeSet<&str> = graph
+    let cli_imports: BTreeMap<&str, &str> = graph
         .keys()
-        .filter(|(from, to)| to == "cli" && !COMMAND_LAYER.contains(&from.as_str()))
-        .map(|(from, _)| from.as_str())
+        .filter(|(from, to)| top(to) == "cli" && !COMMAND_LAYER.contains(&top(from)))
+        .map(|(from, to)| (from.as_str(), to.as_str()))
         .collect();
-    for module in &cli_importers {
+    for (module, cli) in &cli_imports {
         if !allowed.cli_imports.contains(module) {
             let _ = writeln!(
                 report,
                 "{module} imports crate::cli, which only the command layer may: {}",
-                edge(module, "cli")
+                edge(module, cli)
             );
         }
     }
     for module in allowed.cli_imports {
-        if !cli_importers.contains(module) {
+        if !cli_imports.contains_key(module) {
             let _ = writeln!(
                 report,
                 "{module} no longer imports crate::cli: take it off ALLOWED_CLI_IMPORTS"
@@ -282,9 +334,10 @@ fn check(graph: &Graph, allowed: &Allowed) -> String {
     let agent_imports: BTreeSet<(&str, &str)> = graph
         .keys()
         .filter(|(from, to)| {
-            from.strip_prefix("transcript/")
-                .is_some_and(|folder| AGENTS.contains(&folder))
-                && CORE.contains(&to.as_str())
+            let mut parts = from.split("::");
+            parts.next() == Some("transcript")
+                && parts.next().is_some_and(|folder| agents.contains(folder))
+                && CORE.contains(&top(to))
         })
         .map(|(from, to)| (from.as_str(), to.as_str()))
         .collect();
@@ -307,6 +360,11 @@ fn check(graph: &Graph, allowed: &Allowed) -> String {
         }
     }
     report
+}
+
+/// The top-level module of the module `a::b::c`: `a`.
+fn top(module: &str) -> &str {
+    module.split("::").next().unwrap_or(module)
 }
 
 fn sorted(items: impl Iterator<Item = String>) -> Vec<String> {

@@ -13,7 +13,7 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use anyhow::{Context, Result};
 use rustix::fs::OFlags;
 
-use super::{line_of, lines, path, read, rewrite, Line};
+use super::file::{line_of, lines, path, read, rewrite, Line};
 use crate::persist::lock::Target;
 use crate::persist::snapshot::read_from;
 use crate::undo::{hash, Entry};

@@ -10,6 +10,7 @@
 //! transcript count as the characters they are. The tests hold every count equal to
 //! tiktoken-rs's own.
 
+mod encoding;
 #[cfg(feature = "bpe")]
 mod merge;
 #[cfg(feature = "bpe")]
@@ -17,14 +18,7 @@ mod pieces;
 #[cfg(feature = "bpe")]
 mod table;
 
-/// The BPE vocabularies condense can count with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Encoding {
-    /// GPT-4o, GPT-4.1, GPT-5 and the o-series.
-    O200k,
-    /// GPT-4 and GPT-3.5.
-    Cl100k,
-}
+pub use encoding::Encoding;
 
 /// True when this binary carries the BPE tables.
 pub const AVAILABLE: bool = cfg!(feature = "bpe");

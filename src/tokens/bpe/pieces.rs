@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use fancy_regex::Regex;
 
-use super::Encoding;
+use super::encoding::Encoding;
 
 /// cl100k_base's pattern, as tiktoken-rs's `cl100k_base()` passes it.
 const CL100K_PATTERN: &str = concat!(

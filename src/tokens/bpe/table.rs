@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 
-use super::Encoding;
+use super::encoding::Encoding;
 
 static O200K_BYTES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.ranks"));
 static CL100K_BYTES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k.ranks"));

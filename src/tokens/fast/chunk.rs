@@ -12,8 +12,8 @@
 //! the escaped byte is classed as what it stands for (`n` and `r` a newline, `t` a space, `b`
 //! and `f` neither letter nor anything else), which the caller works out per escape.
 
+use super::features::Features;
 use super::scalar::{DIGIT, LOWER, NEWLINE, OTHER, PUNCT, SPACE, UPPER};
-use super::Features;
 use crate::simd::Lanes;
 
 /// Which of 64 bytes are in which class, one bit per byte (bit `k` for byte `k`), as the bytes

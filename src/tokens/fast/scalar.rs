@@ -11,7 +11,7 @@
 //! bits 0–2, the one before in bits 3–5; the rules look no further back): the low bits of
 //! an `INC` index, with the start of a text as `OTHER`, which continues no run.
 
-use super::Features;
+use super::features::Features;
 use crate::transcript::text::escape;
 
 // Char classes. `NON_ASCII` only appears in `CLASS`, to leave the table path; non-ASCII chars

@@ -14,8 +14,8 @@
 //! classified 32 bytes at a time, and its population counts are one instruction each.
 
 use super::chunk::{below, non_ascii, ByteMasks, Carry, Chunk, Escapes};
+use super::features::Features;
 use super::scalar::MAX_SHORT;
-use super::Features;
 use crate::simd::{self, Lanes};
 use crate::transcript::text::escape;
 

@@ -1,7 +1,12 @@
-//! The import graph of a crate's sources: which module each file is, and which modules its
-//! paths name (`use crate::…`, `super::…`, a child module's `x::…`, and the same paths written
-//! in code), at the granularity of the top-level modules and of the folders inside
-//! `src/transcript/`.
+//! The import graph of a crate's sources, a node per file: which module each file is, and
+//! which modules its paths name (`use crate::…`, `super::…`, a child module's `x::…`, and the
+//! same paths written in code).
+//!
+//! A path is followed to the module that defines what it names: through the `use` items of the
+//! modules on its way (`crate::transcript::Role`, re-exported by `transcript/mod.rs` from
+//! `model.rs`, is an edge to `transcript::model`, not to `transcript`), so a parent that only
+//! re-exports its children is no hub of the graph. A `use` that names a whole module
+//! (`use crate::transcript;`) is no edge by itself: the paths written through it are.
 //!
 //! The sources are read as tokens with their comments, strings and chars blanked out, so a path
 //! in a doc comment or a message is no import; items under `#[cfg(test)]` (test modules, and
@@ -19,43 +24,63 @@ pub struct Witness {
     pub path: String,
 }
 
-/// Every edge between two different nodes, each with the first place that makes it.
+/// Every edge between two different modules (`a::b`, as Rust writes them), each with the first
+/// place that makes it.
 pub type Graph = BTreeMap<(String, String), Witness>;
 
-/// The graph of `files` (path under the crate root, e.g. `src/plan.rs`, and the text).
-pub fn graph(files: &BTreeMap<String, String>) -> Graph {
-    let layout = Layout::of(files);
+/// A file read: its module, and the crate paths it names.
+struct Scanned<'f> {
+    path: &'f str,
+    module: Vec<String>,
+    named: Vec<Named>,
+}
+
+/// The files that are production code, each scanned; files a `#[cfg(test)] mod x;` declares
+/// (and anything under them) and `src/main.rs` are left out.
+fn scan(files: &BTreeMap<String, String>) -> Vec<Scanned<'_>> {
     let mut test_only = BTreeSet::new();
     let mut scanned = Vec::new();
     for (path, text) in files {
         let Some(module) = module_path(path) else {
             continue;
         };
-        let tokens = tokens(&blank(text));
-        let (kept, test_children) = without_test_items(&tokens);
+        let (kept, test_children) = without_test_items(&tokens(&blank(text)));
         for child in test_children {
             test_only.insert([module.clone(), vec![child]].concat());
         }
-        scanned.push((path, module, kept));
+        let named = paths(&kept, &module);
+        scanned.push(Scanned {
+            path,
+            module,
+            named,
+        });
     }
+    scanned.retain(|s| !test_only.iter().any(|t| s.module.starts_with(t)));
+    scanned
+}
+
+/// The graph of `files` (path under the crate root, e.g. `src/plan.rs`, and the text).
+pub fn graph(files: &BTreeMap<String, String>) -> Graph {
+    let scanned = scan(files);
+    let modules = Modules::of(&scanned);
     let mut graph = Graph::new();
-    for (path, module, tokens) in scanned {
-        // A file a `#[cfg(test)] mod x;` declares, and anything under it.
-        if test_only.iter().any(|t| module.starts_with(t)) || module.is_empty() {
+    for file in &scanned {
+        if file.module.is_empty() {
             continue;
         }
-        let Some(from) = layout.node(&module) else {
-            continue;
-        };
-        for (target, line, written) in paths(&tokens, &module) {
-            let Some(to) = layout.node(&target) else {
+        let from = file.module.join("::");
+        for named in &file.named {
+            let to = modules.defining(&named.absolute);
+            // A `use` of a whole module binds a name; the paths through it are the edges.
+            if to.is_empty() || (named.kind == Kind::Use && to == named.absolute) {
                 continue;
-            };
+            }
+            let to = to.join("::");
             if to != from {
                 graph.entry((from.clone(), to)).or_insert(Witness {
-                    file: path.clone(),
-                    line,
-                    path: written,
+                    file: file.path.to_owned(),
+                    line: named.line,
+                    path: named.written.clone(),
                 });
             }
         }
@@ -63,54 +88,85 @@ pub fn graph(files: &BTreeMap<String, String>) -> Graph {
     graph
 }
 
-/// The modules of the crate, as the file tree lays them out.
-struct Layout {
-    /// Top-level modules: `src/x.rs` and `src/x/mod.rs`.
-    top: BTreeSet<String>,
-    /// Folders inside `src/transcript/`.
-    transcript_folders: BTreeSet<String>,
+/// The agent folders: the folders of `src/transcript/` named in the `agents! { … }` list of
+/// `src/transcript/registry.rs`, the one place that lists the agents.
+pub fn agents(files: &BTreeMap<String, String>) -> BTreeSet<String> {
+    let Some(text) = files.get("src/transcript/registry.rs") else {
+        return BTreeSet::new();
+    };
+    let (kept, _) = without_test_items(&tokens(&blank(text)));
+    let texts: Vec<&str> = kept.iter().map(|t| t.text.as_str()).collect();
+    let Some(open) = texts
+        .windows(3)
+        .position(|w| w == ["agents", "!", "{"])
+        .map(|at| at + 2)
+    else {
+        return BTreeSet::new();
+    };
+    let list = open..close(&texts, open);
+    let module = ["transcript".to_owned(), "registry".to_owned()];
+    paths(&kept, &module)
+        .into_iter()
+        .filter(|named| list.contains(&named.at))
+        .filter_map(|named| match named.absolute.as_slice() {
+            [transcript, folder, _, ..] if transcript == "transcript" => Some(folder.clone()),
+            _ => None,
+        })
+        .filter(|folder| {
+            let prefix = format!("src/transcript/{folder}/");
+            files.keys().any(|path| path.starts_with(&prefix))
+        })
+        .collect()
 }
 
-impl Layout {
-    fn of(files: &BTreeMap<String, String>) -> Layout {
-        let mut top = BTreeSet::new();
-        let mut transcript_folders = BTreeSet::new();
-        for path in files.keys() {
-            let parts: Vec<&str> = path.split('/').collect();
-            match parts.as_slice() {
-                ["src", "lib.rs" | "main.rs"] => {}
-                ["src", file] => {
-                    top.extend(file.strip_suffix(".rs").map(str::to_owned));
+/// The modules of the crate and the names their `use` items bind, to follow a path to the
+/// module that defines what it names.
+struct Modules {
+    modules: BTreeSet<Vec<String>>,
+    /// (module, name) -> the absolute path the name stands for there.
+    bindings: BTreeMap<(Vec<String>, String), Vec<String>>,
+}
+
+impl Modules {
+    fn of(scanned: &[Scanned]) -> Modules {
+        let modules = scanned.iter().map(|s| s.module.clone()).collect();
+        let mut bindings = BTreeMap::new();
+        for file in scanned {
+            for named in &file.named {
+                if let Some(name) = &named.binds {
+                    bindings
+                        .entry((file.module.clone(), name.clone()))
+                        .or_insert_with(|| named.absolute.clone());
                 }
-                ["src", "transcript", folder, _, ..] => {
-                    top.insert("transcript".to_owned());
-                    transcript_folders.insert((*folder).to_owned());
-                }
-                ["src", folder, _, ..] => {
-                    top.insert((*folder).to_owned());
-                }
-                _ => {}
             }
         }
-        Layout {
-            top,
-            transcript_folders,
-        }
+        Modules { modules, bindings }
     }
 
-    /// The node a module path belongs to: its top-level module, or `transcript/FOLDER`; none
-    /// for the crate root's own items.
-    fn node(&self, module: &[String]) -> Option<String> {
-        let first = module.first()?;
-        if !self.top.contains(first) {
-            return None;
-        }
-        match module.get(1) {
-            Some(folder) if first == "transcript" && self.transcript_folders.contains(folder) => {
-                Some(format!("transcript/{folder}"))
+    /// The module defining what the absolute `path` names: its longest prefix that is a
+    /// module, after following any name a `use` binds there (the crate root is `[]`).
+    fn defining(&self, path: &[String]) -> Vec<String> {
+        let mut path = path.to_vec();
+        // A chain of re-exports is short; the bound keeps a `use` loop from spinning.
+        for _ in 0..32 {
+            let k = (0..=path.len())
+                .rev()
+                .find(|&k| k == 0 || self.modules.contains(&path[..k]))
+                .unwrap_or(0);
+            let bound = path
+                .get(k)
+                .and_then(|name| self.bindings.get(&(path[..k].to_vec(), name.clone())));
+            match bound {
+                Some(target) if *target != path[..=k] => {
+                    path = [target.as_slice(), &path[k + 1..]].concat();
+                }
+                _ => {
+                    path.truncate(k);
+                    return path;
+                }
             }
-            _ => Some(first.clone()),
         }
+        Vec::new()
     }
 }
 
@@ -302,8 +358,8 @@ fn without_test_items(tokens: &[Token]) -> (Vec<Token>, Vec<String>) {
     let mut test_children = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
-        if texts[i..].starts_with(&["#", "[", "cfg", "(", "test", ")", "]"]) {
-            let mut j = i + 7;
+        if let Some(after) = test_attribute(&texts, i) {
+            let mut j = after;
             // Further attributes of the same item.
             while texts.get(j) == Some(&"#") && texts.get(j + 1) == Some(&"[") {
                 j = close(&texts, j + 1) + 1;
@@ -344,6 +400,37 @@ fn without_test_items(tokens: &[Token]) -> (Vec<Token>, Vec<String>) {
     (kept, test_children)
 }
 
+/// Where the attribute at `at` ends, if it is one that compiles its item for tests only:
+/// `#[cfg(test)]`, or `#[cfg(all(…))]` with `test` among its terms (`#[cfg(all(test, feature =
+/// "bpe"))]`).
+fn test_attribute(texts: &[&str], at: usize) -> Option<usize> {
+    if !texts[at..].starts_with(&["#", "[", "cfg", "("]) {
+        return None;
+    }
+    let end = close(texts, at + 1);
+    let predicate = &texts[at + 4..end.saturating_sub(1)];
+    let test_only = match predicate {
+        ["test"] => true,
+        ["all", "(", terms @ .., ")"] => {
+            // `test` as a term of its own, not nested in a `not(…)` or `any(…)`.
+            let mut depth = 0usize;
+            terms.iter().enumerate().any(|(k, &t)| {
+                match t {
+                    "(" => depth += 1,
+                    ")" => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                t == "test"
+                    && depth == 0
+                    && (k == 0 || terms[k - 1] == ",")
+                    && terms.get(k + 1).is_none_or(|&next| next == ",")
+            })
+        }
+        _ => false,
+    };
+    test_only.then_some(end + 1)
+}
+
 /// The index of the bracket that closes the one at `open`.
 fn close(texts: &[&str], open: usize) -> usize {
     let mut depth = 0usize;
@@ -362,9 +449,33 @@ fn close(texts: &[&str], open: usize) -> usize {
     texts.len()
 }
 
-/// Every crate path the tokens of the file `module` name: the absolute module path it resolves
-/// to, its line, and how it was written.
-fn paths(tokens: &[Token], module: &[String]) -> Vec<(Vec<String>, usize, String)> {
+/// How a file names a crate path.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    /// In a `use` item, naming one item or module.
+    Use,
+    /// In a `use` item ending in `*`: everything public in a module.
+    Glob,
+    /// Written in code.
+    Inline,
+}
+
+/// A crate path a file names.
+struct Named {
+    /// The path made absolute (`crate::` dropped), not yet followed through `use` items.
+    absolute: Vec<String>,
+    line: usize,
+    /// The path as written.
+    written: String,
+    /// The index of its first token.
+    at: usize,
+    kind: Kind,
+    /// The name a `use` binds it to in the file's module.
+    binds: Option<String>,
+}
+
+/// Every crate path the tokens of the file `module` name.
+fn paths(tokens: &[Token], module: &[String]) -> Vec<Named> {
     let texts: Vec<&str> = tokens.iter().map(|t| t.text.as_str()).collect();
     // Child modules the file declares (`mod x;`), whose paths start with their bare name.
     let children: BTreeSet<&str> = texts
@@ -379,13 +490,29 @@ fn paths(tokens: &[Token], module: &[String]) -> Vec<(Vec<String>, usize, String
         if texts[i] == "use" {
             let mut trees = Vec::new();
             let end = use_tree(&texts, i + 1, &mut Vec::new(), &mut trees);
-            for (segments, alias) in trees {
+            for (segments, binding) in trees {
                 let written = segments.join("::");
                 if let Some(absolute) = resolve(&segments, module, &children, &aliases) {
-                    if let Some(name) = alias.or_else(|| segments.last().cloned()) {
-                        aliases.insert(name, absolute.clone());
+                    let kind = match binding {
+                        Binding::Glob => Kind::Glob,
+                        _ => Kind::Use,
+                    };
+                    let binds = match binding {
+                        Binding::Glob => None,
+                        Binding::As(name) => Some(name),
+                        Binding::Last => segments.last().cloned(),
+                    };
+                    if let Some(name) = &binds {
+                        aliases.insert(name.clone(), absolute.clone());
                     }
-                    found.push((absolute, tokens[i].line, written));
+                    found.push(Named {
+                        absolute,
+                        line: tokens[i].line,
+                        written,
+                        at: i,
+                        kind,
+                        binds,
+                    });
                 }
             }
             i = end;
@@ -402,7 +529,14 @@ fn paths(tokens: &[Token], module: &[String]) -> Vec<(Vec<String>, usize, String
                 j += 2;
             }
             if let Some(absolute) = resolve(&segments, module, &children, &aliases) {
-                found.push((absolute, tokens[i].line, segments.join("::")));
+                found.push(Named {
+                    absolute,
+                    line: tokens[i].line,
+                    written: segments.join("::"),
+                    at: i,
+                    kind: Kind::Inline,
+                    binds: None,
+                });
             }
             i = j;
             continue;
@@ -418,13 +552,23 @@ fn is_ident(text: &str) -> bool {
         .is_some_and(|c| c.is_alphabetic() || c == '_')
 }
 
+/// The name a path of a use tree is bound to.
+enum Binding {
+    /// Its last segment (`use a::b;`, `use a::{self};` binds `a`).
+    Last,
+    /// `use a::b as c;`
+    As(String),
+    /// `use a::*;`
+    Glob,
+}
+
 /// Reads the use tree from `at` (after `use`, or inside braces), adding each full path it
-/// names to `trees` with its `as` name; returns where the tree ends.
+/// names to `trees` with the name it binds; returns where the tree ends.
 fn use_tree(
     texts: &[&str],
     mut at: usize,
     prefix: &mut Vec<String>,
-    trees: &mut Vec<(Vec<String>, Option<String>)>,
+    trees: &mut Vec<(Vec<String>, Binding)>,
 ) -> usize {
     let depth = prefix.len();
     // `::a` (a 2015-style absolute path) reads as `a`.
@@ -450,13 +594,13 @@ fn use_tree(
                 break;
             }
             Some("*") => {
-                trees.push((prefix.clone(), None));
+                trees.push((prefix.clone(), Binding::Glob));
                 at += 1;
                 break;
             }
             Some(name) if is_ident(name) => {
                 if name == "self" && depth > 0 && texts.get(at + 1) != Some(&"::") {
-                    trees.push((prefix.clone(), None));
+                    trees.push((prefix.clone(), Binding::Last));
                     at += 1;
                     break;
                 }
@@ -466,11 +610,14 @@ fn use_tree(
                     at += 1;
                     continue;
                 }
-                let alias = (texts.get(at) == Some(&"as")).then(|| texts[at + 1].to_owned());
-                if alias.is_some() {
-                    at += 2;
-                }
-                trees.push((prefix.clone(), alias));
+                let binding = match texts.get(at) {
+                    Some(&"as") => {
+                        at += 2;
+                        Binding::As(texts[at - 1].to_owned())
+                    }
+                    _ => Binding::Last,
+                };
+                trees.push((prefix.clone(), binding));
                 break;
             }
             _ => break,
