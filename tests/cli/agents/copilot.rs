@@ -10,8 +10,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::harness::{agent_bin, agents_dir, first_field, inject, installed, isolated, strings};
-use super::{claude, SUMMARY};
+use super::harness::{
+    agent_bin, agents_dir, first_field, handoffs_both_ways, inject, installed, isolated, strings,
+};
+use super::SUMMARY;
 use crate::util::{condense_ok, fixture};
 
 const PROMPT: &str = "CONDENSE-RESUME-PROMPT: carry on from here.";
@@ -225,42 +227,12 @@ fn copilot_resumes_a_pruned_session() {
 /// and the converted tail; a Copilot session handed over to Claude Code does too.
 #[test]
 fn handoffs_to_and_from_copilot() {
-    if !ready() {
-        return;
+    if ready() {
+        handoffs_both_ways(
+            "copilot",
+            resume,
+            "agents/copilot/compacted.jsonl",
+            "CP-NEW-Q5",
+        );
     }
-    let dir = tempfile::tempdir().unwrap();
-    let codex = fixture("agents/codex-turns.jsonl");
-    let to_copilot = inject(
-        &codex,
-        SUMMARY,
-        &["--to", "copilot"],
-        dir.path(),
-        "to-copilot.jsonl",
-    );
-    let sent = strings(&resume(&to_copilot));
-    assert!(sent.contains(SUMMARY), "Copilot did not send the summary");
-    for tail in ["CODEX-Q3: run the tests.", "MOCK-REPLY to: CODEX-Q3"] {
-        assert!(sent.contains(tail), "Copilot did not send {tail}");
-    }
-
-    if !claude::ready() {
-        return;
-    }
-    let copilot = fixture("agents/copilot/compacted.jsonl");
-    let to_claude = inject(
-        &copilot,
-        SUMMARY,
-        &["--to", "claude-code"],
-        dir.path(),
-        "to-claude.jsonl",
-    );
-    let sent = strings(&claude::resume(&to_claude));
-    assert!(
-        sent.contains(SUMMARY),
-        "Claude Code did not send the summary"
-    );
-    assert!(
-        sent.contains("CP-NEW-Q5"),
-        "Claude Code did not get Copilot's last request"
-    );
 }

@@ -11,8 +11,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::harness::{agents_dir, first_field, inject, installed, isolated, strings};
-use super::{claude, SUMMARY};
+use super::harness::{
+    agents_dir, first_field, handoffs_both_ways, inject, installed, isolated, strings,
+};
+use super::SUMMARY;
 use crate::util::{condense_ok, fixture};
 
 const PROMPT: &str = "CONDENSE-RESUME-PROMPT: carry on from here.";
@@ -229,42 +231,7 @@ fn droid_resumes_a_pruned_session() {
 /// converted tail; a Droid session handed over to Claude Code does too.
 #[test]
 fn handoffs_to_and_from_droid() {
-    if !ready() {
-        return;
+    if ready() {
+        handoffs_both_ways("droid", resume, "agents/droid/compacted.jsonl", "DR-NEW-Q8");
     }
-    let dir = tempfile::tempdir().unwrap();
-    let codex = fixture("agents/codex-turns.jsonl");
-    let to_droid = inject(
-        &codex,
-        SUMMARY,
-        &["--to", "droid"],
-        dir.path(),
-        "to-droid.jsonl",
-    );
-    let sent = strings(&resume(&to_droid));
-    assert!(sent.contains(SUMMARY), "Droid did not send the summary");
-    for tail in ["CODEX-Q3: run the tests.", "MOCK-REPLY to: CODEX-Q3"] {
-        assert!(sent.contains(tail), "Droid did not send {tail}");
-    }
-
-    if !claude::ready() {
-        return;
-    }
-    let droid = fixture("agents/droid/compacted.jsonl");
-    let to_claude = inject(
-        &droid,
-        SUMMARY,
-        &["--to", "claude-code"],
-        dir.path(),
-        "to-claude.jsonl",
-    );
-    let sent = strings(&claude::resume(&to_claude));
-    assert!(
-        sent.contains(SUMMARY),
-        "Claude Code did not send the summary"
-    );
-    assert!(
-        sent.contains("DR-NEW-Q8"),
-        "Claude Code did not get Droid's last request"
-    );
 }

@@ -276,3 +276,52 @@ pub fn assert_last_question_sent(sessions: &[&str], resume: impl Fn(&Path) -> Va
         }
     }
 }
+
+/// A Codex session handed over to the agent `to` (`inject --to NAME`), resumed by it
+/// (`resume`), sends the summary and the converted tail; then, when Claude Code is installed,
+/// the agent's own session `own` (a fixture) handed over to Claude Code sends the summary and
+/// the agent's last request, `last_request`.
+pub fn handoffs_both_ways(
+    to: &str,
+    resume: impl Fn(&Path) -> Value,
+    own: &str,
+    last_request: &str,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let codex = crate::util::fixture("agents/codex-turns.jsonl");
+    let handed = inject(
+        &codex,
+        super::SUMMARY,
+        &["--to", to],
+        dir.path(),
+        "to-agent.jsonl",
+    );
+    let sent = strings(&resume(&handed));
+    assert!(
+        sent.contains(super::SUMMARY),
+        "{to} did not send the summary"
+    );
+    for tail in ["CODEX-Q3: run the tests.", "MOCK-REPLY to: CODEX-Q3"] {
+        assert!(sent.contains(tail), "{to} did not send {tail}");
+    }
+    if !super::claude::ready() {
+        return;
+    }
+    let own = crate::util::fixture(own);
+    let to_claude = inject(
+        &own,
+        super::SUMMARY,
+        &["--to", "claude-code"],
+        dir.path(),
+        "to-claude.jsonl",
+    );
+    let sent = strings(&super::claude::resume(&to_claude));
+    assert!(
+        sent.contains(super::SUMMARY),
+        "Claude Code did not send the summary"
+    );
+    assert!(
+        sent.contains(last_request),
+        "Claude Code did not get {to}'s last request"
+    );
+}
