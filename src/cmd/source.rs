@@ -9,8 +9,8 @@ use anyhow::{bail, Context, Result};
 use crate::cli::{FilesArgs, FindArgs, InputArgs};
 use crate::input::{compression_of, read_all, Compression, Source};
 use crate::sessions::{self, Agent, Env};
-use crate::transcript::read::may_be_document;
-use crate::transcript::registry::{self, FormatId};
+use crate::transcript::read::{self, may_be_document};
+use crate::transcript::registry::FormatId;
 
 /// The one source these commands read: FILE (a directory: its newest session file), the
 /// session `--latest`, `--session` or `--hook` names, or standard input.
@@ -178,7 +178,7 @@ fn path_of(bytes: &[u8]) -> Result<PathBuf> {
 /// CLI's legacy `session-*.json`) becomes the lines the agent writes for it today.
 pub fn read_source(source: &Source) -> Result<Vec<u8>> {
     let bytes = read_all(source)?;
-    match registry::document(&source.name(), &bytes) {
+    match read::document(&source.name(), &bytes) {
         Some(lines) => Ok(lines?.1),
         None => Ok(bytes),
     }
@@ -206,7 +206,7 @@ pub fn open_source(source: &Source) -> Result<Box<dyn Read + Send>> {
             .read_to_end(&mut head)
             .with_context(|| format!("{name}: cannot read"))?;
     }
-    let bytes = match registry::document(&name, &head) {
+    let bytes = match read::document(&name, &head) {
         Some(lines) => lines?.1,
         None => head,
     };
@@ -351,7 +351,7 @@ fn document_at(path: &Path) -> Result<Option<(FormatId, Vec<u8>)>> {
             .read_to_end(&mut bytes)
             .with_context(|| format!("{name}: cannot read"))?;
     }
-    registry::document(&name, &bytes).transpose()
+    read::document(&name, &bytes).transpose()
 }
 
 /// Writes `bytes` as the new file `path`, all at once or not at all, never over a file: into a

@@ -239,6 +239,19 @@ pub fn may_be_document(bytes: &[u8]) -> bool {
     }
 }
 
+/// The JSON lines of `bytes` (named `name` in messages) when they are a session an agent stores
+/// as one JSON document (see [`super::format::Format::document`]), with that agent; `None` for anything else,
+/// JSONL above all, which is recognised from its first line.
+pub fn document(name: &str, bytes: &[u8]) -> Option<anyhow::Result<(FormatId, Vec<u8>)>> {
+    if !may_be_document(bytes) {
+        return None;
+    }
+    FormatId::DETECTION_ORDER.into_iter().find_map(|id| {
+        let lines = id.format().document(name, bytes)?;
+        Some(lines.map(|lines| (id, lines)))
+    })
+}
+
 /// The error for `--from FORMAT` on input with records but no message with content in that
 /// format: the lines are some other agent's, and reading them as nothing would report 0 tokens.
 pub fn no_message_error(name: &str, format: FormatId) -> Error {

@@ -120,19 +120,6 @@ pub fn envelope(line: &Value) -> Option<FormatId> {
         .find(|id| id.format().envelope(line))
 }
 
-/// The JSON lines of `bytes` (named `name` in messages) when they are a session an agent stores
-/// as one JSON document (see [`Format::document`]), with that agent; `None` for anything else,
-/// JSONL above all, which is recognised from its first line.
-pub fn document(name: &str, bytes: &[u8]) -> Option<anyhow::Result<(FormatId, Vec<u8>)>> {
-    if !super::read::may_be_document(bytes) {
-        return None;
-    }
-    FormatId::DETECTION_ORDER.into_iter().find_map(|id| {
-        let lines = id.format().document(name, bytes)?;
-        Some(lines.map(|lines| (id, lines)))
-    })
-}
-
 /// The whole text of the file the edit answered by this record changed, as it was before the
 /// edit, when the record's format keeps one: Claude Code's `toolUseResult.originalFile`. (pi's
 /// `details.diff` holds a few lines of context around the change, not the file.) The record
@@ -194,7 +181,9 @@ mod tests {
         ];
         // Gemini CLI's legacy document, as the JSON lines it is read as.
         let legacy = "gemini-cli/entireio-cli-12cbfeaa512b-legacy.json";
-        let (id, jsonl) = document(legacy, &corpus_bytes(legacy)).unwrap().unwrap();
+        let (id, jsonl) = crate::transcript::read::document(legacy, &corpus_bytes(legacy))
+            .unwrap()
+            .unwrap();
         assert_eq!(id, FormatId::Gemini);
         let text = String::from_utf8(jsonl).unwrap();
         let lines: Vec<(usize, String)> = text.lines().map(str::to_owned).enumerate().collect();

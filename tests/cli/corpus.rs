@@ -3,8 +3,8 @@
 //! the file's exact bytes.
 
 use condense::input::lines;
+use condense::transcript::read::document;
 use condense::transcript::read::{detect_format, read_line};
-use condense::transcript::registry::document;
 use condense::transcript::FormatId;
 
 use crate::util::{fixture, CORPUS};

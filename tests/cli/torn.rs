@@ -208,21 +208,8 @@ fn a_full_disk_on_the_replace_path_names_the_session_and_leaves_it_untouched() {
 #[test]
 fn records_whole_before_their_journal_line_was_done_can_still_be_undone() {
     let dir = tempfile::tempdir().unwrap();
-    let session = dir.path().join("s.jsonl");
-    let original = fs::read(fixture(CLAUDE)).unwrap();
-    let summary = dir.path().join("summary.md");
-    fs::write(&summary, "NOW: a summary\n").unwrap();
-    fs::write(&session, &original).unwrap();
-    let output = StdCommand::new(bin())
-        .args(["inject", "--summary"])
-        .arg(&summary)
-        .arg(&session)
-        .env_clear()
-        .output()
-        .unwrap();
-    assert!(output.status.success());
-    let records = output.stdout[original.len()..].to_vec();
-    fs::write(&session, &output.stdout).unwrap();
+    let (session, original, records) = session_and_records(dir.path());
+    fs::write(&session, [original.as_slice(), &records].concat()).unwrap();
     fs::write(
         dir.path().join("s.jsonl.condense-undo"),
         pending(&session, original.len(), &records),
@@ -487,20 +474,9 @@ fn a_torn_record_found_by_its_journal_is_removed_and_the_agents_line_after_it_ke
     // What a run killed mid-write leaves: the journal, the first part of its records, and the
     // agent's next line glued on.
     let dir = tempfile::tempdir().unwrap();
-    let session = dir.path().join("s.jsonl");
-    let original = fs::read(fixture(CLAUDE)).unwrap();
+    let (session, original, records) = session_and_records(dir.path());
+    let records = records.as_slice();
     let summary = dir.path().join("summary.md");
-    fs::write(&summary, "NOW: a summary\n").unwrap();
-    fs::write(&session, &original).unwrap();
-    let output = StdCommand::new(bin())
-        .args(["inject", "--summary"])
-        .arg(&summary)
-        .arg(&session)
-        .env_clear()
-        .output()
-        .unwrap();
-    assert_success(&output, "");
-    let records = &output.stdout[original.len()..];
     let agent_line = original
         .split_inclusive(|&b| b == b'\n')
         .next_back()
@@ -618,4 +594,24 @@ fn a_read_only_session_is_left_alone_on_both_paths() {
             "no backup, no stray"
         );
     }
+}
+
+/// A Claude Code session `s.jsonl` in `dir` and a summary beside it (`summary.md`): the
+/// session's path, its bytes, and the records `inject` appends to it with that summary.
+fn session_and_records(dir: &Path) -> (PathBuf, Vec<u8>, Vec<u8>) {
+    let session = dir.join("s.jsonl");
+    let original = fs::read(fixture(CLAUDE)).unwrap();
+    let summary = dir.join("summary.md");
+    fs::write(&summary, "NOW: a summary\n").unwrap();
+    fs::write(&session, &original).unwrap();
+    let output = StdCommand::new(bin())
+        .args(["inject", "--summary"])
+        .arg(&summary)
+        .arg(&session)
+        .env_clear()
+        .output()
+        .unwrap();
+    assert_success(&output, "");
+    let records = output.stdout[original.len()..].to_vec();
+    (session, original, records)
 }
