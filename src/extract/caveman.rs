@@ -247,6 +247,11 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         let text = format!("running: {}", cut(&task.text, 160));
         push(Section::Now, text, None, if n == 0 { 16 } else { 38 });
     }
+    // Commands left running (a dev server, a watcher): the next turn may talk to them.
+    for (n, process) in ex.running.iter().rev().take(CANDIDATES).enumerate() {
+        let text = format!("running: {}", cut(&process.text, 120));
+        push(Section::Now, text, None, if n == 0 { 17 } else { 41 });
+    }
     for (n, report) in ex.reports.iter().rev().enumerate() {
         let text = format!("found: {}", cut(&report.text, 200));
         push(Section::Now, text, None, if n == 0 { 19 } else { 39 });

@@ -29,6 +29,9 @@
 //! - `goal`: the goal a compaction summary states, and the document a request points at;
 //! - `decisions`: the user's turns and answers, and the agent's stated choices;
 //! - `tools`: what a tool call does, from its name and argument keys;
+//! - `code_mode` and `js`: the tool calls inside a Codex code-mode cell's script, and what its
+//!   output says of them;
+//! - `background`: commands left running, and the calls that read or stop them;
 //! - `shell`: a small shell lexer, and what a command line does to files;
 //! - `paths`: the working directory and path-like words;
 //! - `outcome`: exit statuses and error lines in tool results;
@@ -41,12 +44,15 @@
 //! - `caveman` and `bare`: the two renderings.
 
 mod around;
+mod background;
 mod bare;
 mod builder;
 mod caveman;
 mod ci;
+mod code_mode;
 mod decisions;
 mod goal;
+mod js;
 mod model;
 mod names;
 mod outcome;
@@ -71,7 +77,7 @@ pub use paths::is_pathlike;
 pub use runners::test_counts;
 pub use text::{cut, one_line};
 
-use crate::transcript::Record;
+use crate::transcript::{Entry, Record};
 
 use builder::Builder;
 use names::NAMES;
@@ -91,8 +97,9 @@ const SHORT_REQUEST: usize = 40;
 pub fn extract(records: &[Record]) -> Extract {
     let mut builder = Builder::new(find_root(records));
     for (index, record) in records.iter().enumerate() {
-        if let Some(message) = record.message() {
-            builder.message(index, record, message);
+        match &record.entry {
+            Entry::Message(message) => builder.message(index, record, message),
+            Entry::Bookkeeping(kind) => builder.event(index, kind, record.raw),
         }
     }
     let mut extract = builder.finish(records);

@@ -234,6 +234,9 @@ pub struct Extract {
     pub doing: Option<Said>,
     /// Sub-agent tasks launched and not answered yet, in launch order: work in flight.
     pub delegated: Vec<Said>,
+    /// Commands started in the background and not seen to end (a dev server, a watcher), as
+    /// `$ command` labels in start order.
+    pub running: Vec<Said>,
     /// The gists of the latest sub-agent reports, oldest first: what they found.
     pub reports: Vec<Said>,
     /// The agent's last tool call, as a label (`$ cargo test`, `edit src/a.rs`).

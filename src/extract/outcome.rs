@@ -27,7 +27,8 @@ pub(super) fn error_flag(raw: &[u8]) -> Option<bool> {
 /// The exit status a tool result states, in the wordings of the agents: kimi-cli's
 /// `Command executed successfully.` / `Command failed with exit code: N.`, Claude Code's
 /// `Exit code N`, Codex's `Exit code: N` / `Process exited with code N` / JSON `exit_code`,
-/// pi's `Command exited with code N`, Gemini's `Exit Code: N`. Only the first and last few
+/// pi's `Command exited with code N`, Gemini's `Exit Code: N`, Claude Code's `<exit_code>N` when it
+/// reads a background command. Only the first and last few
 /// lines are looked at, where the agents put it, so output that merely mentions an exit code
 /// is not taken for one.
 pub(super) fn exit_status(text: &str) -> Option<i64> {
@@ -49,6 +50,8 @@ pub(super) fn exit_status(text: &str) -> Option<i64> {
             "exited with code",
             "exit code",
             "exit status",
+            // Claude Code's read of a background command (`TaskOutput`).
+            "<exit_code>",
         ] {
             if let Some(at) = memchr::memmem::find(lower.as_bytes(), mark.as_bytes()) {
                 let after = lower[at + mark.len()..].trim_start_matches([':', ' ']);
