@@ -1,6 +1,7 @@
 //! caveman: the Markdown summary of an extract within a token budget, lines admitted by
 //! priority and cut to fit, with a count of what did not.
 
+use super::dirs::by_directory;
 use super::model::{Around, Extract};
 use super::shorten::{ask, Shortening};
 use super::text::{cut, one_line};
@@ -76,6 +77,12 @@ struct Line {
     share: Option<u64>,
     /// Lower prints sooner when the budget is short.
     priority: u32,
+    /// Among lines of one priority, lower goes first (a file's rank, where files print in
+    /// directory order); equal ones go in print order.
+    tie: usize,
+    /// The directory a file line prints under, with the line's text when it is the only one of
+    /// its directory shown (the whole path on one line).
+    group: Option<(String, String)>,
 }
 
 /// Candidate lines per section beyond which the rest is only counted.
@@ -97,7 +104,7 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
     let fits = |text: &str| tokenizer.text_tokens(text) <= budget;
     let mut shown: Vec<Option<String>> = vec![None; lines.len()];
     let mut order: Vec<usize> = (0..lines.len()).collect();
-    order.sort_by_key(|&i| lines[i].priority);
+    order.sort_by_key(|&i| (lines[i].priority, lines[i].tie));
     for &i in &order {
         let line = &lines[i];
         shown[i] = Some(line.text.full.clone());
@@ -189,6 +196,8 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
             text: Shortening::plain(text),
             share,
             priority,
+            tie: 0,
+            group: None,
         });
     };
     let mut head = String::from("# caveman");
@@ -228,6 +237,8 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
             text,
             share: Some(20),
             priority: 2,
+            tie: 0,
+            group: None,
         });
     }
     let mut push = |section, text: String, share, priority| {
@@ -236,6 +247,8 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
             text: Shortening::plain(text),
             share,
             priority,
+            tie: 0,
+            group: None,
         });
     };
     if let Some(doing) = &ex.doing {
@@ -280,15 +293,47 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         let priority = [4, 20, 21].get(n).copied().unwrap_or(60);
         push(Section::Errors, text, None, priority);
     }
-    for (n, file) in ex.files.iter().take(CANDIDATES).enumerate() {
+    let paths: Vec<&str> = ex
+        .files
+        .iter()
+        .take(CANDIDATES)
+        .map(|f| f.path.as_str())
+        .collect();
+    for placed in by_directory(&paths) {
+        let n = placed.rank;
+        let file = &ex.files[n];
         let priority = match n {
             0..=2 => 10 + n as u32,
             3..=7 => 40,
             _ => 70,
         };
-        let text = format!("- {} {}", cut(&file.path, 160), file.label());
-        push(Section::Files, text, None, priority);
+        let whole = format!("- {} {}", cut(&file.path, 160), file.label());
+        let (text, group) = match placed.dir {
+            Some(dir) => (
+                format!("- {} {}", cut(placed.name, 120), file.label()),
+                Some((cut(dir, 120), whole)),
+            ),
+            None => (whole, None),
+        };
+        lines.push(Line {
+            section: Section::Files,
+            text: Shortening::plain(text),
+            share: None,
+            priority,
+            tie: n,
+            group,
+        });
     }
+    let mut push = |section, text: String, share, priority| {
+        lines.push(Line {
+            section,
+            text: Shortening::plain(text),
+            share,
+            priority,
+            tie: 0,
+            group: None,
+        });
+    };
     let test = ex.test_command().map(|c| c.command.as_str());
     let mut others = 0;
     for command in ex.commands.iter().take(CANDIDATES) {
@@ -449,6 +494,7 @@ fn render(lines: &[Line], shown: &[Option<String>], ex: &Extract, footer: bool) 
     let mut out = String::new();
     for section in Section::ALL {
         let mut first = true;
+        let mut under: Option<&str> = None;
         for (line, text) in lines.iter().zip(shown) {
             let Some(text) = text else { continue };
             if line.section != section {
@@ -461,6 +507,24 @@ fn render(lines: &[Line], shown: &[Option<String>], ex: &Extract, footer: bool) 
                 }
                 first = false;
             }
+            let text = match &line.group {
+                Some((dir, whole)) if shown_in(lines, shown, dir) < 2 => {
+                    under = None;
+                    whole
+                }
+                Some((dir, _)) => {
+                    if under != Some(dir.as_str()) {
+                        out.push_str(dir.trim_end_matches('/'));
+                        out.push_str("/\n");
+                        under = Some(dir);
+                    }
+                    text
+                }
+                None => {
+                    under = None;
+                    text
+                }
+            };
             out.push_str(text);
             out.push('\n');
         }
@@ -508,6 +572,15 @@ fn render(lines: &[Line], shown: &[Option<String>], ex: &Extract, footer: bool) 
     out
 }
 
+/// How many shown lines print under directory `dir`.
+fn shown_in(lines: &[Line], shown: &[Option<String>], dir: &str) -> usize {
+    lines
+        .iter()
+        .zip(shown)
+        .filter(|(l, s)| s.is_some() && l.group.as_ref().is_some_and(|(d, _)| d == dir))
+        .count()
+}
+
 fn plural(n: usize, noun: &str) -> String {
     if n == 1 {
         noun.to_owned()
@@ -540,6 +613,20 @@ mod tests {
         assert!(text.contains("more files"), "{text}");
         let roomy = caveman(&ex, 5000, Tokenizer::Chars4);
         assert!(!roomy.contains("## cut"), "{roomy}");
+        // Files print under their directory, once; a file alone in its directory keeps its
+        // whole path.
+        assert!(
+            roomy.contains("## files\nsrc/\n- module_29.rs r1\n- module_28.rs r1\n"),
+            "{roomy}"
+        );
+        let mut alone = ex.clone();
+        alone.files.truncate(1);
+        alone.files[0].path = "src/parse/module_29.rs".into();
+        let text = caveman(&alone, 5000, Tokenizer::Chars4);
+        assert!(
+            text.contains("## files\n- src/parse/module_29.rs r1\n"),
+            "{text}"
+        );
         assert!(roomy.contains("- cargo test -p crate29 → 5pass"), "{roomy}");
         assert!(
             roomy.contains("## next\n- Next, I will update the docs."),

@@ -41,6 +41,7 @@
 //! - `around`: the code around the latest edit, from the fullest copy of its file;
 //! - `text`: one-line text, cuts, escape removal;
 //! - `shorten`: texts that shorten with a protected tail, shared by both renderers;
+//! - `dirs`: files in print order under their directory;
 //! - `caveman` and `bare`: the two renderings.
 
 mod around;
@@ -51,6 +52,7 @@ mod caveman;
 mod ci;
 mod code_mode;
 mod decisions;
+mod dirs;
 mod goal;
 mod js;
 mod model;
