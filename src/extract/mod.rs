@@ -33,6 +33,7 @@
 //!   output says of them;
 //! - `background`: commands left running, and the calls that read or stop them;
 //! - `shell`: a small shell lexer, and what a command line does to files;
+//! - `gates`: linters, format checks and type checks, shown like test runs;
 //! - `paths`: the working directory and path-like words;
 //! - `outcome`: exit statuses and error lines in tool results;
 //! - `runners`: test-runner summary lines;
@@ -53,6 +54,7 @@ mod ci;
 mod code_mode;
 mod decisions;
 mod dirs;
+mod gates;
 mod goal;
 mod js;
 mod model;

@@ -12,6 +12,7 @@ use super::background::{running_session, session_argument, Session};
 use super::ci::{gh_checks, is_gh_ci, workflow_files};
 use super::code_mode::{is_cell, waited_cell};
 use super::decisions::{answers, choice_sentences, is_decision_turn, is_rule, DECISION_CHARS};
+use super::gates::is_gate;
 use super::goal::{gist, pointed_document, summary_first_words, summary_goal, summary_pending};
 use super::model::*;
 use super::names::{edit_names, EDITS_TOUCHED};
@@ -622,7 +623,7 @@ impl Builder {
             None => {
                 self.commands.insert(key.clone(), self.ex.commands.len());
                 self.ex.commands.push(CommandUse {
-                    test: is_test_command(&key),
+                    test: is_test_command(&key) || is_gate(&key),
                     inspect: is_inspection(&key),
                     command: key,
                     ..CommandUse::default()
