@@ -267,7 +267,7 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
     }
     for (n, report) in ex.reports.iter().rev().enumerate() {
         let text = format!("found: {}", cut(&report.text, 200));
-        push(Section::Now, text, None, if n == 0 { 19 } else { 39 });
+        push(Section::Now, text, None, if n == 0 { 60 } else { 90 });
     }
     if let Some(call) = &ex.last_call {
         let text = format!("last: {}", cut(&call.text, 100));
@@ -290,7 +290,7 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         if error.count > 1 {
             text.push_str(&format!(" ×{}", error.count));
         }
-        let priority = [4, 20, 21].get(n).copied().unwrap_or(60);
+        let priority = [4, 35, 45].get(n).copied().unwrap_or(60);
         push(Section::Errors, text, None, priority);
     }
     let paths: Vec<&str> = ex
@@ -389,7 +389,7 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
             Section::Names,
             format!("- {}", group.join(" ")),
             None,
-            [32, 48, 72].get(n).copied().unwrap_or(95),
+            [21, 48, 72].get(n).copied().unwrap_or(95),
         );
     }
     // Last, the names the session keeps coming back to, a few to a line, filling what budget
@@ -410,7 +410,7 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
             Section::Names,
             format!("- {}", group.join(" ")),
             None,
-            100 + n as u32,
+            22 + 8 * n as u32,
         );
     }
     lines
@@ -428,7 +428,7 @@ fn around_line(around: &Around) -> Option<String> {
 }
 
 /// Characters shown of a decision line.
-const DECISION_SHOWN: usize = 150;
+const DECISION_SHOWN: usize = 80;
 
 /// The decisions, in session order, each at a priority from its rank: the user's rules and
 /// answers first, then their other turns, newest first; the agent's choices newest first. As
@@ -458,18 +458,17 @@ fn decision_lines(ex: &Extract, push: &mut impl FnMut(Section, String, Option<u6
             0 => 4,
             1 => 9,
             2 => 14,
-            3..=5 => 42,
-            6..=11 => 62,
-            _ => 77,
+            3..=5 => 60,
+            _ => 85,
         };
     }
     for (rank, &i) in agent.iter().enumerate() {
         priority[i] = match rank {
             0 => 4,
             1 => 9,
-            2 => 18,
-            3 => 42,
-            _ => 62,
+            2 => 35,
+            3 => 60,
+            _ => 85,
         };
     }
     // The best-ranked candidates, printed in session order.
@@ -632,6 +631,36 @@ mod tests {
             roomy.contains("## next\n- Next, I will update the docs."),
             "{roomy}"
         );
+    }
+
+    #[test]
+    fn frequent_names_come_before_older_decisions_and_reports() {
+        let mut ex = busy();
+        ex.files.truncate(3);
+        ex.commands.truncate(1);
+        ex.decisions = (0..8)
+            .map(|n| crate::extract::Decision {
+                text: format!("we decided thing {n} because of reason {n}"),
+                index: n,
+                user: true,
+                rule: true,
+            })
+            .collect();
+        ex.names = ["parse_line", "QuoteState", "read_quoted"]
+            .map(String::from)
+            .to_vec();
+        ex.reports = vec![crate::extract::Said {
+            text: "I have gathered comprehensive information".into(),
+            index: 9,
+        }];
+        let text = caveman(&ex, 150, Tokenizer::Chars4);
+        assert!(
+            text.contains("## names\n- parse_line QuoteState read_quoted"),
+            "{text}"
+        );
+        assert!(text.contains("thing 7"), "{text}");
+        assert!(!text.contains("thing 0"), "{text}");
+        assert!(!text.contains("found:"), "{text}");
     }
 
     #[test]

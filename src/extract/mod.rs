@@ -36,6 +36,7 @@
 //! - `gates`: linters, format checks and type checks, shown like test runs;
 //! - `paths`: the working directory and path-like words;
 //! - `outcome`: exit statuses and error lines in tool results;
+//! - `failures`: a failed run's findings, and the later runs that fix an error;
 //! - `runners`: test-runner summary lines;
 //! - `ci`: workflow files and `gh` check listings;
 //! - `names`: the code names a session keeps mentioning;
@@ -54,6 +55,7 @@ mod ci;
 mod code_mode;
 mod decisions;
 mod dirs;
+mod failures;
 mod gates;
 mod goal;
 mod js;

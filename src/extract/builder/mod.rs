@@ -12,6 +12,7 @@ use super::background::{running_session, session_argument, Session};
 use super::ci::{gh_checks, is_gh_ci, workflow_files};
 use super::code_mode::{is_cell, waited_cell};
 use super::decisions::{answers, choice_sentences, is_decision_turn, is_rule, DECISION_CHARS};
+use super::failures::fixed_by;
 use super::gates::is_gate;
 use super::goal::{gist, pointed_document, summary_first_words, summary_goal, summary_pending};
 use super::model::*;
@@ -532,7 +533,7 @@ impl Builder {
         let errors = if self.ex.commands[command].inspect && ok != Some(false) {
             Vec::new()
         } else {
-            error_lines(&plain)
+            error_lines(&plain, ok == Some(false))
         };
         // Error lines mean failure even after a zero exit: `build | head` exits with `head`.
         let succeeded = ok != Some(false) && errors.is_empty();
@@ -549,7 +550,14 @@ impl Builder {
         }
         if succeeded {
             for error in &mut self.ex.errors {
-                if error.command.as_deref() == Some(key.as_str()) {
+                let Some(by) = error.command.as_deref() else {
+                    continue;
+                };
+                let look = self
+                    .commands
+                    .get(by)
+                    .is_some_and(|&c| self.ex.commands[c].inspect);
+                if fixed_by(&error.text, by, look, &key) {
                     error.resolved = true;
                 }
             }
