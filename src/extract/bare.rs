@@ -44,7 +44,15 @@ impl Bare {
 /// below it the labels alone may not, and they print anyway.
 pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     let none = || Shortening::plain("none".to_owned());
+    // A request the agent has not acted on is what comes next; now is where it left off.
+    let fresh = ex.task.as_ref().filter(|_| ex.fresh);
+    let left_off = ex
+        .doing
+        .as_ref()
+        .or(ex.last_call.as_ref())
+        .map(|said| Shortening::plain(said.text.clone()));
     let now = match (&ex.task, &ex.pending) {
+        (Some(_), _) if fresh.is_some() && left_off.is_some() => left_off.unwrap_or_else(none),
         (Some(task), _) => ask(ex.context.as_ref(), task, ""),
         (None, Some(pending)) => Shortening::plain(pending.text.clone()),
         (None, None) => ex
@@ -56,7 +64,10 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         Some(file) => with_file(now, &file.path, function_in(ex, &file.path)),
         None => now,
     };
-    let next = ex.next().map_or_else(none, Shortening::plain);
+    let next = match fresh {
+        Some(task) => ask(ex.context.as_ref(), task, ""),
+        None => ex.next().map_or_else(none, Shortening::plain),
+    };
     let test = |compact: bool| {
         ex.test_command().map_or_else(none, |c| {
             let command = if compact {
@@ -144,6 +155,18 @@ fn with_file(now: Shortening, path: &str, function: Option<&str>) -> Shortening 
 mod tests {
     use super::*;
     use crate::extract::testkit::*;
+
+    #[test]
+    fn a_request_not_acted_on_is_next_and_now_is_where_the_agent_left_off() {
+        let records = [
+            user("add the retry flag to the uploader"),
+            assistant("Added --retry; all 12 tests pass."),
+            user("call it --retries, not --retry"),
+        ];
+        let lines = bare(&extract(&records), 100, Tokenizer::Chars4);
+        assert_eq!(lines.now, "Added --retry; all 12 tests pass.");
+        assert_eq!(lines.next, "call it --retries, not --retry");
+    }
 
     #[test]
     fn bare_keeps_four_lines_within_the_budget() {

@@ -40,6 +40,7 @@
 //! - `runners`: test-runner summary lines;
 //! - `ci`: workflow files and `gh` check listings;
 //! - `names`: the code names a session keeps mentioning;
+//! - `next`: the next step, a request not acted on first;
 //! - `around`: the code around the latest edit, from the fullest copy of its file;
 //! - `text`: one-line text, cuts, escape removal;
 //! - `shorten`: texts that shorten with a protected tail, shared by both renderers;
@@ -61,6 +62,7 @@ mod goal;
 mod js;
 mod model;
 mod names;
+mod next;
 mod outcome;
 mod paths;
 mod runners;

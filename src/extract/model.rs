@@ -259,6 +259,8 @@ pub struct Extract {
     pub ci: Vec<CiCheck>,
     /// The transcript ends on the agent's answer: its turn is over.
     pub answered: bool,
+    /// The transcript ends on a request the agent has not acted on yet.
+    pub fresh: bool,
     /// Code names (identifiers, types, file names) the session mentions most, most frequent
     /// first: what a continuing agent will meet again.
     pub names: Vec<String>,
@@ -282,27 +284,11 @@ impl Extract {
         })
     }
 
-    /// The next action: the newer of the agent's stated plan and its first open todo; else
-    /// `await user` when its turn is over, or `continue <last call>` when it stopped mid-work.
+    /// The next action (see [`next`](super::next)): a request not acted on yet, else the newer
+    /// of the agent's stated plan and its first open todo, else `await user` when its turn is
+    /// over, or `continue <last call>` when it stopped mid-work.
     pub fn next(&self) -> Option<String> {
-        let todo = self
-            .todos
-            .first()
-            .map(|t| (t.text.clone(), self.todo_at.unwrap_or(0)));
-        let plan = self.plan.as_ref().map(|p| (p.text.clone(), p.index));
-        let newest = match (plan, todo) {
-            (Some(p), Some(t)) => Some(if p.1 >= t.1 { p } else { t }),
-            (p, t) => p.or(t),
-        };
-        if let Some((text, _)) = newest {
-            return Some(text);
-        }
-        if self.answered {
-            return Some("await user".to_owned());
-        }
-        self.last_call
-            .as_ref()
-            .map(|call| format!("continue {}", call.text))
+        super::next::next_step(self)
     }
 
     /// The file the work is on: the changed file used last. A session that changed nothing

@@ -17,6 +17,7 @@ use super::gates::is_gate;
 use super::goal::{gist, pointed_document, summary_first_words, summary_goal, summary_pending};
 use super::model::*;
 use super::names::{edit_names, EDITS_TOUCHED};
+use super::next::is_fresh;
 use super::outcome::{error_flag, error_lines, exit_status};
 use super::paths::{is_pathlike, relative, strip_cd};
 use super::runners::test_counts;
@@ -787,6 +788,11 @@ impl Builder {
                 });
             }
         }
+        self.ex.fresh = is_fresh(
+            self.ex.task.as_ref().map(|t| t.index),
+            self.last_text,
+            self.ex.last_call.as_ref().map(|c| c.index),
+        );
         for names in self.edits.iter().rev() {
             for name in names {
                 if self.ex.touched.len() < TOUCHED && !self.ex.touched.contains(name) {
