@@ -5,6 +5,9 @@
 
 use super::model::Extract;
 
+/// What `next` says when the agent's turn is over.
+pub(super) const AWAIT_USER: &str = "await user";
+
 /// What `next` says of a request not acted on; the renderers show the request itself.
 pub(super) const NEW_ASK: &str = "the ask above (not started)";
 
@@ -36,7 +39,7 @@ pub(super) fn next_step(ex: &Extract) -> Option<String> {
         return Some(text);
     }
     if ex.answered {
-        return Some("await user".to_owned());
+        return Some(AWAIT_USER.to_owned());
     }
     ex.last_call
         .as_ref()
