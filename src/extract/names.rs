@@ -8,7 +8,7 @@ use crate::transcript::{Part, Record};
 pub(super) const NAMES: usize = 120;
 
 /// The code names main-chain messages mention at least twice, most frequent first (ties in
-/// first-seen order). A name is a word with an inner `_` (`parse_jsonl`), a camelCase or
+/// first-seen order). A name is a word with an inner `_` (`parse_jsonl`, `IPFS_API_URL`), a camelCase or
 /// PascalCase word with two humps (`checkConcurrentSessions`, `TodoItem`), or a file name with
 /// an extension (`CLAUDE.md`): the words an agent searches for, not prose. In a tool call's
 /// arguments only the values count: the keys (`file_path`, `old_string`) are the tool's own.
@@ -218,10 +218,14 @@ pub(super) fn is_code_name(word: &str) -> bool {
         .skip(1)
         .filter(char::is_ascii_uppercase)
         .count();
-    let snake = word.trim_matches('_').contains('_') && lower > 0;
+    let inner_underscore = word.trim_matches('_').contains('_');
+    let snake = inner_underscore && lower > 0;
+    // SCREAMING_CASE: a constant or an environment variable (`IPFS_LOCAL_API_URL`).
+    let upper = word.chars().filter(char::is_ascii_uppercase).count();
+    let screaming = inner_underscore && lower == 0 && upper >= 3;
     let camel = first.is_ascii_lowercase() && inner_upper >= 1;
     let pascal = first.is_ascii_uppercase() && inner_upper >= 1 && lower >= 2;
-    snake || camel || pascal
+    snake || screaming || camel || pascal
 }
 
 #[cfg(test)]
@@ -237,6 +241,7 @@ mod tests {
             "TodoItem",
             "CLAUDE.md",
             "_safe_set_output",
+            "IPFS_LOCAL_API_URL",
         ] {
             assert!(is_code_name(name), "{name}");
         }
@@ -248,6 +253,7 @@ mod tests {
             "1234",
             "a_b",
             "TypeScript.",
+            "A_B",
         ] {
             assert!(!is_code_name(word), "{word}");
         }
