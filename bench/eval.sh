@@ -16,7 +16,10 @@
 #
 # Run from anywhere: bash bench/eval.sh > benches/quality/BASELINE-eval.md
 # Knobs: EVAL_CORPUS=DIR (default ../shared/corpus/eval, or ../../shared/corpus/eval from a
-# worktree under /work/wt/), PROBES=DIR (default fixtures/probes/eval), CONDENSE_BIN=path.
+# worktree under /work/wt/; its sessions are DIR/*/*.jsonl and DIR/*.jsonl), PROBES=DIR (default
+# fixtures/probes/eval), EVAL_AT=N|P% (also cut the sessions with no compaction there, as
+# `eval --at`; default none), CONDENSE_BIN=path. The Codex code-mode sessions and their probes:
+# EVAL_CORPUS=fixtures/eval/codex PROBES=fixtures/eval/codex/probes EVAL_AT=70% bash bench/eval.sh
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -33,6 +36,16 @@ probes=()
 if compgen -G "$PROBES/*.txt" > /dev/null; then
   probes=(--probes "$PROBES")
 fi
+at=()
+if [ -n "${EVAL_AT:-}" ]; then
+  at=(--at "$EVAL_AT")
+fi
+sessions=()
+if [ -d "$EVAL_CORPUS" ]; then
+  shopt -s nullglob
+  sessions=("$EVAL_CORPUS"/*/*.jsonl "$EVAL_CORPUS"/*.jsonl)
+  shopt -u nullglob
+fi
 
 echo "# The eval scoreboard"
 echo
@@ -46,8 +59,8 @@ if [ -d "$EVAL_CORPUS" ]; then
   # together (as that pi version wrote it); it is after the file's graded compaction.
   echo "## The eval corpus ($EVAL_CORPUS)"
   echo
-  "$CONDENSE_BIN" eval --format markdown --skip-invalid "${probes[@]}" \
-    "$EVAL_CORPUS"/*/*.jsonl
+  "$CONDENSE_BIN" eval --format markdown --skip-invalid "${probes[@]}" "${at[@]}" \
+    "${sessions[@]}"
   echo
 else
   echo "note: $EVAL_CORPUS is not present; the eval corpus is skipped" >&2
@@ -69,9 +82,9 @@ if [ -d "$EVAL_CORPUS" ]; then
   echo "| file | MB | cuts | CPU s | wall s |"
   echo "|---|--:|--:|--:|--:|"
   TIMEFORMAT='%R %U %S'
-  for file in "$EVAL_CORPUS"/*/*.jsonl; do
+  for file in "${sessions[@]}"; do
     out=$(mktemp)
-    times=$( { time "$CONDENSE_BIN" eval --skip-invalid "$file" > "$out" 2> /dev/null; } 2>&1 )
+    times=$( { time "$CONDENSE_BIN" eval --skip-invalid "${at[@]}" "$file" > "$out" 2> /dev/null; } 2>&1 )
     rows=$(grep -c '"summary":"caveman"' "$out" || true)
     rm -f "$out"
     mb=$(awk -v b="$(wc -c < "$file")" 'BEGIN { printf "%.2f", b / 1048576 }')

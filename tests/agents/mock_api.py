@@ -1,9 +1,14 @@
-"""A stand-in for the model APIs that Claude Code and Codex call, so a test can resume a session
-with the real agent and read the request it sends. It listens on 127.0.0.1 only, records every
-request (method, path, body) as DIR/NNN.json, and answers each with the smallest valid streamed
-reply: the Anthropic Messages API (`message_start` ... `message_stop`) for `/v1/messages`, the
-OpenAI Responses API (`response.created` ... `response.completed`) for `/responses`, the Gemini
-API (`models/M:generateContent`, `:streamGenerateContent`) for Gemini CLI.
+"""A stand-in for the model APIs that the agents call, so a test can resume a session with the
+real agent and read the request it sends. It listens on 127.0.0.1 only, records every request
+(method, path, body) as DIR/NNN.json, and answers each with the smallest valid streamed reply:
+the Anthropic Messages API (`message_start` ... `message_stop`) for `/v1/messages`, the OpenAI
+Responses API (`response.created` ... `response.completed`) for `/responses`, the OpenAI Chat
+Completions API (`chat.completion.chunk` ... `[DONE]`) for `/chat/completions` (opencode's
+openai-compatible provider, Qwen Code), the Gemini API (`models/M:generateContent`,
+`:streamGenerateContent`) for Gemini CLI. Agents with a route of their own are pointed at a path
+prefix: `/copilot` and `/droid` (GitHub Copilot CLI, Factory Droid: Messages API with thinking,
+parallel reads and their compaction summaries) and `/gemini-legacy` (Gemini CLI 0.38, with
+parallel `read_file` calls).
 
 It stops by itself after --seconds, or once --requests requests have been answered.
 Usage: python3 mock_api.py --record DIR --port-file FILE [--seconds 60] [--requests 20]
@@ -101,9 +106,10 @@ def working_directory(request):
     return found.group(1).strip() if found else "."
 
 
-def anthropic_tools_stream(model, n, cwd):
-    """Two Read calls in one reply, streamed as two tool_use blocks."""
-    calls = [(f"{cwd}/README.md", 0), (f"{cwd}/notes.txt", 1)]
+def anthropic_blocks_stream(model, n, blocks):
+    """One streamed Messages API reply made of content blocks (`thinking`, `text`, `tool_use`),
+    each opened, filled by its delta and closed, as the API streams them; a reply with a
+    `tool_use` block stops for the tool results."""
     events = [
         {
             "type": "message_start",
@@ -119,56 +125,47 @@ def anthropic_tools_stream(model, n, cwd):
             },
         }
     ]
-    for path, index in calls:
-        block = {"type": "tool_use", "id": f"toolu_mock_{n}_{index}", "name": "Read", "input": {}}
-        events += [
-            {"type": "content_block_start", "index": index, "content_block": block},
-            {
-                "type": "content_block_delta",
-                "index": index,
-                "delta": {"type": "input_json_delta", "partial_json": json.dumps({"file_path": path})},
-            },
-            {"type": "content_block_stop", "index": index},
-        ]
+    for index, block in enumerate(blocks):
+        kind = block["type"]
+        if kind == "thinking":
+            start = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [
+                {"type": "thinking_delta", "thinking": block["thinking"]},
+                {"type": "signature_delta", "signature": block["signature"]},
+            ]
+        elif kind == "tool_use":
+            start = dict(block, input={})
+            deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
+        else:
+            start = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": block["text"]}]
+        events.append({"type": "content_block_start", "index": index, "content_block": start})
+        events += [{"type": "content_block_delta", "index": index, "delta": d} for d in deltas]
+        events.append({"type": "content_block_stop", "index": index})
+    calls = any(block["type"] == "tool_use" for block in blocks)
     events += [
         {
             "type": "message_delta",
-            "delta": {"stop_reason": "tool_use", "stop_sequence": None},
-            "usage": {"output_tokens": 9},
+            "delta": {"stop_reason": "tool_use" if calls else "end_turn", "stop_sequence": None},
+            "usage": {"output_tokens": 9 if calls else 5},
         },
         {"type": "message_stop"},
     ]
     return sse(events)
 
 
+def anthropic_tools_stream(model, n, cwd):
+    """Two Read calls in one reply, streamed as two tool_use blocks."""
+    calls = [(f"{cwd}/README.md", 0), (f"{cwd}/notes.txt", 1)]
+    blocks = [
+        {"type": "tool_use", "id": f"toolu_mock_{n}_{index}", "name": "Read", "input": {"file_path": path}}
+        for path, index in calls
+    ]
+    return anthropic_blocks_stream(model, n, blocks)
+
+
 def anthropic_stream(model, text, n):
-    usage = {"input_tokens": INPUT_TOKENS, "output_tokens": 1}
-    return sse(
-        [
-            {
-                "type": "message_start",
-                "message": {
-                    "id": f"msg_mock_{n}",
-                    "type": "message",
-                    "role": "assistant",
-                    "model": model,
-                    "content": [],
-                    "stop_reason": None,
-                    "stop_sequence": None,
-                    "usage": usage,
-                },
-            },
-            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
-            {"type": "content_block_stop", "index": 0},
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                "usage": {"output_tokens": 5},
-            },
-            {"type": "message_stop"},
-        ]
-    )
+    return anthropic_blocks_stream(model, n, [{"type": "text", "text": text}])
 
 
 def anthropic_message(model, text, n):
@@ -231,6 +228,101 @@ def responses_stream(model, text, compaction):
     )
 
 
+# GitHub Copilot CLI and Factory Droid are pointed at base URLs of their own (`/copilot`,
+# `/droid`) and speak the Anthropic Messages API there. Their route adds what their sessions need
+# to show: a thinking block when the request turns thinking on, parallel reads with the agent's
+# own read tool, and the summary its compaction asks for, in the shape its parser takes.
+AGENT_PREFIXES = ("/copilot/", "/droid/")
+# The read tool of each agent and its path argument: Copilot CLI's `view`, Droid's `Read`.
+READ_TOOLS = {"view": "path", "Read": "file_path"}
+COPILOT_SUMMARY_ASK = "Please create a detailed summary of the conversation so far"
+DROID_SUMMARY_ASKS = ("Please summarize the following conversation:", "Please incorporate the new messages")
+
+
+def all_user_text(request):
+    """Every text of every user message and of the system prompt, where the agents put their
+    compaction instructions."""
+    system = request.get("system")
+    texts = [system] if isinstance(system, str) else [p.get("text", "") for p in system or []]
+    for message in request.get("messages") or []:
+        content = message.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+        else:
+            texts += [p.get("text", "") for p in content or [] if isinstance(p, dict)]
+    return "\n".join(texts)
+
+
+def summary_reply(request):
+    """The summary an agent's compaction asks for, or None when the request is no compaction:
+    Copilot CLI reads XML sections and a `<checkpoint_title>`, Droid what is inside `<summary>`."""
+    asked = all_user_text(request)
+    count = len(request.get("messages") or [])
+    if COPILOT_SUMMARY_ASK in asked:
+        return (
+            f"<overview>MOCK-SUMMARY of {count} messages: the user asked questions about a small "
+            "project and the assistant answered them.</overview>\n"
+            "<history>1. The user asked questions; the assistant read files and answered.</history>\n"
+            "<work_done>Nothing was changed.</work_done>\n"
+            "<technical_details>The replies came from a mock model.</technical_details>\n"
+            "<important_files>README.md, notes.txt</important_files>\n"
+            "<next_steps>Answer the next question.</next_steps>\n"
+            "<checkpoint_title>Mock questions answered</checkpoint_title>"
+        )
+    if any(ask in asked for ask in DROID_SUMMARY_ASKS):
+        return (
+            f"<summary>MOCK-SUMMARY of {count} messages: the user asked questions about a small "
+            "project; the assistant read files and answered. Next: answer the next question."
+            "</summary>"
+        )
+    return None
+
+
+def asked_for_reads(request):
+    """The absolute paths a `MOCK-TOOLS` question names, when the newest text of the newest
+    message is that question (not the tool results that answer the calls, nor an earlier
+    question Copilot CLI lists in its summary message, which shares the question's message)."""
+    messages = request.get("messages") or []
+    last = messages[-1] if messages else {}
+    content = last.get("content")
+    parts = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+    if last.get("role") != "user" or any(p.get("type") == "tool_result" for p in parts if isinstance(p, dict)):
+        return []
+    texts = [p.get("text", "") for p in parts if isinstance(p, dict) and p.get("type") == "text"]
+    return named_paths(texts[-1] if texts else "")
+
+
+def named_paths(question):
+    """The absolute paths a `MOCK-TOOLS` question names (none for any other question)."""
+    if TOOLS_TRIGGER not in question:
+        return []
+    return [word.rstrip(".,;") for word in question.split() if word.startswith("/")]
+
+
+def agent_messages_stream(request, model, n):
+    """The reply of the Copilot CLI and Droid route: a summary for a compaction request, else
+    parallel reads for a `MOCK-TOOLS` question, else the usual text; each after a thinking
+    block when the request enables thinking (Copilot CLI does)."""
+    blocks = []
+    if (request.get("thinking") or {}).get("type") == "enabled":
+        thought = "MOCK-THINKING about: " + last_user_text(request)[:60]
+        blocks.append({"type": "thinking", "thinking": thought, "signature": f"mock-signature-{n}"})
+    summary = summary_reply(request)
+    tools = {tool.get("name") for tool in request.get("tools") or []}
+    read = next((name for name in READ_TOOLS if name in tools), None)
+    paths = asked_for_reads(request) if read else []
+    if summary is not None:
+        blocks.append({"type": "text", "text": summary})
+    elif paths:
+        blocks += [
+            {"type": "tool_use", "id": f"toolu_mock_{n}_{i}", "name": read, "input": {READ_TOOLS[read]: path}}
+            for i, path in enumerate(paths)
+        ]
+    else:
+        blocks.append({"type": "text", "text": reply_text(request)})
+    return anthropic_blocks_stream(model, n, blocks)
+
+
 def sample(schema):
     """The smallest value a JSON schema accepts, for requests that ask for JSON output (Gemini
     CLI's model router asks for a complexity score)."""
@@ -249,11 +341,12 @@ def sample(schema):
     return "mock"
 
 
-def gemini_response(model, text):
-    """One GenerateContentResponse of the Gemini API, whole or as one streamed chunk."""
+def gemini_response(model, text, parts=None):
+    """One GenerateContentResponse of the Gemini API, whole or as one streamed chunk: the text,
+    or the given parts (function calls)."""
     return {
         "candidates": [
-            {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}
+            {"content": {"role": "model", "parts": parts or [{"text": text}]}, "finishReason": "STOP", "index": 0}
         ],
         "usageMetadata": {
             "promptTokenCount": INPUT_TOKENS,
@@ -262,6 +355,137 @@ def gemini_response(model, text):
         },
         "modelVersion": model,
     }
+
+
+# The legacy Gemini CLI (0.38, the last release to write `session-*.json`) is pointed at a base
+# URL of its own, `/gemini-legacy`, where a `MOCK-TOOLS` question gets parallel `read_file` calls,
+# so its fixture holds tool calls and their results as that version recorded them.
+GEMINI_LEGACY_PREFIX = "/gemini-legacy/"
+
+
+def gemini_read_calls(request):
+    """`read_file` function calls for the absolute paths a `MOCK-TOOLS` question names, when the
+    newest content is that question (not the function responses that answer the calls)."""
+    contents = request.get("contents") or []
+    last = contents[-1] if contents else {}
+    parts = last.get("parts") or []
+    if last.get("role") != "user" or any("functionResponse" in p for p in parts):
+        return []
+    texts = [p["text"] for p in parts if "text" in p]
+    paths = named_paths(texts[-1] if texts else "")
+    return [{"functionCall": {"name": "read_file", "args": {"file_path": path}}} for path in paths]
+
+
+def chat_tool_calls(request, question):
+    """The read calls a Chat Completions reply makes for a MOCK-TOOLS question: one call of the
+    agent's own read tool (the offered tool named `read`, `read_file`, `view` or `Read`) per file
+    name in the question, each path resolved against the directory the question names after
+    `in`, or left as written. The tool's first parameter whose name holds "path" carries it."""
+    tools = {t["function"]["name"]: t["function"] for t in request.get("tools") or [] if t.get("type") == "function"}
+    name = next((n for n in ("read", "read_file", "view", "Read") if n in tools), None)
+    if name is None:
+        return []
+    params = tools[name].get("parameters") or {}
+    key = next((k for k in params.get("properties", {}) if "path" in k.lower()), "path")
+    folder = re.search(r" in (/[^\s\"']+)", question)
+    files = re.findall(r"\b[\w-]+\.(?:md|txt|rs|py|json)\b", question)
+    base = folder.group(1).rstrip(".:") if folder else ""
+    return [(name, {key: f"{base}/{f}" if base else f}) for f in files]
+
+
+def wants_chat_tools(request):
+    """Whether a Chat Completions request ends with a user turn holding the trigger (tool results
+    come back as `tool` messages, so the turn after them gets a text answer)."""
+    messages = request.get("messages") or []
+    if not messages or messages[-1].get("role") != "user":
+        return False
+    return TOOLS_TRIGGER in last_user_text(request)
+
+
+# What the agents that speak Chat Completions ask when they compact: Qwen Code's directive
+# ("... produce the <state_snapshot> XML."), opencode's ("Create a new anchored summary ...", or,
+# with an earlier summary, its "<prior-summary>" block), Crush's ("Provide a detailed summary of
+# our conversation above."). The answer is a short
+# marked summary, not a padded reply: Qwen Code keeps a summary only when it is smaller than the
+# history ("Compression was not beneficial").
+SUMMARY_ASKS = ("<state_snapshot>", "anchored summary", "<prior-summary>", "summary of our conversation")
+# The fixtures' questions are marked (OC-OLD-Q2, QW-TWICE-Q3, ...): a summary names the last
+# one it was given, so a test tells a first summary from a second one.
+QUESTION_MARK = re.compile(r"\b[A-Z]+(?:-[A-Z]+)*-Q\d+\b")
+
+
+def summary_text(request):
+    """The mock's summary, when the newest user text is a compaction request, else None."""
+    question = last_user_text(request)
+    if not any(ask in question for ask in SUMMARY_ASKS):
+        return None
+    # An earlier summary in the request (opencode puts it after the conversation) names an
+    # older question: the marks are looked for in the rest.
+    rest = re.sub(r"MOCK-SUMMARY up to \S+", "", json.dumps(request))
+    marks = QUESTION_MARK.findall(rest)
+    summary = f"MOCK-SUMMARY up to {marks[-1] if marks else 'the start'}: the answers are in the history."
+    if "<state_snapshot>" in question:
+        return f"<state_snapshot>\n{summary}\n</state_snapshot>"
+    return summary
+
+
+def chat_chunk(model, n, delta, finish=None):
+    """One `chat.completion.chunk`: a delta, or the finish reason (with an empty delta)."""
+    return chat_event(model, n, [{"index": 0, "delta": delta, "finish_reason": finish}])
+
+
+def chat_event(model, n, choices, **extra):
+    """A `chat.completion.chunk` server-sent event with these choices (and fields)."""
+    chunk = {"id": f"chatcmpl-mock-{n}", "object": "chat.completion.chunk", "created": int(time.time()),
+             "model": model, "choices": choices, **extra}
+    return f"data: {json.dumps(chunk)}\n\n"
+
+
+def chat_usage(request):
+    """The usage figures of a Chat Completions reply. The prompt size is the request's (a token
+    for every 4 bytes), or --input-tokens when that is larger: Qwen Code keeps a compression only
+    when the estimated size afterwards is below the reported size before, so a fixed small
+    figure would make every compression "not beneficial"."""
+    prompt = max(INPUT_TOKENS, len(json.dumps(request)) // 4)
+    return {"prompt_tokens": prompt, "completion_tokens": 5, "total_tokens": prompt + 5}
+
+
+def chat_stream(request, model, text, n, calls):
+    """A streamed Chat Completions reply: the text in one delta, or the tool calls (each call's
+    id, name and whole arguments in one delta), the finish reason, then a chunk with no choices
+    and the usage figures (as the API sends them with `stream_options.include_usage`)."""
+    out = chat_chunk(model, n, {"role": "assistant", "content": ""})
+    if calls:
+        for index, (name, args) in enumerate(calls):
+            call = {"index": index, "id": f"call_mock_{n}_{index}", "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(args)}}
+            out += chat_chunk(model, n, {"tool_calls": [call]})
+        out += chat_chunk(model, n, {}, "tool_calls")
+    else:
+        out += chat_chunk(model, n, {"content": text})
+        out += chat_chunk(model, n, {}, "stop")
+    out += chat_event(model, n, [], usage=chat_usage(request))
+    return (out + "data: [DONE]\n\n").encode()
+
+
+def chat_completion(request, model, text, n, calls):
+    """A whole (unstreamed) Chat Completions reply."""
+    message = {"role": "assistant", "content": None if calls else text}
+    if calls:
+        message["tool_calls"] = [
+            {"id": f"call_mock_{n}_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+            for i, (name, args) in enumerate(calls)
+        ]
+    return json.dumps(
+        {
+            "id": f"chatcmpl-mock-{n}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+            "usage": chat_usage(request),
+        }
+    ).encode()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -324,13 +548,16 @@ class Handler(BaseHTTPRequestHandler):
             schema = config.get("responseJsonSchema") or config.get("responseSchema")
             if config.get("responseMimeType") == "application/json":
                 text = json.dumps(sample(schema or {}))
+            calls = gemini_read_calls(request) if path.startswith(GEMINI_LEGACY_PREFIX) else None
             if method == "streamGenerateContent":
-                body = f"data: {json.dumps(gemini_response(model, text))}\n\n".encode()
+                body = f"data: {json.dumps(gemini_response(model, text, calls))}\n\n".encode()
                 self.reply(200, body, "text/event-stream")
             elif method == "countTokens":
                 self.reply(200, json.dumps({"totalTokens": INPUT_TOKENS}).encode(), "application/json")
             else:
                 self.reply(200, json.dumps(gemini_response(model, text)).encode(), "application/json")
+        elif path.startswith(AGENT_PREFIXES) and path.endswith("/v1/messages") and request.get("stream"):
+            self.reply(200, agent_messages_stream(request, model, self.n), "text/event-stream")
         elif path.endswith("/v1/messages/count_tokens"):
             self.reply(200, b'{"input_tokens": 12}', "application/json")
         elif path.endswith("/v1/messages"):
@@ -340,6 +567,13 @@ class Handler(BaseHTTPRequestHandler):
                 self.reply(200, anthropic_stream(model, text, self.n), "text/event-stream")
             else:
                 self.reply(200, anthropic_message(model, text, self.n), "application/json")
+        elif path.endswith("/chat/completions"):
+            calls = chat_tool_calls(request, last_user_text(request)) if wants_chat_tools(request) else []
+            text = summary_text(request) or text
+            if request.get("stream"):
+                self.reply(200, chat_stream(request, model, text, self.n, calls), "text/event-stream")
+            else:
+                self.reply(200, chat_completion(request, model, text, self.n, calls), "application/json")
         elif path.endswith("/responses"):
             items = request.get("input") if isinstance(request.get("input"), list) else []
             compaction = any(isinstance(i, dict) and i.get("type") == "compaction_trigger" for i in items)
