@@ -13,12 +13,19 @@
 //! and no `exit_code` while the process still runs), which scripts mostly print with
 //! `text(JSON.stringify(r))`. Edits are also recorded as `patch_apply_end` events with the
 //! changed files (`codex-rs/rollout/src/policy.rs` keeps them in the rollout).
+//!
+//! Newer builds (0.171) write `item_completed` events instead: a `CommandExecution` item for
+//! each command once it has ended (`command` as an argv, `cwd`, `exit_code`, `status`,
+//! `aggregated_output`), and a `FileChange` item for each patch (`changes` by path, as in
+//! `patch_apply_end`). They are the surest account of what ran, a command in a loop of the
+//! script included; a command the script started that has no such item by the time the cell
+//! returns is still running (a server started with `yield_time_ms`).
 
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::js::tool_calls;
-use super::tools::Op;
+use super::tools::{shell_command, Op};
 
 /// True for a code-mode cell: Codex's `exec` tool with a script as its input, where a shell tool
 /// of that name takes a JSON object.
@@ -207,11 +214,15 @@ struct PatchEvent {
 
 /// The `patch_apply_end` event of a rollout line (`{"type":"event_msg","payload":{…}}`).
 pub(super) fn patch_applied(raw: &[u8]) -> Option<PatchApplied> {
-    let line: EventLine = serde_json::from_slice(raw).ok()?;
-    let event = line.payload;
+    let event = serde_json::from_slice::<EventLine>(raw).ok()?.payload;
+    Some(applied(&event.changes, event.success, &event.stderr))
+}
+
+/// The files of a `changes` map (path → `{"type": "add" | "delete" | "update", "move_path"}`;
+/// older builds write `{"add": {…}}`), and the first line of `stderr` when it failed.
+fn applied(changes: &serde_json::Map<String, Value>, success: bool, stderr: &str) -> PatchApplied {
     let mut files = Vec::new();
-    for (path, change) in &event.changes {
-        // `{"type": "add" | "delete" | "update", …}`; older builds write `{"add": {…}}`.
+    for (path, change) in changes {
         let kind = change
             .get("type")
             .and_then(Value::as_str)
@@ -230,16 +241,107 @@ pub(super) fn patch_applied(raw: &[u8]) -> Option<PatchApplied> {
             files.push((moved.to_owned(), Op::Create));
         }
     }
-    let error = (!event.success)
-        .then(|| event.stderr.lines().find(|l| !l.trim().is_empty()))
+    let error = (!success)
+        .then(|| stderr.lines().find(|l| !l.trim().is_empty()))
         .flatten()
         .map(|l| format!("apply_patch: {}", l.trim()));
-    Some(PatchApplied {
+    PatchApplied {
         files,
-        success: event.success,
+        success,
         error,
+    }
+}
+
+/// A `CommandExecution` item: a command that ran, once it has ended.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Executed {
+    /// The command line (the script of `bash -lc`).
+    pub(super) command: String,
+    pub(super) exit: Option<i64>,
+    pub(super) failed: bool,
+    pub(super) output: String,
+}
+
+/// What an `item_completed` event says that the extract needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Completed {
+    Command(Executed),
+    /// The files a patch changed, and its diffs (for the names it touched).
+    Files(PatchApplied, String),
+}
+
+#[derive(Deserialize)]
+struct ItemLine {
+    payload: ItemEvent,
+}
+
+#[derive(Deserialize)]
+struct ItemEvent {
+    item: Item,
+}
+
+#[derive(Deserialize)]
+struct Item {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    command: Value,
+    exit_code: Option<i64>,
+    #[serde(default)]
+    status: String,
+    #[serde(default)]
+    aggregated_output: String,
+    #[serde(default)]
+    changes: serde_json::Map<String, Value>,
+    #[serde(default)]
+    stderr: String,
+}
+
+/// The command or the file changes an `item_completed` rollout line records.
+pub(super) fn completed_item(raw: &[u8]) -> Option<Completed> {
+    if memchr::memmem::find(raw, b"\"CommandExecution\"").is_none()
+        && memchr::memmem::find(raw, b"\"FileChange\"").is_none()
+    {
+        return None;
+    }
+    let item = serde_json::from_slice::<ItemLine>(raw).ok()?.payload.item;
+    match item.kind.as_str() {
+        "CommandExecution" => {
+            let command = shell_command(&serde_json::json!({ "command": item.command }))?;
+            Some(Completed::Command(Executed {
+                command,
+                exit: item.exit_code,
+                failed: item.status == "failed",
+                output: item.aggregated_output,
+            }))
+        }
+        "FileChange" => {
+            let success = item.status != "failed";
+            let mut diffs = String::new();
+            for change in item.changes.values() {
+                if let Some(diff) = change.get("unified_diff").and_then(Value::as_str) {
+                    diffs.push_str(diff);
+                    diffs.push('\n');
+                }
+            }
+            let applied = applied(&item.changes, success, &item.stderr);
+            Some(Completed::Files(applied, diffs))
+        }
+        _ => None,
+    }
+}
+
+/// True when the records hold Codex's `item_completed` command or file events: the commands
+/// and edits of the cells then come from those, not from the scripts.
+pub(super) fn has_item_events(records: &[crate::transcript::Record]) -> bool {
+    records.iter().any(|r| {
+        matches!(&r.entry, crate::transcript::Entry::Bookkeeping(kind) if kind == ITEM_COMPLETED)
+            && memchr::memmem::find(r.raw, b"\"CommandExecution\"").is_some()
     })
 }
+
+/// The bookkeeping kind of Codex's `item_completed` events.
+pub(super) const ITEM_COMPLETED: &str = "event_msg/item_completed";
 
 #[cfg(test)]
 mod tests {
@@ -316,6 +418,36 @@ mod tests {
         // A pretty-printed result is one result; other JSON is none.
         let pretty = "{\n  \"exit_code\": 0,\n  \"output\": \"ok\"\n}\n{\"found\": true}";
         assert_eq!(exec_results(pretty).len(), 1);
+    }
+
+    #[test]
+    fn item_completed_events_hold_the_commands_and_the_files() {
+        let command = br##"{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"CommandExecution","command":["/bin/bash","-lc","npm test 2>&1 | tail -n 9"],"cwd":"file:///repo","status":"failed","aggregated_output":"# fail 1","exit_code":1}}}"##;
+        assert_eq!(
+            completed_item(command),
+            Some(Completed::Command(Executed {
+                command: "npm test 2>&1 | tail -n 9".into(),
+                exit: Some(1),
+                failed: true,
+                output: "# fail 1".into()
+            }))
+        );
+        let files = br#"{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"FileChange","changes":{"/repo/src/legacy.js":{"type":"delete","content":"x"},"/repo/src/app.js":{"type":"update","unified_diff":"@@\n-old()\n+patchTodo()\n","move_path":null}},"status":"completed","stdout":"Success.","stderr":""}}}"#;
+        let Some(Completed::Files(applied, diffs)) = completed_item(files) else {
+            panic!("no files");
+        };
+        let mut got = applied.files.clone();
+        got.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(
+            got,
+            [
+                ("/repo/src/app.js".to_owned(), Op::Edit),
+                ("/repo/src/legacy.js".to_owned(), Op::Delete)
+            ]
+        );
+        assert_eq!(diffs, "@@\n-old()\n+patchTodo()\n\n");
+        let message = br#"{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"AgentMessage"}}}"#;
+        assert_eq!(completed_item(message), None);
     }
 
     #[test]

@@ -88,6 +88,7 @@ pub use text::{cut, one_line};
 use crate::transcript::{Entry, Record};
 
 use builder::Builder;
+use code_mode::has_item_events;
 use names::NAMES;
 use paths::find_root;
 
@@ -104,10 +105,11 @@ const SHORT_REQUEST: usize = 40;
 /// Extracts the entities of a transcript (its records in order).
 pub fn extract(records: &[Record]) -> Extract {
     let mut builder = Builder::new(find_root(records));
+    builder.item_events = has_item_events(records);
     for (index, record) in records.iter().enumerate() {
         match &record.entry {
             Entry::Message(message) => builder.message(index, record, message),
-            Entry::Bookkeeping(kind) => builder.event(index, kind, record.raw),
+            Entry::Bookkeeping(kind) => builder.event(index, record, kind),
         }
     }
     let mut extract = builder.finish(records);

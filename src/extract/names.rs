@@ -2,7 +2,8 @@
 //! agent was changing when the transcript ends), and the ones main-chain messages keep
 //! mentioning (what a continuing agent will meet again).
 
-use crate::transcript::{Part, Record};
+use crate::transcript::classify::{is_compaction_summary, is_real_user_request};
+use crate::transcript::{Message, Part, Record, Role};
 
 /// How many frequent names an extract keeps.
 pub(super) const NAMES: usize = 120;
@@ -17,7 +18,7 @@ pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
         std::collections::HashMap::new();
     let mut order = 0;
     for message in records.iter().filter_map(Record::message) {
-        if message.sidechain {
+        if message.sidechain || is_harness_text(message) {
             continue;
         }
         for part in &message.parts {
@@ -49,6 +50,24 @@ pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
         .take(limit)
         .map(|(name, _)| name.to_owned())
         .collect()
+}
+
+/// True for text the harness wrote for its own model, not the work: system and developer
+/// messages (a system prompt, tool lists, permissions) and instructions injected as user text
+/// (`<environment_context>`, AGENTS.md, reminders). Their names (`request_user_input`,
+/// `CODEX_HOME`) are the harness's, the same in every session.
+fn is_harness_text(message: &Message) -> bool {
+    match message.role {
+        Role::System => true,
+        Role::User => {
+            let result = message
+                .parts
+                .iter()
+                .any(|p| matches!(p, Part::ToolResult { .. }));
+            !result && !is_real_user_request(message) && !is_compaction_summary(message)
+        }
+        _ => false,
+    }
 }
 
 /// How many of the latest edits the touched names come from.
@@ -231,7 +250,6 @@ pub(super) fn is_code_name(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extract::testkit::*;
 
     #[test]
     fn code_names_are_identifiers_types_and_file_names_not_prose() {
@@ -293,6 +311,25 @@ mod tests {
             // is the code's.
             call(r#"{"file_path": "a.rs", "old_string": "load_config", "new_string": "x"}"#),
             call(r#"{"file_path":"b.rs","old_string":"y","new_string":"{\"load_config\":1}"}"#),
+            // The harness's own text: a developer message, injected instructions.
+            Record::new(
+                0,
+                b"",
+                crate::transcript::Entry::Message(Message::new(
+                    crate::transcript::Role::System,
+                    vec![Part::Text("request_user_input request_user_input".into())],
+                )),
+            ),
+            Record::new(
+                0,
+                b"",
+                crate::transcript::Entry::Message(Message::new(
+                    crate::transcript::Role::User,
+                    vec![Part::Text(
+                        "<environment_context>workspace_roots workspace_roots".into(),
+                    )],
+                )),
+            ),
         ];
         assert_eq!(
             frequent_names(&records, 10),

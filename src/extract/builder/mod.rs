@@ -69,6 +69,9 @@ struct Pending {
     nested: Vec<usize>,
     /// The background process a call reads from or stops (`write_stdin`, `TaskStop`).
     session: Option<Session>,
+    /// For a code-mode cell (or a `wait` on one) in a session with command events: the
+    /// commands its script started (indexes into the builder's launches).
+    launched: Vec<usize>,
 }
 
 /// The state of the one pass: the extract so far, indexes into its lists by key, and the calls
@@ -119,6 +122,11 @@ pub(super) struct Builder {
     unread_patches: usize,
     /// Commands left running, by session id: the command's index and the record that said so.
     running: Vec<(String, usize, usize)>,
+    /// The session records each command and patch as an event (`cells::Launch`): the
+    /// commands and files of cells come from those.
+    pub(super) item_events: bool,
+    /// Commands cells started, waiting for the event that says they ended.
+    launches: Vec<cells::Launch>,
 }
 
 impl Builder {
@@ -155,6 +163,8 @@ impl Builder {
             cells: HashMap::new(),
             unread_patches: 0,
             running: Vec::new(),
+            item_events: false,
+            launches: Vec::new(),
         }
     }
 
@@ -314,16 +324,7 @@ impl Builder {
             Tool::Shell => {
                 let args = serde_json::from_str::<Value>(arguments).ok();
                 if let Some(text) = args.as_ref().and_then(shell_command) {
-                    if has(&text, "*** Begin Patch") {
-                        for (path, op) in patch_paths(&text) {
-                            self.file(index, &path, op);
-                        }
-                        self.edited(edit_names(&text, true));
-                    }
-                    for (path, op) in shell_paths(&text) {
-                        self.file(index, &path, op);
-                    }
-                    let c = self.command(index, &text);
+                    let c = self.shell_call(index, &text);
                     label = Some(format!("$ {}", one_line(&self.ex.commands[c].command, 120)));
                     command = Some(c);
                 }
@@ -430,10 +431,26 @@ impl Builder {
             inner: false,
             nested: Vec::new(),
             session: session_argument(name, arguments),
+            launched: Vec::new(),
         });
         if let Some(id) = id {
             self.by_id.insert(id.to_owned(), slot);
         }
+    }
+
+    /// A shell command line run: the files it names (a patch's, in a heredoc) and the command,
+    /// whose index it returns.
+    fn shell_call(&mut self, index: usize, text: &str) -> usize {
+        if has(text, "*** Begin Patch") {
+            for (path, op) in patch_paths(text) {
+                self.file(index, &path, op);
+            }
+            self.edited(edit_names(text, true));
+        }
+        for (path, op) in shell_paths(text) {
+            self.file(index, &path, op);
+        }
+        self.command(index, text)
     }
 
     /// A tool result: finds its call by id, else the oldest unanswered call.
@@ -468,6 +485,10 @@ impl Builder {
         self.pending[slot].answered = true;
         if !self.pending[slot].nested.is_empty() {
             self.cell_result(index, record, slot, text);
+            return;
+        }
+        if !self.pending[slot].launched.is_empty() {
+            self.launches_settled(index, slot, text);
             return;
         }
         if let Some(session) = self.pending[slot].session.clone() {
