@@ -309,8 +309,10 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         };
         let whole = format!("- {} {}", cut(&file.path, 160), file.label());
         let (text, group) = match placed.dir {
+            // Under its directory, indented, so that a whole path after the group does not
+            // read as inside it.
             Some(dir) => (
-                format!("- {} {}", cut(placed.name, 120), file.label()),
+                format!("  {} {}", cut(placed.name, 120), file.label()),
                 Some((cut(dir, 120), whole)),
             ),
             None => (whole, None),
@@ -615,7 +617,7 @@ mod tests {
         // Files print under their directory, once; a file alone in its directory keeps its
         // whole path.
         assert!(
-            roomy.contains("## files\nsrc/\n- module_29.rs r1\n- module_28.rs r1\n"),
+            roomy.contains("## files\nsrc/\n  module_29.rs r1\n  module_28.rs r1\n"),
             "{roomy}"
         );
         let mut alone = ex.clone();

@@ -37,6 +37,7 @@
 //! - `paths`: the working directory and path-like words;
 //! - `outcome`: exit statuses and error lines in tool results;
 //! - `failures`: a failed run's findings, and the later runs that fix an error;
+//! - `stopped`: runs the agent stopped, which did not fail;
 //! - `runners`: test-runner summary lines;
 //! - `ci`: workflow files and `gh` check listings;
 //! - `names`: the code names a session keeps mentioning;
@@ -69,6 +70,7 @@ mod runners;
 mod said;
 mod shell;
 mod shorten;
+mod stopped;
 #[cfg(test)]
 mod testkit;
 mod text;

@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use super::stopped::is_stopped;
+
 /// A piece of text and the index of the record it was taken from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Said {
@@ -41,6 +43,8 @@ pub struct FileUse {
     pub delete: u32,
     /// The record index of its last use.
     pub last: usize,
+    /// Deleted by its last use: no longer part of the work's files.
+    pub gone: bool,
 }
 
 impl FileUse {
@@ -49,8 +53,12 @@ impl FileUse {
         self.edit + self.create + self.delete > 0
     }
 
-    /// The counts as caveman labels: `r2 e3 c1 d1`, zero counts left out.
+    /// The counts as caveman labels: `r2 e3 c1 d1`, zero counts left out; `deleted` for a file
+    /// its last use deleted.
     pub fn label(&self) -> String {
+        if self.gone {
+            return "deleted".to_owned();
+        }
         let counts = [
             ("r", self.read),
             ("e", self.edit),
@@ -90,7 +98,8 @@ pub struct RunOutcome {
 }
 
 impl RunOutcome {
-    /// The outcome as a caveman label: `8pass 2fail`, `exit 1`, `ok`, `fail`, or empty.
+    /// The outcome as a caveman label: `8pass 2fail`, `exit 1`, `ok`, `fail`, `stopped` (see
+    /// `stopped`), or empty.
     pub fn label(&self) -> String {
         if let Some(tests) = self.tests {
             return if tests.failed > 0 {
@@ -101,6 +110,7 @@ impl RunOutcome {
         }
         match (self.exit, self.ok) {
             (Some(0), _) | (None, Some(true)) => "ok".to_owned(),
+            (code, None) if is_stopped(code) => "stopped".to_owned(),
             (Some(code), _) => format!("exit {code}"),
             (None, Some(false)) => "fail".to_owned(),
             (None, None) => String::new(),

@@ -2,6 +2,7 @@
 //! agent's wording, and the error lines worth keeping from the output.
 
 use super::failures::{finding_message, is_finding};
+use super::stopped::is_interrupt;
 use super::text::{has, one_line};
 
 /// Characters kept of an error line.
@@ -115,7 +116,9 @@ pub(super) fn error_lines(output: &str, failed: bool) -> Vec<String> {
                 continue;
             }
             traceback = false;
-            push_error(&mut found, t);
+            if !is_interrupt(t) {
+                push_error(&mut found, t);
+            }
             continue;
         }
         // Gemini CLI reports `Error: (none)` after every command.

@@ -25,6 +25,7 @@ use super::said::{
     is_plan_call, plan_sentence, plan_text, rejection_words, request_text, unchecked_items, weight,
 };
 use super::shell::{is_inspection, is_test_command, shell_paths, without_plumbing};
+use super::stopped::is_stopped;
 use super::text::{cut, has, one_line, plain_text};
 use super::tools::{
     argument_paths, delegated_task, patch_paths, shell_command, todo_items, tool_kind, Op, Tool,
@@ -543,6 +544,8 @@ impl Builder {
         };
         let tests = test_counts(&plain);
         let mut ok = match exit {
+            // A process the agent stopped did not fail.
+            code if is_stopped(code) => None,
             Some(code) => Some(code == 0),
             None if told.failed => Some(false),
             None => flag.map(|failed| !failed),
@@ -729,6 +732,7 @@ impl Builder {
             Op::Write if seen => file.edit += 1,
             Op::Write => file.create += 1,
         }
+        file.gone = op == Op::Delete;
         file.last = index;
     }
 
@@ -846,8 +850,12 @@ impl Builder {
             let uses = u64::from(3 * f.edit + 2 * f.create + 2 * f.delete + f.read);
             uses * (n + f.last as u64) / n
         };
-        ex.files
-            .sort_by(|a, b| rank(b).cmp(&rank(a)).then(b.last.cmp(&a.last)));
+        // A deleted file is no file of the work any more: it goes after the live ones.
+        ex.files.sort_by(|a, b| {
+            (a.gone.cmp(&b.gone))
+                .then(rank(b).cmp(&rank(a)))
+                .then(b.last.cmp(&a.last))
+        });
         let group = |c: &CommandUse| {
             let failed = c.outcome.is_some_and(|o| o.ok == Some(false));
             match (failed, c.test, c.inspect) {

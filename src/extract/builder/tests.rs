@@ -82,10 +82,10 @@ fn files_come_from_tools_patches_and_shell_commands() {
         ("/repo/src/a.rs", "r1 e2"),
         ("Cargo.toml", "e1"),
         ("README.md", "r1"),
-        ("build.log", "d1"),
+        ("build.log", "deleted"),
         ("docs/a.md", "r1"),
         ("docs/b.md", "r1"),
-        ("old.txt", "d1"),
+        ("old.txt", "deleted"),
         ("out.txt", "c1"),
         ("src/a.rs", "e1"),
         ("src/new.rs", "c1"),
@@ -555,4 +555,85 @@ fn a_failure_is_fixed_by_a_later_pass_of_its_runner_and_a_missed_look_by_moving_
         .map(|e| e.text.as_str())
         .collect();
     assert_eq!(open, ["a.go:3:1: syntax error: unexpected keyword type"]);
+}
+
+/// A Codex 0.171 `item_completed` event line.
+fn item(raw: &'static str) -> Record<'static> {
+    Record::new(
+        1,
+        raw.as_bytes(),
+        Entry::Bookkeeping("event_msg/item_completed".into()),
+    )
+}
+
+#[test]
+fn code_mode_events_are_the_runs_and_the_files_and_a_command_with_none_is_running() {
+    let looped = "for (const cmd of [\"git status\", \"npm test\"]) {\n  const r = await tools.exec_command({cmd, workdir: \"/repo\"});\n  text(r.output);\n}\nawait tools.apply_patch(\"*** Begin Patch\\n*** Delete File: src/legacy.js\\n*** Update File: src/app.js\\n@@\\n-old()\\n+patchTodo()\\n*** End Patch\");";
+    let server = "const r = await tools.exec_command({cmd: \"PORT=3100 node src/server.js\", yield_time_ms: 1500});\ntext(`session ${r.session_id}`);";
+    let records = [
+        user("add PATCH /todos/:id and keep the server up"),
+        call("c1", "exec", looped),
+        item(
+            r#"{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"CommandExecution","command":["/bin/bash","-lc","git status"],"status":"completed","aggregated_output":"","exit_code":0}}}"#,
+        ),
+        item(
+            r#"{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"CommandExecution","command":["/bin/bash","-lc","npm test"],"status":"failed","aggregated_output":"\u2139 tests 6\n\u2139 pass 5\n\u2139 fail 1","exit_code":1}}}"#,
+        ),
+        item(
+            r#"{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"FileChange","changes":{"src/legacy.js":{"type":"delete","content":"x"},"src/app.js":{"type":"update","unified_diff":"@@\n-old()\n+patchTodo()\n"}},"status":"completed","stderr":""}}}"#,
+        ),
+        result("c1", "Script completed\nWall time 1.0 seconds\nOutput:\n\n"),
+        call("c2", "exec", server),
+        result(
+            "c2",
+            "Script completed\nWall time 1.6 seconds\nOutput:\n\nsession 7",
+        ),
+    ];
+    let ex = extract(&records);
+    let outcome = |command: &str| {
+        let c = ex.commands.iter().find(|c| c.command == command).unwrap();
+        (c.runs, c.outcome.map(|o| o.label()).unwrap_or_default())
+    };
+    assert_eq!(outcome("git status"), (1, "ok".to_owned()));
+    assert_eq!(outcome("npm test"), (1, "5pass 1fail".to_owned()));
+    assert_eq!(outcome("PORT=3100 node src/server.js"), (1, String::new()));
+    assert_eq!(
+        ex.running
+            .iter()
+            .map(|r| r.text.as_str())
+            .collect::<Vec<_>>(),
+        ["$ PORT=3100 node src/server.js"]
+    );
+    let mut files: Vec<(&str, String)> = ex
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.label()))
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            ("src/app.js", "e1".to_owned()),
+            ("src/legacy.js", "deleted".to_owned())
+        ]
+    );
+    // A deleted file goes after the live ones.
+    assert_eq!(ex.files.last().unwrap().path, "src/legacy.js");
+    assert!(ex.touched.contains(&"patchTodo".to_owned()));
+    // Two commands, a patch and the server.
+    assert_eq!(ex.calls, 4);
+    // Its end, when it comes, is the server's outcome.
+    let mut ended = records.to_vec();
+    ended.push(item(r#"{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"CommandExecution","command":["/bin/bash","-lc","PORT=3100 node src/server.js"],"status":"failed","aggregated_output":"listening on 3100","exit_code":-1}}}"#));
+    let ex = extract(&ended);
+    assert!(ex.running.is_empty());
+    let server = ex
+        .commands
+        .iter()
+        .find(|c| c.command == "PORT=3100 node src/server.js")
+        .unwrap();
+    assert_eq!(
+        (server.runs, server.outcome.unwrap().label()),
+        (1, "stopped".to_owned())
+    );
 }
