@@ -26,6 +26,7 @@
 //!   command, the CI check);
 //! - `builder`: the one pass over the records that fills it;
 //! - `said`: the user's requests and the agent's stated plan, in their words;
+//! - `ask`: a long request compressed to its first line and its details;
 //! - `goal`: the goal a compaction summary states, and the document a request points at;
 //! - `decisions`: the user's turns and answers, and the agent's stated choices;
 //! - `tools`: what a tool call does, from its name and argument keys;
@@ -49,6 +50,7 @@
 //! - `caveman` and `bare`: the two renderings.
 
 mod around;
+mod ask;
 mod background;
 mod bare;
 mod builder;
@@ -94,11 +96,18 @@ use code_mode::has_item_events;
 use names::NAMES;
 use paths::find_root;
 
-/// Characters kept of the goal in the [`Extract`]; the renderers cut further to fit.
+/// Characters kept of the brief beside the goal; the renderers cut further to fit.
 const GOAL_CHARS: usize = 600;
 
 /// Characters kept of a request, an assistant text or a plan sentence.
 const SAID_CHARS: usize = 300;
+
+/// Characters kept of the latest request, compressed to its first line and its details (see
+/// `ask`).
+const ASK_CHARS: usize = 240;
+
+/// Characters kept of the goal, compressed the same way; the renderers cut further.
+const GOAL_SHOWN: usize = 300;
 
 /// A request lighter than this (CJK characters weigh two) leans on the one before it
 /// ("continue", "yeah, do it all"), so the task carries that one too.

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::around::{around, replaced, EditSite};
+use super::ask::compress;
 use super::background::{running_session, session_argument, Session};
 use super::ci::{gh_checks, is_gh_ci, workflow_files};
 use super::code_mode::{is_cell, waited_cell};
@@ -30,7 +31,7 @@ use super::text::{cut, has, one_line, plain_text};
 use super::tools::{
     argument_paths, delegated_task, patch_paths, shell_command, todo_items, tool_kind, Op, Tool,
 };
-use super::{GOAL_CHARS, SAID_CHARS, SHORT_REQUEST};
+use super::{ASK_CHARS, GOAL_CHARS, GOAL_SHOWN, SAID_CHARS, SHORT_REQUEST};
 use crate::transcript::classify::{is_compaction_summary, text_of};
 use crate::transcript::{Message, Part, Record, Role};
 
@@ -796,8 +797,15 @@ impl Builder {
             .into_iter()
             .map(|r| said(r, SAID_CHARS))
             .collect();
-        self.ex.goal = self.goal.map(|g| said(g, GOAL_CHARS));
-        self.ex.task = self.task.map(|t| said(t, SAID_CHARS));
+        // Long requests keep their details rather than their first few hundred characters.
+        self.ex.goal = self.goal.map(|(index, text)| Said {
+            text: compress(&text, GOAL_SHOWN),
+            index,
+        });
+        self.ex.task = self.task.map(|(index, text)| Said {
+            text: compress(&text, ASK_CHARS),
+            index,
+        });
         self.ex.context = self.context.map(|c| said(c, SAID_CHARS));
         if let Some(index) = self.last_text {
             let text = records[index].message().map(text_of).unwrap_or_default();
