@@ -87,6 +87,7 @@ pub use model::{
 pub use names::frequent_names;
 pub use paths::is_pathlike;
 pub use runners::test_counts;
+pub use said::request_text;
 pub use text::{cut, one_line};
 
 use crate::transcript::{Entry, Record};

@@ -2,6 +2,7 @@
 //! agent was changing when the transcript ends), and the ones main-chain messages keep
 //! mentioning (what a continuing agent will meet again).
 
+use super::said::HARNESS_TEXT;
 use crate::transcript::classify::{is_compaction_summary, is_real_user_request};
 use crate::transcript::{Message, Part, Record, Role};
 
@@ -64,7 +65,12 @@ fn is_harness_text(message: &Message) -> bool {
                 .parts
                 .iter()
                 .any(|p| matches!(p, Part::ToolResult { .. }));
-            !result && !is_real_user_request(message) && !is_compaction_summary(message)
+            let injected = message.parts.iter().any(|p| {
+                matches!(p, Part::Text(t) if HARNESS_TEXT.iter().any(|h| t.trim_start().starts_with(h)))
+            });
+            !result
+                && (injected || !is_real_user_request(message))
+                && !is_compaction_summary(message)
         }
         _ => false,
     }

@@ -315,6 +315,11 @@ impl Builder {
             self.wait(id, &cell);
             return;
         }
+        // A call written again with its id (a format that rewrites a message as it updates)
+        // is one call.
+        if id.is_some_and(|id| self.by_id.contains_key(id)) {
+            return;
+        }
         self.ex.calls += 1;
         for workflow in workflow_files(arguments) {
             self.ci_seen(index, None, Some(workflow), None);

@@ -637,3 +637,20 @@ fn code_mode_events_are_the_runs_and_the_files_and_a_command_with_none_is_runnin
         (1, "stopped".to_owned())
     );
 }
+
+#[test]
+fn a_harness_context_is_no_request_and_a_call_written_again_is_one_call() {
+    let records = [
+        user("<session_context>\nThis is the Gemini CLI. Today's date is Tuesday.\n</session_context>"),
+        user("list the files"),
+        call("t1", "run_shell_command", r#"{"command":"ls -F"}"#),
+        call("t1", "run_shell_command", r#"{"command":"ls -F"}"#),
+        result("t1", "a.rs\nb.rs"),
+    ];
+    let ex = extract(&records);
+    assert_eq!(ex.goal.unwrap().text, "list the files");
+    assert_eq!(ex.requests, 1);
+    assert_eq!(ex.calls, 1);
+    assert_eq!(ex.commands[0].runs, 1);
+    assert!(!ex.names.contains(&"session_context".to_owned()));
+}
