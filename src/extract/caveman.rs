@@ -204,11 +204,17 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
     if let Some(root) = &ex.root {
         head.push_str(&format!(" | cwd:{root}"));
     }
+
     head.push_str(&format!(
         " | {} msgs | {} calls | {} asks",
         ex.messages, ex.calls, ex.requests
     ));
     push(Section::Head, head, None, 0);
+    // A work branch names the work; the default branch says nothing.
+    let default = |b: &str| matches!(b, "main" | "master" | "trunk" | "develop");
+    if let Some(branch) = ex.branch.as_deref().filter(|b| !default(b)) {
+        push(Section::Head, format!("branch: {branch}"), None, 25);
+    }
     if let Some(goal) = &ex.goal {
         let text = if ex.summarised {
             format!("(from the summary) {}", cut(&goal.text, 300))
@@ -633,6 +639,19 @@ mod tests {
             roomy.contains("## next\n- Next, I will update the docs."),
             "{roomy}"
         );
+    }
+
+    #[test]
+    fn a_work_branch_is_shown_under_the_header_and_the_default_one_is_not() {
+        let mut ex = busy();
+        ex.branch = Some("soph/agent-attribution".into());
+        let text = caveman(&ex, 5000, Tokenizer::Chars4);
+        assert!(
+            text.contains(" asks\nbranch: soph/agent-attribution\n## goal"),
+            "{text}"
+        );
+        ex.branch = Some("main".into());
+        assert!(!caveman(&ex, 5000, Tokenizer::Chars4).contains("branch:"));
     }
 
     #[test]

@@ -36,6 +36,7 @@
 //! - `shell`: a small shell lexer, and what a command line does to files;
 //! - `gates`: linters, format checks and type checks, shown like test runs;
 //! - `paths`: the working directory and path-like words;
+//! - `branch`: the git branch the session works on;
 //! - `outcome`: exit statuses and error lines in tool results;
 //! - `failures`: a failed run's findings, and the later runs that fix an error;
 //! - `stopped`: runs the agent stopped, which did not fail;
@@ -53,6 +54,7 @@ mod around;
 mod ask;
 mod background;
 mod bare;
+mod branch;
 mod builder;
 mod caveman;
 mod ci;
@@ -126,5 +128,6 @@ pub fn extract(records: &[Record]) -> Extract {
     }
     let mut extract = builder.finish(records);
     extract.names = frequent_names(records, NAMES);
+    extract.branch = branch::branch(records);
     extract
 }

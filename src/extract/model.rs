@@ -221,6 +221,8 @@ pub struct Extract {
     /// The session's working directory: the first `cwd` a record names, else the directory
     /// most commands `cd` into. Paths and commands are written relative to it.
     pub root: Option<String>,
+    /// The git branch the session works on, the latest one recorded.
+    pub branch: Option<String>,
     /// The first real user request, in the user's words; or, when the records start with an
     /// earlier compaction's summary, the goal that summary states (see `summarised`).
     pub goal: Option<Said>,
