@@ -28,6 +28,7 @@
 //! - `said`: the user's requests and the agent's stated plan, in their words;
 //! - `ask`: a long request compressed to its first line and its details;
 //! - `goal`: the goal a compaction summary states, and the document a request points at;
+//! - `chore`: a first request that was a chore gives way to the first one of substance;
 //! - `decisions`: the user's turns and answers, and the agent's stated choices;
 //! - `tools`: what a tool call does, from its name and argument keys;
 //! - `code_mode` and `js`: the tool calls inside a Codex code-mode cell's script, and what its
@@ -57,6 +58,7 @@ mod bare;
 mod branch;
 mod builder;
 mod caveman;
+mod chore;
 mod ci;
 mod code_mode;
 mod decisions;

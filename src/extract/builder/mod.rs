@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::around::{around, replaced, EditSite};
 use super::ask::compress;
 use super::background::{running_session, session_argument, Session};
+use super::chore::goal_after_chore;
 use super::ci::{gh_checks, is_gh_ci, workflow_files};
 use super::code_mode::{is_cell, waited_cell};
 use super::decisions::{answers, choice_sentences, is_decision_turn, is_rule, DECISION_CHARS};
@@ -748,6 +749,12 @@ impl Builder {
             text: one_line(&text, max),
             index,
         };
+        // A first request that was a chore gives way to the first request of substance.
+        if !self.ex.summarised && self.goal_doc.is_none() {
+            if let Some(goal) = goal_after_chore(&self.requests) {
+                self.goal = Some(goal.clone());
+            }
+        }
         let goal_index = self.goal.as_ref().map(|g| g.0);
         let task_index = self.task.as_ref().map(|t| t.0);
         let context_index = self.context.as_ref().map(|c| c.0);
