@@ -761,8 +761,17 @@ impl Builder {
         let shown =
             |i: usize| Some(i) == goal_index || Some(i) == task_index || Some(i) == context_index;
         let mut decisions: Vec<Decision> = Vec::new();
-        for (index, text) in &self.requests {
-            if !shown(*index) && is_decision_turn(text) {
+        // A turn sent again (after an interruption, a rejected call) is one turn, the latest;
+        // one that repeats the goal or the task is shown there.
+        let same = |a: &str, b: &str| a.trim() == b.trim();
+        let shown_text = |text: &str| {
+            [&self.goal, &self.task, &self.context]
+                .iter()
+                .any(|s| s.as_ref().is_some_and(|(_, t)| same(t, text)))
+        };
+        for (n, (index, text)) in self.requests.iter().enumerate() {
+            let again = self.requests[n + 1..].iter().any(|(_, t)| same(t, text));
+            if !shown(*index) && !again && !shown_text(text) && is_decision_turn(text) {
                 decisions.push(Decision {
                     text: one_line(text, DECISION_CHARS),
                     index: *index,

@@ -654,3 +654,21 @@ fn a_harness_context_is_no_request_and_a_call_written_again_is_one_call() {
     assert_eq!(ex.commands[0].runs, 1);
     assert!(!ex.names.contains(&"session_context".to_owned()));
 }
+
+#[test]
+fn a_turn_sent_again_is_one_decision_and_none_repeats_the_task() {
+    let records = [
+        user("add retries to the uploader"),
+        user("always overwrite, the file may come from another device"),
+        user("always overwrite, the file may come from another device"),
+        user("now write the unit tests for the retries"),
+        user("also cover the timeout"),
+        user("now write the unit tests for the retries"),
+    ];
+    let ex = extract(&records);
+    let got: Vec<&str> = ex.decisions.iter().map(|d| d.text.as_str()).collect();
+    assert_eq!(
+        got,
+        ["always overwrite, the file may come from another device", "also cover the timeout"]
+    );
+}
