@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
+use crate::prompts::Style;
 use crate::sessions::Agent;
 use crate::settings::MaxContext;
 use crate::tokens::{bpe, Family, Tokenizer};
@@ -366,20 +367,59 @@ pub struct SplitArgs {
     pub emit: Option<Region>,
 }
 
-/// Prompt styles: the body that follows the compacted messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Style {
-    /// Six priorities, four rules and six XML-tagged sections (kimi-cli's structure).
-    Structured,
-    /// First-person working notes with exact commands, outcomes and the next action.
-    Handoff,
-    /// ACF's SDLC tags: current_focus, stack, tests, ci, architecture, conventions,
-    /// completed_phases.
-    Sdlc,
-    /// Under 500 tokens: paths, counts, labels, commands, symbols.
-    Caveman,
-    /// The goal in the user's words, decisions and reasons, hard constraints, state, questions.
-    Checkpoint,
+/// `compact --style`: the style, and whether the command line gave it. An explicit style wins
+/// over the config file's prompt, which wins over the default (as `prompt --style` does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StyleFlag {
+    /// The style named, or the default.
+    pub style: Style,
+    /// Whether the command line named it.
+    pub given: bool,
+}
+
+impl StyleFlag {
+    /// The style, when the command line named one.
+    pub fn explicit(self) -> Option<Style> {
+        self.given.then_some(self.style)
+    }
+}
+
+// By hand rather than derived, because only the parsed matches tell a default from a value
+// the user typed; the argument is the one the derive made (`--style <STYLE>`, its help and
+// default).
+impl clap::FromArgMatches for StyleFlag {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        Ok(StyleFlag {
+            style: matches
+                .get_one::<Style>("style")
+                .copied()
+                .unwrap_or(Style::Structured),
+            given: matches.value_source("style") == Some(clap::parser::ValueSource::CommandLine),
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl Args for StyleFlag {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        command.arg(
+            clap::Arg::new("style")
+                .long("style")
+                .value_name("STYLE")
+                .value_parser(clap::builder::EnumValueParser::<Style>::new())
+                .action(clap::ArgAction::Set)
+                .default_value("structured")
+                .help("The prompt body of the request (the config file's prompt wins over the default)"),
+        )
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Self::augment_args(command)
+    }
 }
 
 /// Output forms of the request.
@@ -583,10 +623,15 @@ pub struct InPlaceArgs {
     /// With --in-place: write without reading the result back first.
     ///
     /// By default the compacted session is read by its agent's rule before anything is written
-    /// (a marker newer than the session's own and the summary in the live context, the
-    /// marker's references resolvable, every tool result after its call, the newest user
-    /// message kept or after the summary), and a failed check is an error naming it, with FILE
-    /// left as it was.
+    /// and checked, in this order: readable (every line a record of the format, none cut off);
+    /// summary (a compaction marker newer than the session's own, where the agent writes one,
+    /// and the whole summary in the live context); references (the marker's references
+    /// resolve: Claude Code preservedMessages, pi firstKeptEntryId); summarised-gone (no
+    /// message the summary replaces left in the live context, known by its id where the
+    /// format has ids, else by its bytes); tool-pairs (every tool result after its call);
+    /// newest-message (the newest request a person typed verbatim: kept, or after the
+    /// summary). `compact`'s pruned rung is checked as `prune --in-place` is (see `condense
+    /// prune --help`). A failed check is an error naming it, with FILE left as it was.
     #[arg(hide_short_help = true, long, requires = "enabled")]
     pub no_verify: bool,
 }
@@ -699,6 +744,19 @@ pub struct PruneArgs {
         value_parser = backup_suffix
     )]
     pub backup_suffix: String,
+
+    /// With --in-place: write without reading the result back first.
+    ///
+    /// By default the pruned session is read by its agent's rule before anything is written
+    /// and checked, in this order: readable (every line a record of the format, none cut off);
+    /// newest-message (the newest request a person typed in the live context, byte for byte);
+    /// tool-pairs (every call and result still there, no result without its call);
+    /// messages (the same messages in the live context, in the same order, but for the lines
+    /// dropped whole); untouched (every record the prune did not choose byte-identical, the
+    /// others changed in the chosen values only, and nothing added but the line that records
+    /// the new context size). A failed check is an error naming it, with FILE left as it was.
+    #[arg(hide_short_help = true, long, requires = "in_place")]
+    pub no_verify: bool,
 }
 
 /// A backup suffix: an empty one would name the backup as the session itself, and one with a
@@ -1148,9 +1206,9 @@ pub struct CompactArgs {
     #[arg(hide_short_help = true, long, value_name = "N")]
     pub max_tokens: Option<u64>,
 
-    /// The prompt body of the request (the config file's prompt wins over the default).
-    #[arg(long, value_enum, default_value = "structured")]
-    pub style: Style,
+    /// The prompt body of the request.
+    #[command(flatten)]
+    pub style: StyleFlag,
 
     /// A focus for the summary, appended under the custom-instruction marker.
     #[arg(hide_short_help = true, long, value_name = "TEXT")]

@@ -42,8 +42,8 @@ pub fn epochs(format: FormatId, records: &[Record], tokenizer: Tokenizer) -> Vec
             let summary = (marker..records.len())
                 .find(|&i| records[i].message().is_some())
                 .unwrap_or(marker);
-            let before = live(format, &nodes[..marker]);
-            let after = live(format, &nodes[..=summary]);
+            let before = live(format.format(), &nodes[..marker]);
+            let after = live(format.format(), &nodes[..=summary]);
             let mut summarised: Vec<usize> = before
                 .order
                 .iter()

@@ -1,20 +1,36 @@
 //! condense: Unix filters that measure and compact LLM-agent transcripts (JSONL).
 //!
-//! Data flows one way: [`input`] turns files or stdin into numbered lines; [`transcript`]
-//! detects the agent format and reads each line into the common model (a record is a message
-//! with parts, or bookkeeping carried through untouched, and always keeps its exact bytes);
-//! the pure core ([`tokens`], [`measure`]) computes; [`output`] writes JSON lines or Markdown.
-//! Each subcommand in [`cmd`] only wires these together; [`sessions`] knows where the agents
-//! keep their session files.
+//! Data flows one way: input, agent format, model, pure core, output.
+//!
+//! - [`input`] turns files or stdin into numbered lines.
+//! - [`transcript`] holds one folder per agent (Claude Code, Codex, pi, Gemini CLI, kimi-cli,
+//!   Anthropic lists), listed once in [`transcript::registry`]: each detects its dialect, reads
+//!   each line into the common model (a record is a message with parts, or bookkeeping carried
+//!   through untouched, and always keeps its exact bytes), rebuilds its live context, and
+//!   writes compactions, prunes and handed-over sessions back in its own shape; it also knows
+//!   where its sessions live ([`sessions`] finds them) and when it compacts by itself
+//!   ([`trigger`] reports it).
+//! - The pure core computes: [`tokens`], [`measure`], [`plan`], [`prune`], [`extract`],
+//!   [`request`], [`summary`], [`handoff`], [`history`], [`eval`], [`doctor`], [`verify`], and
+//!   for the commands that compact, [`compaction`] (the plan report, the ladder, request
+//!   assembly), with [`settings`] saying where each number comes from.
+//! - [`output`] writes JSON lines or Markdown; [`persist`] and [`undo`] write sessions in place
+//!   and take such writes back.
+//!
+//! Each subcommand in [`cmd`] only wires these together, with options built once from the
+//! flags, the config file and the preset. `docs/ARCHITECTURE.md` says what each
+//! folder owns and how to add an agent.
 
 pub mod cli;
 pub mod cmd;
+pub mod compaction;
 pub mod doctor;
 pub mod eval;
 pub mod extract;
 pub mod handoff;
 pub mod history;
 pub mod input;
+pub mod llm;
 pub mod measure;
 pub mod output;
 pub mod persist;
@@ -26,6 +42,7 @@ pub mod sessions;
 pub mod settings;
 pub mod summary;
 pub mod tokens;
+pub mod trace;
 pub mod transcript;
 pub mod trigger;
 pub mod undo;
@@ -95,22 +112,13 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<Outcome> {
         Command::Estimate(args) => cmd::estimate::run(&args, out),
         Command::Split(args) => cmd::split::run(&args, out),
         Command::Prompt(args) => cmd::prompt::run(&args, out),
-        Command::Inject(args) => {
-            cmd::shared::refuse_compressed_in_place(&args.input, args.in_place.enabled)?;
-            cmd::inject::run(&args, out)
-        }
-        Command::Prune(args) => {
-            cmd::shared::refuse_compressed_in_place(&args.input, args.in_place)?;
-            cmd::prune::run(&args, out)
-        }
+        Command::Inject(args) => cmd::inject::run(&args, out),
+        Command::Prune(args) => cmd::prune::run(&args, out),
         Command::Caveman(args) => cmd::caveman::run(&args, out),
         Command::Bare(args) => cmd::bare::run(&args, out),
         Command::History(args) => cmd::history::run(&args, out),
         Command::Eval(args) => cmd::eval::run(&args, out),
-        Command::Compact(args) => {
-            cmd::shared::refuse_compressed_in_place(&args.input, args.in_place.enabled)?;
-            cmd::compact::run(&args, out)
-        }
+        Command::Compact(args) => cmd::compact::run(&args, out),
         Command::Sessions(args) => cmd::sessions::run(&args, out),
         Command::Doctor(args) => cmd::doctor::run(&args, out),
         Command::Undo(args) => cmd::undo::run(&args, out),

@@ -22,7 +22,7 @@ use std::ops::Range;
 
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::{is_real_user_request, text_of};
-use crate::transcript::messages::{answers_a_call, units, Unit};
+use crate::transcript::messages::{units, Unit};
 use crate::transcript::{Format, Message, Record, Role};
 
 /// How to choose the regions. Plans record it (as `{"name": "tail", "preserve": 2}` …) so
@@ -388,7 +388,7 @@ fn newest_request(records: &[Record], units: &[Unit], tail_start: usize) -> Opti
     let end = unit.records.end.min(tail_start);
     let harness_lines = records[newest + 1..end].iter().position(|r| {
         r.message()
-            .is_some_and(|m| !m.sidechain && (m.role != Role::User || answers_a_call(m)))
+            .is_some_and(|m| !m.sidechain && (m.role != Role::User || m.answers_a_call()))
     });
     Some(newest..harness_lines.map_or(end, |i| newest + 1 + i))
 }
@@ -497,7 +497,6 @@ fn earliest_call_from(records: &[Record]) -> Vec<usize> {
 
 /// kimi-code's `selectCompactionUserMessages` over the transcript's real user messages.
 fn select_user_messages(plan: &mut Plan, records: &[Record], max: u64, head: u64) {
-    let estimator = Tokenizer::KimiCode;
     let pool: Vec<(usize, &Message)> = records
         .iter()
         .enumerate()
@@ -508,7 +507,7 @@ fn select_user_messages(plan: &mut Plan, records: &[Record], max: u64, head: u64
                 .map(|m| (i, m))
         })
         .collect();
-    let estimate = |m: &Message| estimator.message_units(m);
+    let estimate = |m: &Message| USER_ESTIMATOR.message_units(m);
     let total: u64 = pool.iter().map(|(_, m)| estimate(m)).sum();
     if total <= max {
         plan.kept_tail = pool
@@ -521,12 +520,30 @@ fn select_user_messages(plan: &mut Plan, records: &[Record], max: u64, head: u64
             .collect();
         return;
     }
-    let role_tokens = crate::tokens::role_units(estimator, Role::User);
     let head_budget = head.min(max);
-    let mut remaining = max - head_budget;
+    let newest = newest_users(&pool, max - head_budget);
+    let kept_head = oldest_users(&pool[..newest.boundary], newest.cut_prefix, head_budget);
+    let kept: u64 = kept_head.iter().chain(&newest.kept).map(|k| k.tokens).sum();
+    plan.elided_tokens = total.saturating_sub(kept);
+    plan.kept_head = kept_head;
+    plan.kept_tail = newest.kept;
+}
 
-    // Tail, newest first: whole messages while they fit, then the end of the first that does
-    // not; its beginning becomes a candidate for the head.
+/// kimi-code's estimator of user messages.
+const USER_ESTIMATOR: Tokenizer = Tokenizer::KimiCode;
+
+/// The newest user messages kept: from where they start in the pool, and the beginning of a
+/// message whose end they keep (a candidate for the head).
+struct Newest {
+    kept: Vec<KeptUser>,
+    boundary: usize,
+    cut_prefix: Option<(usize, String)>,
+}
+
+/// The tail, newest first within `budget`: whole messages while they fit, then the end of the
+/// first that does not; its beginning becomes a candidate for the head.
+fn newest_users(pool: &[(usize, &Message)], mut remaining: u64) -> Newest {
+    let role_tokens = crate::tokens::role_units(USER_ESTIMATOR, Role::User);
     let mut tail = Vec::new();
     let mut boundary = pool.len();
     let mut cut_prefix: Option<(usize, String)> = None;
@@ -534,7 +551,7 @@ fn select_user_messages(plan: &mut Plan, records: &[Record], max: u64, head: u64
         if remaining == 0 {
             break;
         }
-        let tokens = estimate(message);
+        let tokens = USER_ESTIMATOR.message_units(message);
         boundary = position;
         if tokens <= remaining {
             tail.push(KeptUser {
@@ -552,7 +569,7 @@ fn select_user_messages(plan: &mut Plan, records: &[Record], max: u64, head: u64
             tail.push(KeptUser {
                 record: *record,
                 kept: Kept::Text(suffix.to_owned()),
-                tokens: estimator.text_units(suffix) + role_tokens,
+                tokens: USER_ESTIMATOR.text_units(suffix) + role_tokens,
             });
         }
         if !prefix.is_empty() {
@@ -561,20 +578,33 @@ fn select_user_messages(plan: &mut Plan, records: &[Record], max: u64, head: u64
         break;
     }
     tail.reverse();
+    Newest {
+        kept: tail,
+        boundary,
+        cut_prefix,
+    }
+}
 
-    // Head, oldest first, over what the tail left: whole messages while they fit, then the
-    // beginning of the first that does not.
-    let mut remaining = head_budget;
+/// The head, oldest first within `budget`, over what the tail left (`older`, then the
+/// beginning the tail cut off): whole messages while they fit, then the beginning of the
+/// first that does not.
+fn oldest_users(
+    older: &[(usize, &Message)],
+    cut_prefix: Option<(usize, String)>,
+    budget: u64,
+) -> Vec<KeptUser> {
+    let role_tokens = crate::tokens::role_units(USER_ESTIMATOR, Role::User);
+    let mut remaining = budget;
     let mut kept_head = Vec::new();
-    let candidates = pool[..boundary]
+    let candidates = older
         .iter()
         .map(|(record, message)| (*record, Some(*message), None))
         .chain(cut_prefix.map(|(record, text)| (record, None, Some(text))));
     for (record, message, text) in candidates {
         let text = text.unwrap_or_else(|| message.map(text_of).unwrap_or_default());
         let tokens = match message {
-            Some(message) => estimate(message),
-            None => estimator.text_units(&text) + role_tokens,
+            Some(message) => USER_ESTIMATOR.message_units(message),
+            None => USER_ESTIMATOR.text_units(&text) + role_tokens,
         };
         if tokens <= remaining && message.is_some() {
             kept_head.push(KeptUser {
@@ -590,15 +620,12 @@ fn select_user_messages(plan: &mut Plan, records: &[Record], max: u64, head: u64
             kept_head.push(KeptUser {
                 record,
                 kept: Kept::Text(head_text.to_owned()),
-                tokens: estimator.text_units(head_text) + role_tokens,
+                tokens: USER_ESTIMATOR.text_units(head_text) + role_tokens,
             });
         }
         break;
     }
-    let kept: u64 = kept_head.iter().chain(&tail).map(|k| k.tokens).sum();
-    plan.elided_tokens = total.saturating_sub(kept);
-    plan.kept_head = kept_head;
-    plan.kept_tail = tail;
+    kept_head
 }
 
 /// kimi-code's estimate of a text: ⌈ascii/4⌉ + non-ascii.
@@ -645,13 +672,13 @@ fn prefix_end_within(text: &str, budget: u64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::openai::Openai;
+    use crate::transcript::kimi::Kimi;
     use crate::transcript::{Entry, Message, Part};
 
     use crate::transcript::model::testing::text_record as record;
 
     fn tail(records: &[Record], preserve: i64) -> Plan {
-        plan(records, Mode::Tail { preserve }, Tokenizer::Chars4, &Openai).unwrap()
+        plan(records, Mode::Tail { preserve }, Tokenizer::Chars4, &Kimi).unwrap()
     }
 
     #[test]
@@ -728,7 +755,7 @@ mod tests {
             keep_user_tokens: max,
             user_head_tokens: head,
         };
-        plan(records, mode, Tokenizer::Chars4, &Openai).unwrap()
+        plan(records, mode, Tokenizer::Chars4, &Kimi).unwrap()
     }
 
     #[test]
@@ -806,7 +833,7 @@ mod tests {
             head_tokens: 500,
             tail_tokens: 200,
         };
-        let plan = plan(&records, mode, Tokenizer::Chars4, &Openai).unwrap();
+        let plan = plan(&records, mode, Tokenizer::Chars4, &Kimi).unwrap();
         // The newest records that fit 200 tokens: the last answer (100) and the request before it.
         assert_eq!(
             (plan.head.clone(), plan.compact.clone(), plan.tail.clone()),
@@ -821,7 +848,7 @@ mod tests {
             head_tokens: 500,
             tail_tokens: 1000,
         };
-        plan(records, mode, Tokenizer::Chars4, &Openai).unwrap()
+        plan(records, mode, Tokenizer::Chars4, &Kimi).unwrap()
     }
 
     fn call(id: &str) -> Record<'static> {
@@ -876,12 +903,7 @@ mod tests {
             result("c1"),
             record(Role::Assistant, "done"),
         ];
-        let upto = super::plan(
-            &records,
-            Mode::Upto { index: 2 },
-            Tokenizer::Chars4,
-            &Openai,
-        );
+        let upto = super::plan(&records, Mode::Upto { index: 2 }, Tokenizer::Chars4, &Kimi);
         assert!(matches!(upto, Err(PlanError::UptoSplitsToolCall { .. })));
     }
 
@@ -930,20 +952,9 @@ mod tests {
             record(Role::Assistant, "b"),
             record(Role::User, "c"),
         ];
-        let plan = plan(
-            &records,
-            Mode::Upto { index: 2 },
-            Tokenizer::Chars4,
-            &Openai,
-        )
-        .unwrap();
+        let plan = plan(&records, Mode::Upto { index: 2 }, Tokenizer::Chars4, &Kimi).unwrap();
         assert_eq!((plan.compact.clone(), plan.tail.clone()), (0..2, 2..3));
-        let past = super::plan(
-            &records,
-            Mode::Upto { index: 9 },
-            Tokenizer::Chars4,
-            &Openai,
-        );
+        let past = super::plan(&records, Mode::Upto { index: 9 }, Tokenizer::Chars4, &Kimi);
         assert!(past.is_err());
     }
 }

@@ -17,8 +17,9 @@ use std::collections::HashMap;
 
 use crate::tokens::Tokenizer;
 
-/// What a candidate value is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a candidate value is (named in lowercase in `prune --report`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Target {
     /// A tool result's body.
     Result,
@@ -199,62 +200,104 @@ pub fn choose(candidates: &[Candidate], context: &Context, options: &Options) ->
     if options.target.is_some_and(|target| before <= target) {
         return nothing(Nothing::FitsTarget);
     }
+    let eligible = Eligible::new(candidates, context, options);
+    let order = oldest_first(candidates, |candidate| eligible.is(candidate));
+    let (mut chosen, saved) = take_units(candidates, &order, context, options);
+    if chosen.is_empty() {
+        return nothing(Nothing::NoCandidate);
+    }
+    let after = context.after(saved);
+    if before.saturating_sub(after) < options.clear_at_least {
+        return nothing(Nothing::TooLittle);
+    }
+    chosen.sort_unstable();
+    Choice {
+        chosen,
+        nothing: None,
+        tokens_before: before,
+        tokens_after: after,
+    }
+}
 
-    // The user turns whose tool outputs stay verbatim start here.
-    let recent_turns = match options.keep_turns {
-        0 => usize::MAX,
-        n => context
-            .turns
-            .len()
-            .checked_sub(n)
-            .map_or(0, |first| context.turns[first]),
-    };
-    let units_of = |target: Target| {
-        candidates
-            .iter()
-            .filter(|c| match target {
-                Target::Thinking => c.target == Target::Thinking,
-                _ => c.target != Target::Thinking,
-            })
-            .map(|c| c.unit)
-            .max()
-            .map_or(0, |max| max + 1)
-    };
-    let tool_uses = units_of(Target::Result);
-    let thinking_turns = units_of(Target::Thinking);
-    // A tool use is kept whole when any of its values is recent or protected.
-    let mut kept_use = vec![false; tool_uses];
-    for candidate in candidates.iter().filter(|c| c.target != Target::Thinking) {
-        let protected = candidate
-            .tool
-            .as_deref()
-            .is_some_and(|tool| options.protect.iter().any(|p| p == tool));
-        let recent = candidate.unit + options.keep >= tool_uses;
-        if protected || recent || candidate.position >= recent_turns {
-            kept_use[candidate.unit] = true;
+/// Which candidates the rules let be pruned.
+struct Eligible<'o> {
+    options: &'o Options,
+    /// For each tool use, whether it is kept whole (any of its values recent or protected).
+    kept_use: Vec<bool>,
+    /// How many thinking turns there are.
+    thinking_turns: usize,
+    /// How many of the newest thinking turns keep their thinking, if thinking is pruned.
+    keep_thinking: Option<usize>,
+}
+
+impl<'o> Eligible<'o> {
+    fn new(candidates: &[Candidate], context: &Context, options: &'o Options) -> Self {
+        // The user turns whose tool outputs stay verbatim start here.
+        let recent_turns = match options.keep_turns {
+            0 => usize::MAX,
+            n => context
+                .turns
+                .len()
+                .checked_sub(n)
+                .map_or(0, |first| context.turns[first]),
+        };
+        let units_of = |target: Target| {
+            candidates
+                .iter()
+                .filter(|c| match target {
+                    Target::Thinking => c.target == Target::Thinking,
+                    _ => c.target != Target::Thinking,
+                })
+                .map(|c| c.unit)
+                .max()
+                .map_or(0, |max| max + 1)
+        };
+        let tool_uses = units_of(Target::Result);
+        let mut kept_use = vec![false; tool_uses];
+        for candidate in candidates.iter().filter(|c| c.target != Target::Thinking) {
+            let protected = candidate
+                .tool
+                .as_deref()
+                .is_some_and(|tool| options.protect.iter().any(|p| p == tool));
+            let recent = candidate.unit + options.keep >= tool_uses;
+            if protected || recent || candidate.position >= recent_turns {
+                kept_use[candidate.unit] = true;
+            }
+        }
+        Eligible {
+            options,
+            kept_use,
+            thinking_turns: units_of(Target::Thinking),
+            // The newest thinking turn always stays: Anthropic requires the thinking of an
+            // assistant turn that continues a tool loop.
+            keep_thinking: options.keep_thinking.map(|n| n.max(1)),
         }
     }
-    // The newest thinking turn always stays: Anthropic requires the thinking of an assistant
-    // turn that continues a tool loop.
-    let keep_thinking = options.keep_thinking.map(|n| n.max(1));
-    let eligible = |candidate: &Candidate| {
+
+    fn is(&self, candidate: &Candidate) -> bool {
         if candidate.pruned || !candidate.shrinks {
             return false;
         }
+        let options = self.options;
         match candidate.target {
-            Target::Thinking => {
-                keep_thinking.is_some_and(|keep| candidate.unit + keep < thinking_turns)
+            Target::Thinking => self
+                .keep_thinking
+                .is_some_and(|keep| candidate.unit + keep < self.thinking_turns),
+            Target::Result => {
+                !self.kept_use[candidate.unit] && candidate.tokens >= options.min_tokens
             }
-            Target::Result => !kept_use[candidate.unit] && candidate.tokens >= options.min_tokens,
             Target::Arguments => {
                 options.clear_inputs
-                    && !kept_use[candidate.unit]
+                    && !self.kept_use[candidate.unit]
                     && candidate.tokens >= options.min_tokens
             }
         }
-    };
+    }
+}
 
-    // Units oldest first, by the first position of a value in them.
+/// The candidates `eligible` lets be pruned, their units oldest first (by the first position
+/// of a value in them).
+fn oldest_first(candidates: &[Candidate], eligible: impl Fn(&Candidate) -> bool) -> Vec<usize> {
     let mut starts: HashMap<(bool, usize), usize> = HashMap::new();
     for candidate in candidates {
         let key = (candidate.target == Target::Thinking, candidate.unit);
@@ -269,6 +312,17 @@ pub fn choose(candidates: &[Candidate], context: &Context, options: &Options) ->
         let key = (candidate.target == Target::Thinking, candidate.unit);
         (starts[&key], candidate.position, i)
     });
+    order
+}
+
+/// Takes whole units in `order` until the context fits the target (all of them without
+/// one): the candidates taken, and the estimator units they free.
+fn take_units(
+    candidates: &[Candidate],
+    order: &[usize],
+    context: &Context,
+    options: &Options,
+) -> (Vec<usize>, u64) {
     let mut chosen = Vec::new();
     let mut saved = 0u64;
     let mut index = 0;
@@ -293,20 +347,7 @@ pub fn choose(candidates: &[Candidate], context: &Context, options: &Options) ->
             index += 1;
         }
     }
-    if chosen.is_empty() {
-        return nothing(Nothing::NoCandidate);
-    }
-    let after = context.after(saved);
-    if before.saturating_sub(after) < options.clear_at_least {
-        return nothing(Nothing::TooLittle);
-    }
-    chosen.sort_unstable();
-    Choice {
-        chosen,
-        nothing: None,
-        tokens_before: before,
-        tokens_after: after,
-    }
+    (chosen, saved)
 }
 
 /// How every placeholder begins, so a pruned value is recognised and never pruned again.

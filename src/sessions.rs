@@ -1,18 +1,13 @@
-//! Where the agents keep their sessions, and finding session files there or in any directory.
+//! Finding the agents' session files, in their places or in any directory.
 //!
 //! Each agent has one place, overridable by the variable the agent itself reads (checked in the
-//! agents' own code): Claude Code `$CLAUDE_CONFIG_DIR/projects` (`~/.claude/projects`), Codex
-//! `$CODEX_HOME/sessions` (`~/.codex/sessions`), kimi-cli `$KIMI_SHARE_DIR/sessions`
-//! (`~/.kimi/sessions`), pi `$PI_CODING_AGENT_SESSION_DIR`, else
-//! `$PI_CODING_AGENT_DIR/sessions` (`~/.pi/agent/sessions`), and Gemini CLI
-//! `$GEMINI_CLI_HOME/.gemini/tmp/*/chats` (`~/.gemini/tmp/*/chats`). The environment is passed
-//! in as a lookup function, so tests (and callers) decide what it holds.
+//! agents' own code); its folder's `home.rs` says where (see [`crate::transcript::home`]), which
+//! files beside its sessions are not sessions, and how a file names its session. The
+//! environment is passed in as a lookup function, so tests (and callers) decide what it holds.
 //!
-//! A session file is a `.jsonl` file (also `.jsonl.gz`, `.jsonl.zst`) that is not one of the
-//! side files agents keep next to their sessions: kimi-cli's `wire.jsonl` and rotated
-//! `context_N.jsonl`, the prompt histories `history.jsonl` of Claude Code and Codex, Gemini
-//! CLI's `logs/session-*.jsonl`, and the transcripts of sub-agents
-//! (`subagents/`, Claude Code's `agent-*.jsonl`), which are not sessions a user resumes.
+//! A session file is a `.jsonl` file (also `.jsonl.gz`, `.jsonl.zst`) that no agent calls one
+//! of its side files (a prompt history, a log, a sub-agent's transcript, a rotated context):
+//! those are not sessions a user resumes.
 
 use std::ffi::OsString;
 use std::fs;
@@ -20,6 +15,9 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use anyhow::{bail, Context, Result};
+
+use crate::transcript::home::{SessionFile, Vars};
+use crate::transcript::{registry, FormatId};
 
 /// The agents whose session places condense knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -46,6 +44,17 @@ impl Agent {
         Agent::Pi,
         Agent::Gemini,
     ];
+
+    /// The format of the agent's sessions, whose folder knows where they are.
+    pub fn format(self) -> FormatId {
+        match self {
+            Agent::ClaudeCode => FormatId::ClaudeCode,
+            Agent::Codex => FormatId::Codex,
+            Agent::Kimi => FormatId::Openai,
+            Agent::Pi => FormatId::Pi,
+            Agent::Gemini => FormatId::Gemini,
+        }
+    }
 
     /// The name used on the command line.
     pub fn as_str(self) -> &'static str {
@@ -90,56 +99,12 @@ pub fn places(agents: &[Agent], env: Env) -> Result<Vec<Place>> {
 }
 
 fn place(agent: Agent, env: Env) -> Result<PathBuf> {
-    // An agent's own variable wins; the home directory is needed only without it.
-    let var = |name: &str| env(name).map(|value| expand_tilde(PathBuf::from(value), env));
-    let home = || -> Result<PathBuf> {
-        env("HOME")
-            .or_else(|| env("USERPROFILE"))
-            .map(PathBuf::from)
-            .context("cannot find the agents' sessions: HOME is not set")
-    };
-    Ok(match agent {
-        Agent::ClaudeCode => match var("CLAUDE_CONFIG_DIR") {
-            Some(dir) => dir,
-            None => home()?.join(".claude"),
-        }
-        .join("projects"),
-        Agent::Codex => match var("CODEX_HOME") {
-            Some(dir) => dir,
-            None => home()?.join(".codex"),
-        }
-        .join("sessions"),
-        Agent::Kimi => match var("KIMI_SHARE_DIR") {
-            Some(dir) => dir,
-            None => home()?.join(".kimi"),
-        }
-        .join("sessions"),
-        Agent::Pi => match var("PI_CODING_AGENT_SESSION_DIR") {
-            Some(dir) => dir,
-            None => match var("PI_CODING_AGENT_DIR") {
-                Some(dir) => dir,
-                None => home()?.join(".pi").join("agent"),
-            }
-            .join("sessions"),
-        },
-        Agent::Gemini => match var("GEMINI_CLI_HOME") {
-            Some(dir) => dir,
-            None => home()?,
-        }
-        .join(".gemini")
-        .join("tmp"),
-    })
-}
-
-/// `~` and `~/…` as the agents expand them in their variables.
-fn expand_tilde(path: PathBuf, env: Env) -> PathBuf {
-    let Ok(rest) = path.strip_prefix("~") else {
-        return path;
-    };
-    match env("HOME") {
-        Some(home) => PathBuf::from(home).join(rest),
-        None => path,
-    }
+    let vars = Vars { lookup: env };
+    agent
+        .format()
+        .format()
+        .sessions(&vars)
+        .with_context(|| format!("{} keeps no sessions", agent.as_str()))?
 }
 
 /// A session file found on disk.
@@ -159,53 +124,36 @@ fn stem(name: &str) -> Option<&str> {
     SUFFIXES.iter().find_map(|suffix| name.strip_suffix(suffix))
 }
 
-/// The session id a session file's path carries: its name without the suffix (Claude Code's
-/// `<uuid>.jsonl`, Codex's `rollout-<time>-<uuid>`, pi's `<time>_<uuid>`), or for kimi-cli's
-/// `context.jsonl` the name of the directory it sits in. `None` for a name with no session
-/// suffix.
-pub fn id_of(path: &Path) -> Option<String> {
+/// The file at `path` as the agents' rules see it; `None` when its name has no session suffix.
+fn session_file(path: &Path) -> Option<SessionFile<'_>> {
     let stem = stem(path.file_name()?.to_str()?)?;
-    if stem.starts_with("context") {
-        let dir = path.parent()?.file_name()?.to_str()?;
-        return Some(dir.to_owned());
+    Some(SessionFile { path, stem })
+}
+
+/// The session id a session file's path carries: its name without the suffix (Claude Code's
+/// `<uuid>.jsonl`, Codex's `rollout-<time>-<uuid>`, pi's `<time>_<uuid>`), unless an agent names
+/// it otherwise (kimi-cli's `context.jsonl`, named by its folder). `None` for a name with no
+/// session suffix.
+pub fn id_of(path: &Path) -> Option<String> {
+    let file = session_file(path)?;
+    let mut agents = registry::agents();
+    if agents.any(|agent| agent.named_by_folder(&file)) {
+        return file.folder().map(str::to_owned);
     }
-    Some(stem.to_owned())
+    Some(file.stem.to_owned())
 }
 
 /// Whether `path` (found under a searched directory) names a session file. `agent` is the
 /// place's agent, when the directory is one.
 pub fn is_session_file(path: &Path, agent: Option<Agent>) -> bool {
-    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+    let Some(file) = session_file(path) else {
         return false;
     };
-    let Some(stem) = stem(name) else {
-        return false;
-    };
-    let rotated = stem
-        .strip_prefix("context_")
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-    let parent = path.parent().and_then(Path::file_name);
-    let in_subagents = path
-        .parent()
-        .into_iter()
-        .flat_map(Path::components)
-        .any(|c| c.as_os_str() == "subagents");
-    // Gemini CLI keeps activity logs as `<project>/logs/session-*.jsonl` beside its chats.
-    let gemini_log = parent == Some("logs".as_ref()) && stem.starts_with("session-");
-    // Claude Code names a sub-agent's transcript `agent-<hex id>.jsonl`.
-    let sub_agent = stem
-        .strip_prefix("agent-")
-        .is_some_and(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_hexdigit()));
-    // `history.jsonl` beside Claude Code's and Codex's sessions is the prompts typed, not a
-    // transcript.
-    if stem == "wire" || stem == "history" || rotated || sub_agent || in_subagents || gemini_log {
+    let mut agents = registry::agents();
+    if agents.any(|any| any.side_file(&file)) {
         return false;
     }
-    // In Gemini CLI's temp directory the sessions are the files in `chats/`.
-    if agent == Some(Agent::Gemini) {
-        return parent == Some("chats".as_ref());
-    }
-    true
+    agent.is_none_or(|agent| agent.format().format().holds_session(&file))
 }
 
 /// Every session file under `dir`, sorted by path. Symbolic links to directories are not
@@ -270,32 +218,16 @@ pub fn latest(places: &[Place]) -> Result<PathBuf> {
     }
 }
 
-/// The one session in `places` with this id: its file name holds the id (Claude Code, Codex, pi),
-/// its directory's name starts with it (kimi-cli), or, for Gemini CLI, its name ends with the id's
-/// first eight characters, as Gemini CLI names its files.
+/// The one session in `places` with this id (or the start of it): its file name holds the id,
+/// its folder is named by it, or its agent names it so (see
+/// [`crate::transcript::home::Home::names_session`]).
 pub fn by_id(places: &[Place], id: &str) -> Result<PathBuf> {
     if id.is_empty() {
         bail!("--session needs an id");
     }
-    let short: String = id.chars().take(8).collect();
     let matches: Vec<Session> = find_all(places)?
         .into_iter()
-        .filter(|session| {
-            let path = &session.path;
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            let stem = stem(name).unwrap_or(name);
-            let dir = path.parent().and_then(Path::file_name);
-            // kimi-cli names a session's directory by its id and the file `context*.jsonl`;
-            // the start of the id finds it, as it finds the other agents' files.
-            let kimi_dir = stem.starts_with("context")
-                && dir
-                    .and_then(|d| d.to_str())
-                    .is_some_and(|d| d.starts_with(id));
-            stem.contains(id)
-                || dir == Some(id.as_ref())
-                || kimi_dir
-                || (stem.starts_with("session-") && stem.ends_with(&format!("-{short}")))
-        })
+        .filter(|session| names(&session.path, id))
         .collect();
     match matches.as_slice() {
         [one] => Ok(one.path.clone()),
@@ -307,6 +239,19 @@ pub fn by_id(places: &[Place], id: &str) -> Result<PathBuf> {
             second.path.display()
         ),
     }
+}
+
+/// Whether the session file at `path` is the one `id` names.
+fn names(path: &Path, id: &str) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let file = SessionFile {
+        path,
+        stem: stem(name).unwrap_or(name),
+    };
+    let mut agents = registry::agents();
+    file.stem.contains(id)
+        || file.folder() == Some(id)
+        || agents.any(|agent| agent.names_session(&file, id))
 }
 
 /// The newest session file under `dir`, for the commands that read one transcript.

@@ -14,11 +14,6 @@
 //! jsonl` prints it) is unwrapped first. What is left is trimmed; an empty result is an error,
 //! never an empty session.
 
-/// kimi-cli's prefix of the injected summary (`COMPACTION_OUTPUT_PREFIX`), as its `<system>`
-/// part.
-pub const WRAPPER: &str =
-    "<system>Previous context has been compacted. Here is the compaction output:</system>";
-
 /// Why a summary cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SummaryError {

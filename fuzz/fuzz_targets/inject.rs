@@ -8,12 +8,13 @@
 //! stale `tokens` figure is voided). The handoff document renders.
 #![no_main]
 
-use condense::cmd::compaction::compaction;
+use condense::compaction::compaction;
 use condense::handoff::{self, Handoff};
 use condense::plan::plan;
 use condense::summary;
 use condense::transcript::load::{LoadOptions, Transcript};
-use condense::transcript::write::{top_level_value, Compacted, Sink};
+use condense::transcript::json::top_level_value;
+use condense::transcript::write::{Compacted, Sink};
 use condense::transcript::{Entry, FormatId, Record};
 use condense_fuzz::Choices;
 use libfuzzer_sys::fuzz_target;

@@ -3,7 +3,7 @@
 //! byte for byte, never part a call from its result; the plan's JSON report round-trips.
 #![no_main]
 
-use condense::cmd::shared::{plan_report, PlanReport};
+use condense::compaction::report::{plan_report, SavedPlan};
 use condense::plan::plan;
 use condense::transcript::load::{LoadOptions, Transcript};
 use condense_fuzz::{check_plan, check_transcript, Choices};
@@ -38,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = plan.elision_marker();
     let report = plan_report(&plan, &transcript, choices.tokenizer);
     let json = serde_json::to_string(&report).expect("a plan report serialises");
-    let back: PlanReport = serde_json::from_str(&json).expect("a plan report reads back");
+    let back: SavedPlan = serde_json::from_str(&json).expect("a plan report reads back");
     assert_eq!(back.mode, plan.mode);
     assert_eq!(back.fingerprint, report.fingerprint);
 });

@@ -3,9 +3,8 @@
 //! numbers each sent message once, in order, and ends with the body and the instruction.
 #![no_main]
 
-use condense::cli::Style;
 use condense::plan::plan;
-use condense::prompts;
+use condense::prompts::{self, Style};
 use condense::request::{request_parts, INSTRUCTION_MARKER};
 use condense::transcript::load::{LoadOptions, Transcript};
 use condense_fuzz::Choices;

@@ -6,8 +6,7 @@ use std::collections::HashMap;
 
 use condense::plan::{Kept, Mode, Plan};
 use condense::tokens::{Family, Tokenizer};
-use condense::transcript::load::Transcript;
-use condense::transcript::write::region_lines;
+use condense::transcript::load::{region_lines, Transcript};
 use condense::transcript::{FormatId, Record};
 
 /// Bytes of choices before the transcript: mode, estimator, format, flags, two `u32`s.

@@ -7,9 +7,10 @@ use std::io::Write;
 use anyhow::Result;
 
 use crate::cli::{BareArgs, BareFormat};
-use crate::cmd::shared::{
-    live_extract, load_options, read_source, single_source, transcript_warnings,
-};
+use crate::cmd::options;
+use crate::cmd::shared::transcript_warnings;
+use crate::cmd::source::{read_source, single_source};
+use crate::compaction::extract::live_extract;
 use crate::extract::bare;
 use crate::output::{write_json_line, OrderedMap, Warnings};
 use crate::transcript::load::Transcript;
@@ -20,7 +21,7 @@ pub fn run(args: &BareArgs, out: &mut dyn Write) -> Result<Outcome> {
     let tokenizer = args.tokens.tokenizer()?;
     let source = single_source(&args.input)?;
     let bytes = read_source(&source)?;
-    let transcript = Transcript::parse(&source.name(), &bytes, load_options(&args.input))?;
+    let transcript = Transcript::parse(&source.name(), &bytes, options::load(&args.input.read))?;
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
     let lines = bare(&live_extract(&transcript), args.budget, tokenizer);

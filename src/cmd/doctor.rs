@@ -12,7 +12,7 @@ use anyhow::{bail, Result};
 use serde::Serialize;
 
 use crate::cli::{DoctorArgs, ReportFormat};
-use crate::cmd::shared::read_source;
+use crate::cmd::source::read_source;
 use crate::doctor::repair::{repair, Change};
 use crate::doctor::{examine, Diagnosis};
 use crate::input::Source;

@@ -1,9 +1,13 @@
-//! One module per subcommand, each with the same shape: `run(args, out) -> Result<Outcome>`.
+//! One module per subcommand, each with the same shape: `run(args, out) -> Result<Outcome>`,
+//! wiring only: read the input, build the options, call the core, write the outcome. Beside
+//! them what the subcommands share: [`source`] (where transcripts come from), [`options`] (the
+//! typed options, built once), [`settings`] (the config file, read once), [`shared`] (what is
+//! said of unusable lines), [`verified`] and [`journal`] (in-place writes checked and
+//! recorded for undo), [`handoff`] (placing a session for another agent).
 
 pub mod bare;
 pub mod caveman;
 pub mod compact;
-pub mod compaction;
 pub mod completions;
 pub mod doctor;
 pub mod estimate;
@@ -13,12 +17,14 @@ pub mod history;
 pub mod inject;
 pub mod journal;
 pub mod man;
+pub mod options;
 pub mod prompt;
 pub mod prune;
 pub mod recipes;
 pub mod sessions;
 pub mod settings;
 pub mod shared;
+pub mod source;
 pub mod split;
 pub mod undo;
 pub mod verified;

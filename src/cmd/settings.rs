@@ -18,9 +18,10 @@ use anyhow::{bail, Context, Result};
 use rustix::fs::OFlags;
 
 use crate::cli::SettingsArgs;
-use crate::settings::{config, resolve, Config, Flags, MaxContext, Settings};
+use crate::settings::{config, resolve, Config, Flags, Settings};
 
-/// The settings for these flags.
+/// The settings for these flags: the config file is read once, here, and everything a
+/// command takes from it (the `[prune]` block too) is in what this returns.
 pub fn load(args: &SettingsArgs, flags: Flags) -> Result<Settings> {
     let flags = Flags {
         preset: args.preset.clone(),
@@ -28,6 +29,7 @@ pub fn load(args: &SettingsArgs, flags: Flags) -> Result<Settings> {
     };
     let (config, dir) = match config_file(args)? {
         Some(path) => {
+            crate::trace::config_read(&path);
             let text = std::fs::read_to_string(&path)
                 .with_context(|| format!("{}: cannot read the config file", path.display()))?;
             let config = config::parse(&path, &text).map_err(anyhow::Error::msg)?;
@@ -36,19 +38,6 @@ pub fn load(args: &SettingsArgs, flags: Flags) -> Result<Settings> {
         None => (Config::default(), None),
     };
     resolve(&flags, &config, dir.as_deref()).map_err(anyhow::Error::msg)
-}
-
-/// The config file in force, read (an empty one when there is none), for the commands that
-/// take their knobs from it directly (`prune`).
-pub fn config(args: &SettingsArgs) -> Result<Config> {
-    match config_file(args)? {
-        Some(path) => {
-            let text = std::fs::read_to_string(&path)
-                .with_context(|| format!("{}: cannot read the config file", path.display()))?;
-            config::parse(&path, &text).map_err(anyhow::Error::msg)
-        }
-        None => Ok(Config::default()),
-    }
 }
 
 /// The config file in force, if there is one.
@@ -73,33 +62,6 @@ fn config_file(args: &SettingsArgs) -> Result<Option<PathBuf>> {
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))
         .map(|dir| dir.join("condense").join("config.toml"));
     Ok(user.filter(|path| path.is_file()))
-}
-
-/// The window `max_context` names for a session that records `model` (for `auto`).
-pub fn window(
-    max_context: MaxContext,
-    model: Option<&str>,
-    settings: &Settings,
-    name: &str,
-) -> Result<u64> {
-    match max_context {
-        MaxContext::Tokens(tokens) => Ok(tokens),
-        MaxContext::Auto => {
-            let Some(model) = model else {
-                bail!(
-                    "{name}: --max-context auto: the session records no model; give the window \
-                     as a number"
-                );
-            };
-            crate::settings::models::window(model, &settings.models).with_context(|| {
-                format!(
-                    "{name}: --max-context auto: the window of model {:?} is not known; give it \
-                     as a number, or add it to the config file's [models] table",
-                    crate::output::sanitize(model)
-                )
-            })
-        }
-    }
 }
 
 static ANNOUNCED_LOCAL: AtomicBool = AtomicBool::new(false);

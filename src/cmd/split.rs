@@ -4,21 +4,27 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use super::shared::{
-    load_options, plan_for, plan_report, read_source, single_source, transcript_warnings,
-};
+use super::options;
+use super::settings;
+use super::shared::transcript_warnings;
+use super::source::{read_source, single_source};
 use crate::cli::{Region, SplitArgs};
+use crate::compaction::report::plan_report;
 use crate::output::{write_json_line, Warnings};
+use crate::settings::Flags;
+use crate::transcript::load::region_lines;
 use crate::transcript::load::Transcript;
-use crate::transcript::write::region_lines;
 use crate::Outcome;
 
 /// Runs `split`.
 pub fn run(args: &SplitArgs, out: &mut dyn Write) -> Result<Outcome> {
     let source = single_source(&args.input)?;
     let bytes = read_source(&source)?;
-    let transcript = Transcript::parse(&source.name(), &bytes, load_options(&args.input))?;
-    let (plan, tokenizer) = plan_for(&args.plan, &transcript)?;
+    let transcript = Transcript::parse(&source.name(), &bytes, options::load(&args.input.read))?;
+    let settings = settings::load(&args.plan.settings, Flags::default())?;
+    let planning = options::plan(&args.plan, &settings)?;
+    let plan = planning.plan(&transcript)?;
+    let tokenizer = planning.tokenizer;
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
     match args.emit {

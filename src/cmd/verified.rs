@@ -1,15 +1,41 @@
-//! `--verify` for the commands that write a compaction in place (`inject`, `compact`): the build
-//! is made in memory, checked by [`crate::verify::check`], and handed to the writer only when
+//! `--verify` for the commands that write a session in place (`inject`, `compact`, `prune`): the
+//! result is made in memory, checked by [`crate::verify`], and handed to the writer only when
 //! every check passes. A failed check is an error naming it, and the session is not touched.
+//! Here, too, the broken writer of the tests ([`crate::verify::corrupt`]) is let in when its
+//! variable is set.
 
 use std::io::Write;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 
+use crate::compaction::writer;
+use crate::transcript::load::{LoadOptions, Transcript};
+use crate::transcript::prune::rewrite::Pruned;
+use crate::transcript::write::Compacted;
 use crate::transcript::FormatId;
-use crate::verify::{check, corrupt};
+use crate::verify::{check_against, check_pruned, corrupt, read_before, Failed, Planned};
 
-/// What a verified build checks against.
+/// The corruption the tests ask for, if any (see [`corrupt`]).
+fn corruption() -> Option<String> {
+    std::env::var_os(corrupt::VARIABLE).map(|kind| kind.to_string_lossy().into_owned())
+}
+
+fn refuse(name: &str, failed: &Failed) -> anyhow::Error {
+    anyhow::anyhow!("{name}: --verify: {failed}; the session was not written")
+}
+
+/// Writes the compaction `compacted` describes, in its transcript's own format (through the
+/// tests' broken writer, when it keeps what the plan summarised).
+pub fn write_compaction(
+    format: Option<FormatId>,
+    compacted: &Compacted,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let broken = corruption().and_then(|kind| corrupt::compacted(&kind, compacted));
+    writer::write(format, broken.as_ref().unwrap_or(compacted), out)
+}
+
+/// What a verified compaction checks against.
 pub struct Verify<'a> {
     /// False with `--no-verify`: the build is written unchecked.
     pub enabled: bool,
@@ -19,38 +45,84 @@ pub struct Verify<'a> {
     pub from: Option<FormatId>,
     /// What the file held, which the build compacted.
     pub before: &'a [u8],
+    /// The same, as the build read it, when that was by the agent's rule (not `--whole-file`):
+    /// then it is not read again.
+    pub read: Option<&'a Transcript<'a>>,
     /// The summary the build wrote.
     pub summary: &'a str,
 }
 
 impl Verify<'_> {
-    /// Runs `build` into `built` (emptied first), verifies what it wrote (unless verification
-    /// is off or `compacted` says of its value that nothing was compacted), and writes it to
-    /// `out`. `built` is the caller's, so that the undo journal records those same bytes.
+    /// Runs `build` into `built` (emptied first), verifies what it wrote against what
+    /// `planned` says of its value the plan did (unless verification is off, or nothing was
+    /// compacted: `None`), and writes it to `out`. `built` is the caller's, so that the undo
+    /// journal records those same bytes.
     pub fn build<T>(
         &self,
         built: &mut Vec<u8>,
         out: &mut dyn Write,
         build: impl FnOnce(&mut dyn Write) -> Result<T>,
-        compacted: impl FnOnce(&T) -> bool,
+        planned: impl FnOnce(&T) -> Option<&Planned>,
     ) -> Result<T> {
         built.clear();
         let value = build(&mut *built)?;
-        if compacted(&value) {
-            // The broken writer of the tests (see `verify::corrupt`).
-            if let Some(kind) = std::env::var_os(corrupt::VARIABLE) {
-                *built = corrupt::corrupt(&kind.to_string_lossy(), built, self.summary);
+        let corruption = corruption();
+        if let Some(planned) = planned(&value).filter(|_| self.enabled || corruption.is_some()) {
+            let parsed;
+            let old = match self.read {
+                Some(read) => read,
+                None => {
+                    parsed = read_before(self.name, self.from, self.before)
+                        .map_err(|failed| refuse(self.name, &failed))?;
+                    &parsed
+                }
+            };
+            if let Some(kind) = corruption {
+                *built = corrupt::corrupt(&kind, old, built, self.summary, &|_| true);
             }
             if self.enabled {
-                if let Err(failed) = check(self.name, self.from, self.before, built, self.summary) {
-                    bail!(
-                        "{}: --verify: {failed}; the session was not written",
-                        self.name
-                    );
+                if let Err(failed) = check_against(old, built, self.summary, planned) {
+                    return Err(refuse(self.name, &failed));
                 }
             }
         }
         out.write_all(built)?;
         Ok(value)
     }
+}
+
+/// `--verify` for a prune: `built`, the session `pruned` describes as written (the tests'
+/// broken writer let in), checked unless `enabled` is false. `before` is what the file held,
+/// read as `load` says into `pruned.transcript`. The bytes to write, or the error naming the
+/// check that failed.
+pub fn verify_pruned(
+    enabled: bool,
+    pruned: &Pruned,
+    before: &[u8],
+    load: LoadOptions,
+    mut built: Vec<u8>,
+) -> Result<Vec<u8>> {
+    let corruption = corruption();
+    if !enabled && corruption.is_none() {
+        return Ok(built);
+    }
+    let name = &pruned.transcript.name;
+    let parsed;
+    let old = if load.whole_file {
+        parsed = read_before(name, pruned.transcript.format, before)
+            .map_err(|failed| refuse(name, &failed))?;
+        &parsed
+    } else {
+        pruned.transcript
+    };
+    if let Some(kind) = corruption {
+        let untouched = |record: usize| !pruned.edits.contains_key(&record);
+        built = corrupt::corrupt(&kind, old, &built, "", &untouched);
+    }
+    if enabled {
+        if let Err(failed) = check_pruned(pruned, old, &built) {
+            return Err(refuse(name, &failed));
+        }
+    }
+    Ok(built)
 }

@@ -83,15 +83,12 @@ fn finding(defect: &'static str, lines: Vec<usize>, effect: String, repairable: 
 
 /// Whether `format` links records into a tree the agent walks (ids and parents).
 fn has_tree(format: FormatId) -> bool {
-    matches!(format, FormatId::ClaudeCode | FormatId::Pi)
+    format.format().tree().is_some()
 }
 
 /// Whether `format`'s records carry ids the loader indexes.
 fn has_ids(format: FormatId) -> bool {
-    matches!(
-        format,
-        FormatId::ClaudeCode | FormatId::Pi | FormatId::Gemini
-    )
+    format.format().has_ids()
 }
 
 /// The text of the line numbered `number`.

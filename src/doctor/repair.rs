@@ -22,7 +22,7 @@ use serde_json::Value;
 use super::glued;
 use super::tree::Links;
 use crate::transcript::load::Transcript;
-use crate::transcript::{FormatId, Role};
+use crate::transcript::Role;
 
 /// One change a repair made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -44,15 +44,6 @@ pub struct Repaired {
     pub left: Vec<Change>,
 }
 
-/// The parent and id fields of a tree format.
-fn fields(format: FormatId) -> Option<(&'static str, &'static str)> {
-    match format {
-        FormatId::ClaudeCode => Some(("parentUuid", "uuid")),
-        FormatId::Pi => Some(("parentId", "id")),
-        _ => None,
-    }
-}
-
 /// The string value of `field` in a record's JSON line.
 fn string_field(raw: &[u8], field: &str) -> Option<String> {
     let value: Value = serde_json::from_slice(raw).ok()?;
@@ -65,9 +56,12 @@ pub fn repair(transcript: &Transcript) -> Result<Repaired> {
     let mut edits: Vec<Option<Vec<u8>>> = vec![None; transcript.lines.len()];
     let mut changes = Vec::new();
     let mut left = Vec::new();
-    if let Some((parent_field, id_field)) = transcript.format.and_then(fields) {
+    // An empty transcript has no format: its dialect, a plain list's, has no tree either.
+    let agent = transcript.dialect();
+    if let Some(tree) = agent.tree() {
+        let (parent_field, id_field) = (tree.parent, tree.id);
         let links = Links::of(records);
-        let claude = transcript.format == Some(FormatId::ClaudeCode);
+        let messages_only = tree.messages_only;
         let main_message = |index: usize| {
             records[index]
                 .message()
@@ -76,10 +70,13 @@ pub fn repair(transcript: &Transcript) -> Result<Repaired> {
         let mut fixed: Vec<usize> = Vec::new();
         for broken in links.broken() {
             let record = &records[broken];
-            if claude && !main_message(broken) {
+            if messages_only && !main_message(broken) {
                 left.push(Change {
                     line: record.line,
-                    what: "not a main-chain message: Claude Code never resumes from it".into(),
+                    what: format!(
+                        "not a main-chain message: {} never resumes from it",
+                        agent.name()
+                    ),
                 });
                 continue;
             }
@@ -88,7 +85,7 @@ pub fn repair(transcript: &Transcript) -> Result<Repaired> {
                 links.rooted(j) || links.broken_at(j).is_some_and(|b| fixed.contains(&b))
             };
             let target = (0..broken).rev().find(|&j| {
-                records[j].link.id.is_some() && rooted(j) && (!claude || main_message(j))
+                records[j].link.id.is_some() && rooted(j) && (!messages_only || main_message(j))
             });
             let Some(target) = target else {
                 left.push(Change {

@@ -67,26 +67,18 @@ pub struct Cut {
 /// The compactions the session recorded, oldest first, each suffix ending at the next one
 /// and after `horizon` message records.
 pub fn real_cuts(format: FormatId, records: &[Record], horizon: Option<usize>) -> Vec<Cut> {
-    let markers = matches!(
-        format,
-        FormatId::ClaudeCode | FormatId::Codex | FormatId::Pi
-    );
+    let marker = format.format().compaction_marker();
     let starts: Vec<usize> = (0..records.len())
         .filter(|&i| {
             let record = &records[i];
-            if markers {
+            if marker.is_some() {
                 record.compaction
             } else {
                 record.message().is_some_and(is_compaction_summary)
             }
         })
         .collect();
-    let kind = match format {
-        FormatId::ClaudeCode => "compact_boundary",
-        FormatId::Codex => "compacted",
-        FormatId::Pi => "compaction",
-        _ => "summary",
-    };
+    let kind = marker.unwrap_or("summary");
     starts
         .iter()
         .enumerate()

@@ -4,7 +4,22 @@
 //! Every body starts with a blank line and a `---` rule and ends with one newline, so that the
 //! request reads: the last compacted message, a blank line, the rule, then the task.
 
-use crate::cli::Style;
+/// Prompt styles: the body that follows the compacted messages (named on the command line by
+/// `--style`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Style {
+    /// Six priorities, four rules and six XML-tagged sections (kimi-cli's structure).
+    Structured,
+    /// First-person working notes with exact commands, outcomes and the next action.
+    Handoff,
+    /// ACF's SDLC tags: current_focus, stack, tests, ci, architecture, conventions,
+    /// completed_phases.
+    Sdlc,
+    /// Under 500 tokens: paths, counts, labels, commands, symbols.
+    Caveman,
+    /// The goal in the user's words, decisions and reasons, hard constraints, state, questions.
+    Checkpoint,
+}
 
 /// The body of a style.
 pub fn body(style: Style) -> &'static str {

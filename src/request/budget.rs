@@ -90,7 +90,7 @@ pub fn fit(
     max_tokens: u64,
     tokenizer: Tokenizer,
 ) -> Result<Fitted, TooLarge> {
-    let mut messages: Vec<Message> = records
+    let messages: Vec<Message> = records
         .iter()
         .filter_map(|r| r.message().cloned())
         .collect();
@@ -101,132 +101,158 @@ pub fn fit(
                 .map(|m| r.compaction || is_compaction_summary(m))
         })
         .collect();
-    let render = |messages: &[Message]| {
-        let refs: Vec<&Message> = messages.iter().collect();
-        request_parts(&refs, body, instruction)
+    let mut fitting = Fitting {
+        messages,
+        summaries,
+        body,
+        instruction,
+        max_tokens,
+        tokenizer,
+        cuts: Vec::new(),
+        units: 0,
+        tokens: 0,
     };
-    let parts = render(&messages);
-    let full = request_tokens(&parts, tokenizer);
-    let mut cuts = Vec::new();
-    if full <= max_tokens {
-        return Ok(Fitted {
-            parts,
-            cuts,
-            tokens: full,
-        });
+    let parts = fitting.render();
+    fitting.tokens = request_tokens(&parts, tokenizer);
+    if fitting.tokens <= max_tokens {
+        return Ok(fitting.fitted(parts));
     }
-    // Each cut changes the estimate by what it removed; the request is counted whole again
-    // only when the running estimate says it fits (estimates of parts and of their
-    // concatenation can differ a little), which keeps a long session's fit linear.
-    let mut units = tokenizer.text_units(&format!("{SYSTEM_PROMPT}{}", parts.concat()));
-    let mut tokens = full;
-    let fits = |units: &mut u64, messages: &[Message], tokens: &mut u64| {
-        if tokenizer.tokens(*units) > max_tokens {
-            return None;
-        }
-        let parts = render(messages);
-        *tokens = request_tokens(&parts, tokenizer);
-        *units = tokenizer.text_units(&format!("{SYSTEM_PROMPT}{}", parts.concat()));
-        (*tokens <= max_tokens).then_some(parts)
-    };
+    fitting.units = tokenizer.text_units(&format!("{SYSTEM_PROMPT}{}", parts.concat()));
 
     // 1. Tool results, oldest first, protected tools last.
-    let names = tool_names(&messages);
-    let mut results: Vec<(bool, usize, usize)> = Vec::new();
-    for (m, message) in messages.iter().enumerate() {
-        if summaries[m] {
-            continue;
-        }
-        for (p, part) in message.parts.iter().enumerate() {
-            if let Part::ToolResult { call_id, .. } = part {
-                let id = call_id.as_deref().or(message.call_id.as_deref());
-                let protected = id
-                    .and_then(|id| names.get(id))
-                    .is_some_and(|name| PROTECTED_TOOLS.contains(name));
-                results.push((protected, m, p));
-            }
-        }
-    }
-    results.sort_by_key(|&(protected, m, p)| (protected, m, p));
-    for (_, m, p) in results {
-        let Part::ToolResult { text, .. } = &messages[m].parts[p] else {
+    for (m, p) in fitting.tool_results() {
+        let Part::ToolResult { text, .. } = &fitting.messages[m].parts[p] else {
             continue;
         };
         let before = tokenizer.text_tokens(text);
         let note = format!("[tool output of about {before} tokens left out to fit the request]");
-        cut_part(
-            &mut messages,
-            (m, p),
-            note,
-            "tool_result",
-            tokenizer,
-            &mut cuts,
-            &mut units,
-        );
-        if let Some(parts) = fits(&mut units, &messages, &mut tokens) {
-            return Ok(Fitted {
-                parts,
-                cuts,
-                tokens,
-            });
+        if let Some(parts) = fitting.cut((m, p), note, "tool_result") {
+            return Ok(fitting.fitted(parts));
         }
     }
 
     // 2. and 3. Long texts cut in the middle: everything but the user's own words first.
-    let own: Vec<bool> = messages.iter().map(is_real_user_request).collect();
+    let own: Vec<bool> = fitting.messages.iter().map(is_real_user_request).collect();
     for users in [false, true] {
-        loop {
-            let longest = messages
-                .iter()
-                .enumerate()
-                .filter(|&(m, _)| !summaries[m] && own[m] == users)
-                .flat_map(|(m, message)| {
-                    message
-                        .parts
-                        .iter()
-                        .enumerate()
-                        .filter_map(move |(p, part)| match part {
-                            Part::Text(text) => Some((text.chars().count(), m, p)),
-                            _ => None,
-                        })
-                })
-                .filter(|&(chars, _, _)| chars > MIN_CUT_CHARS)
-                .max_by_key(|&(chars, m, p)| (chars, std::cmp::Reverse((m, p))));
-            let Some((chars, m, p)) = longest else {
-                break;
-            };
-            let Part::Text(text) = &messages[m].parts[p] else {
+        while let Some((chars, m, p)) = fitting.longest_text(&own, users) {
+            let Part::Text(text) = &fitting.messages[m].parts[p] else {
                 break;
             };
             let cut = cut_middle(text, chars / 2, tokenizer.text_tokens(text));
-            cut_part(
-                &mut messages,
-                (m, p),
-                cut,
-                "text",
-                tokenizer,
-                &mut cuts,
-                &mut units,
-            );
-            if let Some(parts) = fits(&mut units, &messages, &mut tokens) {
-                return Ok(Fitted {
-                    parts,
-                    cuts,
-                    tokens,
-                });
+            if let Some(parts) = fitting.cut((m, p), cut, "text") {
+                return Ok(fitting.fitted(parts));
             }
         }
     }
-    let parts = render(&messages);
-    let tokens = request_tokens(&parts, tokenizer);
-    if tokens <= max_tokens {
-        return Ok(Fitted {
-            parts,
-            cuts,
-            tokens,
-        });
+    let parts = fitting.render();
+    fitting.tokens = request_tokens(&parts, tokenizer);
+    if fitting.tokens <= max_tokens {
+        return Ok(fitting.fitted(parts));
     }
-    Err(TooLarge { tokens, max_tokens })
+    Err(TooLarge {
+        tokens: fitting.tokens,
+        max_tokens,
+    })
+}
+
+/// A request being shrunk: its messages as cut so far, and what was cut.
+struct Fitting<'b> {
+    messages: Vec<Message<'b>>,
+    /// Whether each message is a previous compaction's summary (never cut).
+    summaries: Vec<bool>,
+    body: &'b str,
+    instruction: Option<&'b str>,
+    max_tokens: u64,
+    tokenizer: Tokenizer,
+    cuts: Vec<Cut>,
+    /// The running estimate of the request's units.
+    units: u64,
+    /// The request's tokens when last counted whole.
+    tokens: u64,
+}
+
+impl Fitting<'_> {
+    /// The request's parts as the messages stand.
+    fn render(&self) -> Vec<String> {
+        let refs: Vec<&Message> = self.messages.iter().collect();
+        request_parts(&refs, self.body, self.instruction)
+    }
+
+    fn fitted(self, parts: Vec<String>) -> Fitted {
+        Fitted {
+            parts,
+            cuts: self.cuts,
+            tokens: self.tokens,
+        }
+    }
+
+    /// The tool results that may be cut, in the order they are: protected tools last, oldest
+    /// first.
+    fn tool_results(&self) -> Vec<(usize, usize)> {
+        let names = tool_names(&self.messages);
+        let mut results: Vec<(bool, usize, usize)> = Vec::new();
+        for (m, message) in self.messages.iter().enumerate() {
+            if self.summaries[m] {
+                continue;
+            }
+            for (p, part) in message.parts.iter().enumerate() {
+                if let Part::ToolResult { call_id, .. } = part {
+                    let id = call_id.as_deref().or(message.call_id.as_deref());
+                    let protected = id
+                        .and_then(|id| names.get(id))
+                        .is_some_and(|name| PROTECTED_TOOLS.contains(name));
+                    results.push((protected, m, p));
+                }
+            }
+        }
+        results.sort_by_key(|&(protected, m, p)| (protected, m, p));
+        results.into_iter().map(|(_, m, p)| (m, p)).collect()
+    }
+
+    /// The longest text part still worth cutting, of the user's own words (`users`) or of
+    /// everything else: its characters and place (the earliest of equals).
+    fn longest_text(&self, own: &[bool], users: bool) -> Option<(usize, usize, usize)> {
+        self.messages
+            .iter()
+            .enumerate()
+            .filter(|&(m, _)| !self.summaries[m] && own[m] == users)
+            .flat_map(|(m, message)| {
+                message
+                    .parts
+                    .iter()
+                    .enumerate()
+                    .filter_map(move |(p, part)| match part {
+                        Part::Text(text) => Some((text.chars().count(), m, p)),
+                        _ => None,
+                    })
+            })
+            .filter(|&(chars, _, _)| chars > MIN_CUT_CHARS)
+            .max_by_key(|&(chars, m, p)| (chars, std::cmp::Reverse((m, p))))
+    }
+
+    /// Cuts part `p` of message `m` to `text`; the request's parts when it fits now. Each cut
+    /// changes the estimate by what it removed; the request is counted whole again only when
+    /// the running estimate says it fits (estimates of parts and of their concatenation can
+    /// differ a little), which keeps a long session's fit linear.
+    fn cut(&mut self, at: (usize, usize), text: String, kind: &str) -> Option<Vec<String>> {
+        let tokenizer = self.tokenizer;
+        cut_part(
+            &mut self.messages,
+            at,
+            text,
+            kind,
+            tokenizer,
+            &mut self.cuts,
+            &mut self.units,
+        );
+        if tokenizer.tokens(self.units) > self.max_tokens {
+            return None;
+        }
+        let parts = self.render();
+        self.tokens = request_tokens(&parts, tokenizer);
+        self.units = tokenizer.text_units(&format!("{SYSTEM_PROMPT}{}", parts.concat()));
+        (self.tokens <= self.max_tokens).then_some(parts)
+    }
 }
 
 /// Replaces the text of part `p` of message `m` (a tool result stays one, with its call id),

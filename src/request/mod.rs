@@ -7,6 +7,7 @@
 //! last part. No separator is inserted between one message's text and the next header: joined,
 //! the content runs straight into the next `## Message` line, as in kimi-cli.
 
+pub mod body;
 pub mod budget;
 
 use crate::transcript::{Message, Part};

@@ -37,6 +37,8 @@ pub struct Settings {
     pub settings_overrides: Option<serde_json::Map<String, serde_json::Value>>,
     /// `compact --budget`'s default.
     pub budget: Option<u64>,
+    /// The config file's `[prune]` block (`prune`'s flags win over it).
+    pub prune: config::Prune,
 }
 
 /// The flags that can override the file and the presets.
@@ -119,7 +121,37 @@ pub fn resolve(
         compaction_model: file.compaction_model.clone(),
         settings_overrides,
         budget: file.budget,
+        prune: config.prune.clone(),
     })
+}
+
+/// The window `max_context` names for a session that records `model` (for `auto`: the config
+/// file's `[models]` table, else the known models), for the session `name`.
+pub fn window(
+    max_context: MaxContext,
+    model: Option<&str>,
+    settings: &Settings,
+    name: &str,
+) -> anyhow::Result<u64> {
+    use anyhow::Context;
+    match max_context {
+        MaxContext::Tokens(tokens) => Ok(tokens),
+        MaxContext::Auto => {
+            let Some(model) = model else {
+                anyhow::bail!(
+                    "{name}: --max-context auto: the session records no model; give the window \
+                     as a number"
+                );
+            };
+            models::window(model, &settings.models).with_context(|| {
+                format!(
+                    "{name}: --max-context auto: the window of model {:?} is not known; give it \
+                     as a number, or add it to the config file's [models] table",
+                    crate::output::sanitize(model)
+                )
+            })
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,20 +1,14 @@
-//! Context windows of the models sessions record, for `--max-context auto`: one table, each
-//! row with its source, longest prefix first. The config file's `[models]` table adds to it
-//! and wins over it.
+//! Context windows of the models sessions record, for `--max-context auto`: the providers'
+//! published windows here, and those an agent's own code gives its models in its folder
+//! ([`crate::transcript::trigger::Trigger::windows`]), each row with its source. The config
+//! file's `[models]` table adds to them and wins over them.
 
-/// A window: model names starting with `prefix` have `tokens` of context.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Window {
-    /// The start of the model names it covers.
-    pub prefix: &'static str,
-    /// The context window, in tokens.
-    pub tokens: u64,
-    /// Where the number comes from.
-    pub source: &'static str,
-}
+use crate::transcript::registry;
+use crate::transcript::trigger::Window;
 
-/// Known windows. A name is matched by its longest matching prefix.
-pub const WINDOWS: [Window; 16] = [
+/// The windows providers publish. A name is matched by its longest matching prefix, among
+/// these and the agents' own.
+pub const WINDOWS: [Window; 13] = [
     Window {
         prefix: "claude-opus-4",
         tokens: 200_000,
@@ -66,24 +60,9 @@ pub const WINDOWS: [Window; 16] = [
         source: "OpenAI model docs: codex-mini-latest, 200K context",
     },
     Window {
-        prefix: "gemini-2.5",
-        tokens: 1_048_576,
-        source: "Gemini CLI tokenLimits.ts: 1,048,576 for Gemini 2.5",
-    },
-    Window {
-        prefix: "gemini-3",
-        tokens: 1_048_576,
-        source: "Gemini CLI tokenLimits.ts: 1,048,576 for Gemini 3",
-    },
-    Window {
         prefix: "kimi-k2",
         tokens: 262_144,
         source: "Moonshot platform docs: kimi-k2 (0905, turbo, thinking), 256K context",
-    },
-    Window {
-        prefix: "kimi-for-coding",
-        tokens: 262_144,
-        source: "kimi-cli default model config: kimi-for-coding, 262144 max_context_size",
     },
     Window {
         prefix: "deepseek-chat",
@@ -98,13 +77,15 @@ pub const WINDOWS: [Window; 16] = [
 ];
 
 /// The window of `model`: an override of the config file first (exact name), then the
-/// longest prefix in [`WINDOWS`].
+/// longest prefix among [`WINDOWS`] and the agents' own windows.
 pub fn window(model: &str, overrides: &[(String, u64)]) -> Option<u64> {
     if let Some((_, tokens)) = overrides.iter().find(|(name, _)| name == model) {
         return Some(*tokens);
     }
+    let agents = registry::agents().flat_map(|agent| agent.windows());
     WINDOWS
         .iter()
+        .chain(agents)
         .filter(|w| model.starts_with(w.prefix))
         .max_by_key(|w| w.prefix.len())
         .map(|w| w.tokens)
@@ -119,6 +100,7 @@ mod tests {
         assert_eq!(window("claude-opus-4-5-20251101", &[]), Some(200_000));
         assert_eq!(window("gpt-5.1-codex", &[]), Some(400_000));
         assert_eq!(window("gemini-3-flash-preview", &[]), Some(1_048_576));
+        assert_eq!(window("kimi-for-coding", &[]), Some(262_144));
         assert_eq!(window("my-local-model", &[]), None);
         let overrides = [("my-local-model".to_owned(), 32_768)];
         assert_eq!(window("my-local-model", &overrides), Some(32_768));

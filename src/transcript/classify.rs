@@ -7,7 +7,12 @@
 //! wrapper and `<system-reminder>` injections, Claude Code's command tags and compact summary,
 //! Codex's environment, AGENTS.md and summary prefixes.
 
-use super::{Message, Part, Role};
+use super::model::{Message, Part, Role};
+
+/// The opening of the summary message of every session condense hands to another agent (see
+/// [`super::handoff`]): one of [`SUMMARY_PREFIXES`], so that a later compaction of the new
+/// session does not take the summary for a request.
+pub const HANDOFF_LEAD: &str = "This session continues work handed over from another agent";
 
 /// The first words of summaries that agents inject after their own compaction.
 pub const SUMMARY_PREFIXES: [&str; 5] = [
@@ -20,7 +25,7 @@ pub const SUMMARY_PREFIXES: [&str; 5] = [
     // kimi-code
     "The conversation so far has been compacted",
     // condense's handoff to another agent
-    super::handoff::LEAD,
+    HANDOFF_LEAD,
 ];
 
 /// Prefixes of user-role text that a harness injected rather than a person typed.

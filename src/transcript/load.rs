@@ -6,12 +6,16 @@
 //! order it holds the live context: the records the agent sends its model, in the order it sends
 //! them (see [`super::live`]), which is what the commands plan, render and extract from.
 
+use std::ops::Range;
+
 use anyhow::Result;
 use rayon::prelude::*;
 
 use super::live::{live, newest_void, records_of, Live, Node};
+use super::model::Record;
 use super::read::{detect_format, no_message_error, read_records, BadLine};
-use super::{FormatId, Record};
+use super::registry::{Agent, FormatId};
+use super::write::File;
 use crate::input::{lines, Line};
 
 /// How to read a transcript.
@@ -49,15 +53,26 @@ pub struct Transcript<'a> {
 }
 
 impl<'a> Transcript<'a> {
-    /// The format's rules (what one message is, among them); an empty transcript, which has
-    /// no format, gets the plain message list's.
-    pub fn dialect(&self) -> &'static dyn super::Format {
-        self.format.unwrap_or(super::FormatId::Openai).format()
+    /// The format's agent (what one message is, among its rules); an empty transcript, which
+    /// has no format, gets the plain message list's.
+    pub fn dialect(&self) -> &'static dyn Agent {
+        self.format.unwrap_or(FormatId::Openai).format()
+    }
+
+    /// The file as a writer sees it (see [`File`]).
+    pub fn file(&self) -> File<'_, 'a> {
+        File {
+            lines: &self.lines,
+            records: &self.records,
+            record_lines: &self.record_lines,
+            skipped: self.skipped.len(),
+        }
     }
 
     /// Reads `bytes` (named `name` in messages). A malformed line fails with its location
     /// unless `options.skip_invalid` is set.
     pub fn parse(name: &str, bytes: &'a [u8], options: LoadOptions) -> Result<Self> {
+        crate::trace::parsed(name, bytes);
         let all: Vec<Line<'a>> = lines(bytes, 1).collect();
         let format = match options.from {
             Some(format) => Some(format),
@@ -115,7 +130,7 @@ impl<'a> Transcript<'a> {
         transcript.live = match format {
             Some(format) if !options.whole_file => {
                 let nodes: Vec<Node> = transcript.records.iter().map(Node::of).collect();
-                live(format, &nodes)
+                live(format.format(), &nodes)
             }
             _ => Live {
                 // The whole file, but a usage figure before the newest marker is still void.
@@ -142,14 +157,26 @@ impl<'a> Transcript<'a> {
     /// The full bytes (with terminator) of record `index`'s line; for a record that is one of
     /// several on its line, the bytes of its own object.
     pub fn record_full(&self, index: usize) -> &'a [u8] {
-        let line = &self.lines[self.record_lines[index]];
-        let raw = self.records[index].raw;
-        if raw.len() == line.text.len() {
-            line.full
-        } else {
-            raw
-        }
+        self.file().record_full(index)
     }
+}
+
+/// The range of `transcript.lines` a range of records covers: from the line of its first
+/// record up to the line of the next record after it, so consecutive ranges tile the input
+/// (blank lines before the first record belong to the first range, and lines after the last
+/// record to the last).
+pub fn region_lines(transcript: &Transcript, records: &Range<usize>) -> Range<usize> {
+    let line_of = |record: usize| {
+        if record == 0 {
+            0
+        } else if record >= transcript.records.len() {
+            transcript.lines.len()
+        } else {
+            transcript.record_lines[record]
+        }
+    };
+    let start = line_of(records.start);
+    start..line_of(records.end).max(start)
 }
 
 #[cfg(test)]

@@ -11,11 +11,13 @@
 //! from its result.
 //!
 //! Each format says which records continue the message before them
-//! ([`super::Format::continues_message`]); [`answers_a_call`] is the rule most share.
+//! ([`super::format::Format::continues_message`]);
+//! [`super::model::Message::answers_a_call`] is the rule most share.
 
 use std::ops::Range;
 
-use super::{Format, Message, Record, Role};
+use super::format::Format;
+use super::model::{Record, Role};
 
 /// One message as the model received it, with what travels with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,25 +61,12 @@ pub fn units(format: &dyn Format, records: &[Record]) -> Vec<Unit> {
     units
 }
 
-/// True when `message` answers a tool call: a tool-role message (OpenAI `tool`, pi
-/// `toolResult`, Codex call outputs), or one holding results that name the call they answer
-/// (Anthropic `tool_result` blocks, Gemini `functionResponse` parts). Such a message belongs
-/// with the call. A result naming no call (pi's `bashExecution`, a command the user ran) is
-/// the user's own message, and so is a turn holding its own calls' results (a Gemini model
-/// turn's `toolCalls[].result`).
-pub fn answers_a_call(message: &Message) -> bool {
-    message.role == Role::Tool
-        || message
-            .answered_ids()
-            .any(|id| !message.call_ids().any(|call| call == id))
-}
-
 #[cfg(test)]
 pub(crate) mod testing {
     //! Builders for the unit tests of every format's rule.
 
     use super::*;
-    use crate::transcript::{Entry, Part};
+    use crate::transcript::{Entry, Message, Part};
 
     /// A main-chain message record with these parts, answering `call_id` when given.
     pub fn message(role: Role, parts: Vec<Part<'static>>) -> Record<'static> {
@@ -154,7 +143,7 @@ pub(crate) mod testing {
 mod tests {
     use super::testing::*;
     use super::*;
-    use crate::transcript::openai::Openai;
+    use crate::transcript::kimi::Kimi;
     use crate::transcript::{Entry, Part};
 
     #[test]
@@ -166,7 +155,7 @@ mod tests {
             message(Role::Assistant, vec![text("a")]),
             Record::new(0, b"", Entry::Bookkeeping("_usage".into())),
         ];
-        assert_eq!(spans(&Openai, &records), [1..3, 3..5]);
+        assert_eq!(spans(&Kimi, &records), [1..3, 3..5]);
     }
 
     #[test]
@@ -181,16 +170,16 @@ mod tests {
                 },
             ],
         );
-        assert!(!answers_a_call(bash.message().unwrap()));
+        assert!(!bash.message().unwrap().answers_a_call());
         let tool = message(Role::Tool, vec![text("ok")]);
-        assert!(answers_a_call(tool.message().unwrap()));
+        assert!(tool.message().unwrap().answers_a_call());
         let result = message(Role::User, vec![result("c1")]);
-        assert!(answers_a_call(result.message().unwrap()));
+        assert!(result.message().unwrap().answers_a_call());
         let own = message(
             Role::Assistant,
             vec![call("c1", "ls"), super::testing::result("c1")],
         );
-        assert!(!answers_a_call(own.message().unwrap()));
+        assert!(!own.message().unwrap().answers_a_call());
     }
 
     #[test]
@@ -206,6 +195,6 @@ mod tests {
             message(Role::Tool, vec![text("report")]).clone(),
             message(Role::Assistant, vec![text("done")]),
         ];
-        assert_eq!(spans(&Openai, &records), [0..1, 1..4, 4..5]);
+        assert_eq!(spans(&Kimi, &records), [0..1, 1..4, 4..5]);
     }
 }

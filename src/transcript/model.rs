@@ -217,6 +217,19 @@ impl<'a> Message<'a> {
         });
         self.call_id.as_deref().into_iter().chain(results)
     }
+
+    /// True when this message answers a tool call: a tool-role message (OpenAI `tool`, pi
+    /// `toolResult`, Codex call outputs), or one holding results that name the call they
+    /// answer (Anthropic `tool_result` blocks, Gemini `functionResponse` parts). Such a message
+    /// belongs with the call. A result naming no call (pi's `bashExecution`, a command the user
+    /// ran) is the user's own message, and so is a turn holding its own calls' results (a
+    /// Gemini model turn's `toolCalls[].result`).
+    pub fn answers_a_call(&self) -> bool {
+        self.role == Role::Tool
+            || self
+                .answered_ids()
+                .any(|id| !self.call_ids().any(|call| call == id))
+    }
 }
 
 /// What a record is.
@@ -431,10 +444,42 @@ pub(crate) mod testing {
             .collect()
     }
 
+    /// The bytes of a file under `fixtures/corpus/`.
+    pub fn corpus_bytes(path: &str) -> Vec<u8> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/corpus")
+            .join(path);
+        std::fs::read(path).unwrap()
+    }
+
+    /// The top-level keys of a JSON object line, in the order written (a writer copies the
+    /// agent's own key order).
+    pub fn keys(line: &[u8]) -> Vec<String> {
+        struct Keys;
+        impl<'de> serde::de::Visitor<'de> for Keys {
+            type Value = Vec<String>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Vec<String>, A::Error> {
+                let mut keys = Vec::new();
+                while let Some((key, _)) = map.next_entry::<String, serde::de::IgnoredAny>()? {
+                    keys.push(key);
+                }
+                Ok(keys)
+            }
+        }
+        let mut de = serde_json::Deserializer::from_slice(line);
+        serde::Deserializer::deserialize_map(&mut de, Keys).unwrap()
+    }
+
     /// Reads corpus lines with `format`, panicking on a bad line, and counts the messages,
     /// compaction markers and usage figures among the records.
     pub fn read_all<'l>(
-        format: &dyn crate::transcript::Format,
+        format: &dyn crate::transcript::format::Format,
         lines: &'l [(usize, String)],
     ) -> (Vec<crate::transcript::Record<'l>>, (usize, usize, usize)) {
         let records: Vec<_> = lines

@@ -13,8 +13,12 @@ use anyhow::{anyhow, bail, Error, Result};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::{detect, str_field, FormatId, Record, DETECT_LINES};
+use super::model::Record;
+use super::registry::{detect, envelope, FormatId};
 use crate::input::Line;
+
+/// How many non-blank lines detection looks at.
+pub const DETECT_LINES: usize = 50;
 
 /// Why a line could not be read.
 #[derive(Debug)]
@@ -72,46 +76,15 @@ pub fn detect_format<'a>(
         (None, Some((number, error))) => {
             bail!(
                 "{name}:{number}: {error:#}, and no other of the first lines tells which agent \
-                 wrote this transcript; name the format with --from (openai, anthropic, \
-                 claude-code, codex, pi, gemini)"
+                 wrote this transcript; name the format with --from ({})",
+                FormatId::names()
             )
         }
         (None, None) => bail!(
             "{name}: cannot tell which agent wrote this transcript from its first lines; \
-             name the format with --from (openai, anthropic, claude-code, codex, pi, gemini)"
+             name the format with --from ({})",
+            FormatId::names()
         ),
-    }
-}
-
-/// The agent whose envelope a line has, judged by the line alone: Codex `payload` envelopes,
-/// Claude Code `uuid`/`parentUuid` lines, pi's session header and `parentId` entries, Gemini
-/// CLI's metadata, `$set`/`$rewindTo` and typed message lines. Bare chat messages (and lines no
-/// envelope names) are `None`: they fit more than one format.
-fn envelope(line: &Value) -> Option<FormatId> {
-    let kind = str_field(line, "type");
-    let has = |key: &str| line.get(key).is_some();
-    if line.get("payload").is_some_and(Value::is_object) && kind.is_some() && has("timestamp") {
-        Some(FormatId::Codex)
-    } else if has("parentUuid") || (has("uuid") && has("sessionId")) {
-        Some(FormatId::ClaudeCode)
-    } else if (has("parentId") && has("id") && kind.is_some())
-        || (kind == Some("session") && has("id") && has("cwd"))
-    {
-        Some(FormatId::Pi)
-    } else if has("$set")
-        || has("$rewindTo")
-        || (kind.is_none()
-            && ["sessionId", "projectHash", "startTime"]
-                .iter()
-                .all(|k| has(k)))
-        || (matches!(kind, Some("gemini" | "user" | "info" | "error" | "warning"))
-            && has("id")
-            && has("content")
-            && !has("role"))
-    {
-        Some(FormatId::Gemini)
-    } else {
-        None
     }
 }
 
@@ -221,7 +194,7 @@ pub fn read_line<'a>(format: FormatId, line: &Line<'a>) -> Result<Record<'a>, Ba
 }
 
 /// Reads one non-blank line of a transcript in format `format` into every record it holds
-/// (see [`super::Format::read_each`]); never an empty list.
+/// (see [`super::format::Format::read_each`]); never an empty list.
 pub fn read_records<'a>(format: FormatId, line: &Line<'a>) -> Result<Vec<Record<'a>>, BadLine> {
     let mut records = Vec::new();
     read_each_record(format, line, &mut |record| records.push(record))?;
@@ -267,7 +240,7 @@ fn bad_line(format: FormatId, line: &Line<'_>, text: &str, error: Error) -> BadL
     // that format's complaint (`line has no "type"`); say what the line is instead.
     let other = detection_value(text)
         .ok()
-        .and_then(|value| super::detect(std::slice::from_ref(&value)))
+        .and_then(|value| detect(std::slice::from_ref(&value)))
         .filter(|&other| other != format);
     match other {
         Some(other) => BadLine::Invalid(anyhow!(

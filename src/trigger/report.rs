@@ -5,8 +5,7 @@
 
 use serde::Serialize;
 
-use super::calibration::Earlier;
-use super::Native;
+use crate::transcript::trigger::{Earlier, Native};
 
 /// The `explain` object of a file's report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -157,7 +156,7 @@ mod tests {
             reserved: 50_000,
             preset: "kimi",
         };
-        let native = super::super::native(FormatId::ClaudeCode, 200_000, None).unwrap();
+        let native = FormatId::ClaudeCode.format().native(200_000, None).unwrap();
         let earlier = [Earlier {
             line: 4,
             tokens: 155_250,

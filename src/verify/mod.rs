@@ -1,26 +1,59 @@
-//! `--verify`: a compacted session read back by its agent's live-context rule and checked for
-//! what the agent needs before it is written anywhere (pure). The commands build the whole
-//! result, run [`check`] on it, and write it only when every check passes, so a failed check
-//! leaves the session as it was: there is nothing to roll back.
+//! `--verify`: a session condense is about to write, read back by its agent's live-context rule
+//! and checked for what the agent needs before it is written anywhere (pure). The commands build
+//! the whole result, run the checks on it, and write it only when every check passes, so a
+//! failed check leaves the session as it was: there is nothing to roll back. A failure names
+//! its check: `check "summarised-gone" failed: …`.
 //!
-//! The checks, by name:
+//! A compaction (`inject`, `compact`; [`check`], [`check_against`]) is checked, in this order:
 //!
 //! - `readable`: every line of the result reads as a record of the format, none cut off;
-//! - `summary`: the live context holds a compaction marker newer than the session's own, and
-//!   the summary's text in it;
+//! - `summary`: the live context holds a compaction marker newer than the session's own (the
+//!   formats that mark one: Claude Code, Codex, pi), and the whole summary in one record;
 //! - `references`: the marker's references resolve (Claude Code `preservedMessages` and
 //!   `preservedSegment`, pi `firstKeptEntryId` on the path);
-//! - `tool-pairs`: every tool result of the live context answers a call before it there;
-//! - `newest-message`: the newest message before the compaction, or the newest request a person
-//!   typed (what the user-message modes keep), is in the live context verbatim after the
-//!   summary.
+//! - `summarised-gone`: no message the plan summarised is in the live context. A record is
+//!   known by its id where the format gives it one (Claude Code `uuid`, pi `id`, Gemini `id`),
+//!   else by its bytes (Codex, OpenAI and kimi-cli lists, Anthropic lists): the live context
+//!   holds no more lines with those bytes than the records kept hold;
+//! - `tool-pairs`: every tool result of the live context answers a call before it there (a
+//!   result the session already had without its call aside);
+//! - `newest-message`: the newest request a person typed is in the live context verbatim,
+//!   byte for byte as text: as a message after the summary, or as its own record kept; where
+//!   the format keeps it inside the marker (pi), after the summary's text there; and in
+//!   kimi-code's user mode, as the user message the mode keeps beside the summary (the end of
+//!   it, for a request over the mode's budget).
+//!
+//! A prune (`prune`, `compact`'s pruned rung; [`check_pruned`]) is checked, in this order:
+//!
+//! - `readable`, as above;
+//! - `newest-message`: the newest request a person typed is in the live context, its record
+//!   byte for byte;
+//! - `tool-pairs`: every call paired with its result before is paired after, and no result
+//!   lost its call;
+//! - `messages`: the live context holds the same messages in the same order (the lines a prune
+//!   drops whole aside: a Claude Code thinking fragment, a Codex reasoning item), each with
+//!   its role and its calls' and results' ids;
+//! - `untouched`: nothing but the chosen values changed: every record the prune did not choose
+//!   is byte-identical (a Claude Code line re-linked past a dropped one differs in its
+//!   `parentUuid` only), a record that holds chosen values is the same JSON once those values
+//!   are set aside, and nothing follows the last record but the one bookkeeping line that
+//!   records the new context size.
+//!
+//! What the checks need of a format beyond its reader and its live-context rule is in
+//! [`identity`], one small function.
 
+mod compaction;
 pub mod corrupt;
+mod pruned;
+
+use std::collections::HashSet;
+
+pub use compaction::{check, check_against, Planned};
+pub use pruned::check_pruned;
 
 use crate::doctor::tools::orphaned_results;
-use crate::transcript::classify::is_real_user_request;
 use crate::transcript::load::{LoadOptions, Transcript};
-use crate::transcript::{Event, FormatId, Keep, Part, Record};
+use crate::transcript::{FormatId, NodeId, Record};
 
 /// A check that failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,19 +77,24 @@ fn failed(check: &'static str, detail: impl Into<String>) -> Failed {
     }
 }
 
-/// The longest text part of a message (each part is a JSON string of its own in the record,
-/// so a part, not their join, is what its bytes hold).
-fn text_of(record: &Record) -> Option<String> {
-    record
-        .message()?
-        .parts
-        .iter()
-        .filter_map(|part| match part {
-            Part::Text(text) if !text.as_str().is_empty() => Some(text.as_str()),
-            _ => None,
-        })
-        .max_by_key(|text| text.len())
-        .map(str::to_owned)
+/// How a record is told apart from the others of its session: by its id where the format gives
+/// records one (Claude Code `uuid`, pi `id`, Gemini `id`: the reader puts it in the record's
+/// link), else by its bytes (Codex rollout items, OpenAI and kimi-cli lines, Anthropic lines,
+/// and the lines of the id formats that carry none). The one per-format fact the checks use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Identity<'a> {
+    /// The record's id.
+    Id(NodeId),
+    /// The record's bytes.
+    Bytes(&'a [u8]),
+}
+
+/// The [`Identity`] of `record`.
+pub fn identity<'a>(record: &Record<'a>) -> Identity<'a> {
+    match record.link.id {
+        Some(id) => Identity::Id(id),
+        None => Identity::Bytes(record.raw),
+    }
 }
 
 /// `text` as it stands inside a JSON string (what to look for in a record's bytes).
@@ -65,34 +103,39 @@ fn escaped(text: &str) -> String {
     quoted[1..quoted.len() - 1].to_owned()
 }
 
-/// True when `needle` (JSON-escaped) is in the bytes of one of `records`.
-fn in_records(records: &[Record], needle: &str) -> bool {
-    let needle = escaped(needle);
-    records
-        .iter()
-        .any(|r| memchr::memmem::find(r.raw, needle.as_bytes()).is_some())
+/// The newest request a person typed in `context`, by position (a compaction marker's summary
+/// is none, whatever its text, as the plan has it).
+fn newest_request(context: &[Record]) -> Option<usize> {
+    context.iter().rposition(|r| {
+        !r.compaction
+            && r.message()
+                .is_some_and(crate::transcript::classify::is_real_user_request)
+    })
 }
 
-/// Checks `after`, the compaction of `before` with `summary`, as the agent of `before`'s
-/// format (`from`, else detected) reads it.
-pub fn check(
+/// The session `before` (named `name`, in format `from` or as detected) as its agent reads
+/// it; `readable` fails when it cannot be read.
+pub fn read_before<'a>(
     name: &str,
     from: Option<FormatId>,
-    before: &[u8],
-    after: &[u8],
-    summary: &str,
-) -> Result<(), Failed> {
-    let mut options = LoadOptions {
+    before: &'a [u8],
+) -> Result<Transcript<'a>, Failed> {
+    let options = LoadOptions {
         from,
         skip_invalid: true,
         whole_file: false,
     };
-    let old = Transcript::parse(name, before, options)
-        .map_err(|e| failed("readable", format!("the session before: {e:#}")))?;
-    let Some(format) = old.format else {
-        return Ok(());
+    Transcript::parse(name, before, options)
+        .map_err(|e| failed("readable", format!("the session before: {e:#}")))
+}
+
+/// `readable`: `after` read as `format` by its agent's rule, every line a record, none cut off.
+fn read_back<'a>(name: &str, format: FormatId, after: &'a [u8]) -> Result<Transcript<'a>, Failed> {
+    let options = LoadOptions {
+        from: Some(format),
+        skip_invalid: true,
+        whole_file: false,
     };
-    options.from = Some(format);
     let new = Transcript::parse(name, after, options)
         .map_err(|e| failed("readable", format!("{e:#}")))?;
     if let Some(first) = new.skipped.first() {
@@ -104,189 +147,43 @@ pub fn check(
             format!("line {} is cut off", new.lines[index].number),
         ));
     }
+    Ok(new)
+}
 
-    // The append-only formats mark a compaction with a record of their own; kimi-cli and
-    // Gemini CLI sessions are rewritten with the summary as their first message.
-    let marked = matches!(
-        format,
-        FormatId::ClaudeCode | FormatId::Codex | FormatId::Pi
-    );
-    let markers = |t: &Transcript| t.records.iter().filter(|r| r.compaction).count();
-    let marker = new
-        .live
-        .order
-        .iter()
-        .rev()
-        .copied()
-        .find(|&i| new.records[i].compaction);
-    if marked && (marker.is_none() || markers(&new) <= markers(&old)) {
-        return Err(failed(
-            "summary",
-            "the live context holds no compaction marker written by this run",
-        ));
-    }
-    let first_line = summary.lines().map(str::trim).find(|l| !l.is_empty());
-    if let Some(line) = first_line {
-        if !in_records(&new.context, line) {
-            return Err(failed("summary", "the summary is not in the live context"));
-        }
-    }
-
-    if let Some(m) = marker {
-        references(&new, m)?;
-    }
-
-    let orphans = orphaned_results(&new.context);
-    if let Some(&position) = orphans.first() {
+/// `tool-pairs`: every tool result of `new`'s live context answers a call before it there,
+/// unless the same result had no call in `old`'s already (what the session held before is not
+/// the write's doing).
+fn tool_pairs(old: &Transcript, new: &Transcript) -> Result<(), Failed> {
+    let answered_by_orphans = |t: &Transcript| -> Vec<(usize, Vec<String>)> {
+        orphaned_results(&t.context)
+            .into_iter()
+            .map(|position| {
+                let ids = t.context[position]
+                    .message()
+                    .map(|m| m.answered_ids().map(str::to_owned).collect())
+                    .unwrap_or_default();
+                (position, ids)
+            })
+            .collect()
+    };
+    let before: HashSet<String> = answered_by_orphans(old)
+        .into_iter()
+        .flat_map(|(_, ids)| ids)
+        .collect();
+    let new_orphans: Vec<usize> = answered_by_orphans(new)
+        .into_iter()
+        .filter(|(_, ids)| !ids.iter().all(|id| before.contains(id)))
+        .map(|(position, _)| position)
+        .collect();
+    if let Some(&position) = new_orphans.first() {
         return Err(failed(
             "tool-pairs",
             format!(
                 "line {}: a tool result whose call is not in the live context ({} in all)",
                 new.context[position].line,
-                orphans.len()
+                new_orphans.len()
             ),
         ));
     }
-
-    // Every mode keeps one of the two: the tail (--preserve, the budgets) its newest message,
-    // the user-message modes (kimi-code, Codex) the newest request a person typed.
-    let newest_request = old
-        .context
-        .iter()
-        .rev()
-        .filter(|r| r.message().is_some_and(is_real_user_request))
-        .find_map(text_of);
-    // The newest message is kept as its record, byte for byte, or at least its text.
-    let newest_message = old
-        .context
-        .iter()
-        .rev()
-        .find(|r| r.message().is_some_and(|m| !m.sidechain));
-    // (A rewritten format may void a kept record's usage: then its text stands for it.)
-    let kept_record = newest_message.is_some_and(|newest| {
-        new.context
-            .iter()
-            .any(|r| memchr::memmem::find(r.raw, newest.raw).is_some())
-            || text_of(newest).is_some_and(|t| in_records(&new.context, &t))
-    });
-    let kept_request = newest_request
-        .as_ref()
-        .is_some_and(|t| in_records(&new.context, t));
-    if (newest_request.is_some() || newest_message.is_some()) && !kept_record && !kept_request {
-        return Err(failed(
-            "newest-message",
-            "neither the newest message nor the newest user request is in the live context \
-             after the summary",
-        ));
-    }
     Ok(())
-}
-
-/// The marker's references resolve in `transcript`.
-fn references(transcript: &Transcript, marker: usize) -> Result<(), Failed> {
-    let ids: std::collections::HashSet<_> = transcript
-        .records
-        .iter()
-        .filter_map(|r| r.link.id)
-        .collect();
-    let has = |id| ids.contains(&id);
-    match &transcript.records[marker].link.event {
-        Event::Compaction(Keep::Preserved { anchor, nodes })
-            if !has(*anchor) || !nodes.iter().all(|&id| has(id)) =>
-        {
-            return Err(failed(
-                "references",
-                "preservedMessages names a uuid the session lacks",
-            ));
-        }
-        Event::Compaction(Keep::Segment { head, anchor, tail })
-            if ![head, anchor, tail].into_iter().all(|&id| has(id)) =>
-        {
-            return Err(failed(
-                "references",
-                "preservedSegment names a uuid the session lacks",
-            ));
-        }
-        Event::Compaction(Keep::FromNode(id)) => {
-            let on_path = transcript
-                .live
-                .order
-                .iter()
-                .any(|&i| transcript.records[i].link.id == Some(*id));
-            if !on_path {
-                return Err(failed(
-                    "references",
-                    "firstKeptEntryId names no entry on the path to the leaf",
-                ));
-            }
-        }
-        _ => {}
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const KIMI_BEFORE: &[u8] = b"{\"role\":\"user\",\"content\":\"first question\"}\n\
-        {\"role\":\"assistant\",\"content\":\"first answer\"}\n\
-        {\"role\":\"user\",\"content\":\"newest question\"}\n\
-        {\"role\":\"assistant\",\"content\":\"newest answer\"}\n";
-
-    fn kimi(after: &str) -> Result<(), Failed> {
-        check("s", None, KIMI_BEFORE, after.as_bytes(), "SUMMARY one\n")
-    }
-
-    #[test]
-    fn a_good_kimi_compaction_passes() {
-        let after = "{\"role\":\"user\",\"content\":\"SUMMARY one\"}\n\
-            {\"role\":\"user\",\"content\":\"newest question\"}\n\
-            {\"role\":\"assistant\",\"content\":\"newest answer\"}\n";
-        assert_eq!(kimi(after), Ok(()));
-    }
-
-    #[test]
-    fn each_check_names_itself() {
-        let check = |after: &str| kimi(after).unwrap_err().check;
-        assert_eq!(
-            check("{\"role\":\"user\",\"content\":\"SUMMARY one\"}\n{\"ro"),
-            "readable"
-        );
-        assert_eq!(
-            check("{\"role\":\"user\",\"content\":\"other\"}\n"),
-            "summary"
-        );
-        assert_eq!(
-            check("{\"role\":\"user\",\"content\":\"SUMMARY one\"}\n"),
-            "newest-message"
-        );
-        let orphan = "{\"role\":\"user\",\"content\":\"SUMMARY one\"}\n\
-            {\"role\":\"tool\",\"tool_call_id\":\"gone\",\"content\":\"ok\"}\n\
-            {\"role\":\"assistant\",\"content\":\"newest answer\"}\n";
-        assert_eq!(check(orphan), "tool-pairs");
-    }
-
-    #[test]
-    fn a_pi_marker_keeping_an_entry_off_the_path_fails_its_references() {
-        let before = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/\"}\n\
-            {\"type\":\"message\",\"id\":\"e1\",\"parentId\":null,\"timestamp\":\"t\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"question\"}],\"timestamp\":1}}\n\
-            {\"type\":\"message\",\"id\":\"e2\",\"parentId\":\"e1\",\"timestamp\":\"t\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"answer\"}],\"timestamp\":2}}\n";
-        let marker = |kept: &str| {
-            format!(
-                "{before}{{\"type\":\"compaction\",\"id\":\"c1\",\"parentId\":\"e2\",\"timestamp\":\"t\",\"summary\":\"SUMMARY one\",\"firstKeptEntryId\":\"{kept}\",\"tokensBefore\":5}}\n"
-            )
-        };
-        let run = |after: &str| {
-            check(
-                "s",
-                None,
-                before.as_bytes(),
-                after.as_bytes(),
-                "SUMMARY one",
-            )
-        };
-        assert_eq!(run(&marker("e2")), Ok(()));
-        assert_eq!(run(&marker("nowhere")).unwrap_err().check, "references");
-    }
 }

@@ -562,12 +562,10 @@ fn every_corpus_session_through_a_real_llm_cli() {
                 continue;
             }
             let expected = match format {
-                "gemini" => condense::transcript::write::replace_top_level(
-                    line.as_bytes(),
-                    "tokens",
-                    "null",
-                )
-                .map_or(line.to_owned(), |l| String::from_utf8(l).unwrap()),
+                "gemini" => {
+                    condense::transcript::json::replace_top_level(line.as_bytes(), "tokens", "null")
+                        .map_or(line.to_owned(), |l| String::from_utf8(l).unwrap())
+                }
                 _ => line.to_owned(),
             };
             assert!(

@@ -19,14 +19,15 @@
 use proptest::prelude::*;
 use serde_json::Value;
 
-use condense::cmd::compaction::compaction;
+use condense::compaction::compaction;
 use condense::measure::{Measure, RecordMeasure};
 use condense::plan::{plan, Mode, Plan};
-use condense::summary::{self, WRAPPER};
+use condense::summary;
 use condense::tokens::{Family, Tokenizer};
 use condense::transcript::classify::{is_real_user_request, text_of};
-use condense::transcript::load::{LoadOptions, Transcript};
-use condense::transcript::write::{region_lines, Sink};
+use condense::transcript::load::{region_lines, LoadOptions, Transcript};
+use condense::transcript::write::Sink;
+use condense::transcript::write::WRAPPER;
 use condense::transcript::{Entry, FormatId, Part};
 
 /// Text with what JSON has to escape and what tokenizers find hard.
@@ -789,7 +790,7 @@ fn the_newest_request_survives(name: &str, transcript: &Transcript) -> usize {
             // A kept Gemini turn loses only its stale `tokens`.
             let raw = match format {
                 FormatId::Gemini => {
-                    condense::transcript::write::replace_top_level(record.raw, "tokens", "null")
+                    condense::transcript::json::replace_top_level(record.raw, "tokens", "null")
                         .unwrap_or_else(|| record.raw.to_vec())
                 }
                 _ => record.raw.to_vec(),

@@ -555,7 +555,7 @@ fn usage_recorded_before_the_prune_is_void_and_the_marker_holds_the_new_size() {
 
 /// A real session with its tool outputs made long (the Codex and Gemini corpus sessions are too
 /// small to prune as they are): every output string of a result becomes 60 numbered lines.
-fn inflated(path: &str) -> Vec<u8> {
+pub(crate) fn inflated(path: &str) -> Vec<u8> {
     let long: String = (0..60)
         .map(|i| format!("line {i} of a long tool output\n"))
         .collect();

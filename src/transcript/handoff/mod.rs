@@ -9,30 +9,30 @@
 //! puts that conversation into its agent's lines: fresh ids derived from the input (the same
 //! input gives the same session), timestamps counting up one millisecond a line from
 //! [`Session::start_ms`], and the working directory and model where its agent records them.
-//! Which of those a target cannot do without is [`needs`]; the command layer finds them in the
-//! source or in flags.
+//! Which of those a target cannot do without is [`Handoff::needs`]; the command layer finds
+//! them in the source or in flags. Each agent folder's `handoff.rs` implements [`Handoff`].
 
-mod chat;
-mod claude_code;
-mod codex;
-mod gemini;
-mod pi;
 pub mod time;
 pub mod turns;
-
-pub use gemini::sha256_hex;
 
 use anyhow::Result;
 
 pub use turns::{Speaker, Turn};
 
+use super::classify::HANDOFF_LEAD;
+use super::format::Format;
 use super::write::Sink;
-use super::FormatId;
 
-/// The opening of the summary message in every target, which condense's own reader knows as a
-/// summary (see [`super::classify::SUMMARY_PREFIXES`]), so a later compaction of the new session
-/// does not take it for a request.
-pub const LEAD: &str = "This session continues work handed over from another agent";
+/// One agent's way of starting a new session handed over from another agent.
+pub trait Handoff {
+    /// The fields a new session of this agent cannot do without.
+    fn needs(&self) -> &'static [Field] {
+        &[]
+    }
+
+    /// Writes `session` as a new session of this agent.
+    fn write_handoff(&self, session: &Session, out: &mut Sink) -> Result<()>;
+}
 
 /// The assistant turn that follows the summary when the tail opens with a user turn (or is
 /// empty), so that user and assistant still alternate.
@@ -53,6 +53,9 @@ pub struct Session<'s> {
     pub model: Option<&'s str>,
     /// The time of the first line, in milliseconds since the epoch.
     pub start_ms: u64,
+    /// A text's size in tokens by condense's estimate for Claude models, for a target that
+    /// records the context's size on its lines (Claude Code's `usage`).
+    pub claude_tokens: fn(&str) -> u64,
 }
 
 impl Session<'_> {
@@ -91,37 +94,14 @@ impl Field {
     }
 }
 
-/// The fields `target`'s lines cannot do without: Claude Code and Codex record the working
-/// directory on the session, Gemini CLI its hash (a session without one does not load), pi the
-/// directory in its header and the model on every assistant message.
-pub fn needs(target: FormatId) -> &'static [Field] {
-    match target {
-        FormatId::ClaudeCode | FormatId::Codex | FormatId::Gemini => &[Field::Cwd],
-        FormatId::Pi => &[Field::Cwd, Field::Model],
-        FormatId::Openai | FormatId::Anthropic => &[],
-    }
-}
-
-/// The agent a format belongs to, for the summary's opening and for messages.
-pub fn agent_name(format: FormatId) -> &'static str {
-    match format {
-        FormatId::Openai => "kimi-cli (an OpenAI-style message list)",
-        FormatId::Anthropic => "an Anthropic-style message list",
-        FormatId::ClaudeCode => "Claude Code",
-        FormatId::Codex => "Codex CLI",
-        FormatId::Pi => "pi",
-        FormatId::Gemini => "Gemini CLI",
-    }
-}
-
-/// The summary message's text: [`LEAD`], where the work comes from, the summary, and any user
-/// messages the plan keeps beside it.
-pub fn summary_text(source: FormatId, summary: &str, kept_user_texts: &[String]) -> String {
+/// The summary message's text: [`HANDOFF_LEAD`], the agent the work comes from, the summary,
+/// and any user messages the plan keeps beside it.
+pub fn summary_text(source: &dyn Format, summary: &str, kept_user_texts: &[String]) -> String {
     let mut text = format!(
-        "{LEAD}: {}. The summary below covers the conversation so far; the messages after it \
-         are the most recent ones, with the tools that ran and what they returned written out \
-         as text.\n\n{}",
-        agent_name(source),
+        "{HANDOFF_LEAD}: {}. The summary below covers the conversation so far; the messages \
+         after it are the most recent ones, with the tools that ran and what they returned \
+         written out as text.\n\n{}",
+        source.name(),
         summary.trim()
     );
     if !kept_user_texts.is_empty() {
@@ -155,24 +135,12 @@ pub fn conversation(summary: String, tail: Vec<Turn>) -> Vec<Turn> {
     out
 }
 
-/// Writes `session` as a new session of `target`.
-pub fn write(target: FormatId, session: &Session, out: &mut Sink) -> Result<()> {
-    match target {
-        FormatId::ClaudeCode => claude_code::write(session, out),
-        FormatId::Codex => codex::write(session, out),
-        FormatId::Pi => pi::write(session, out),
-        FormatId::Gemini => gemini::write(session, out),
-        FormatId::Openai => chat::write_kimi(session, out),
-        FormatId::Anthropic => chat::write_anthropic(session, out),
-    }
-}
-
 /// The field `target` needs that `session` lacks, as an error naming it.
-pub(crate) fn require(target: FormatId, field: Field, value: Option<&str>) -> Result<&str> {
+pub fn require<'v>(target: &dyn Format, field: Field, value: Option<&'v str>) -> Result<&'v str> {
     value.ok_or_else(|| {
         anyhow::anyhow!(
             "{} sessions record {}, which the source does not; give it",
-            agent_name(target),
+            target.name(),
             field.describe()
         )
     })
@@ -183,11 +151,13 @@ pub(crate) mod testing {
     //! A small session every writer's tests share.
 
     use super::*;
+    use crate::tokens::{Family, Tokenizer};
+    use crate::transcript::FormatId;
 
     /// Summary, then an assistant turn with a tool written out, then the user's last question.
     pub fn turns() -> Vec<Turn> {
         conversation(
-            summary_text(FormatId::ClaudeCode, "SUMMARY-TEXT", &[]),
+            summary_text(FormatId::ClaudeCode.format(), "SUMMARY-TEXT", &[]),
             vec![
                 Turn {
                     speaker: Speaker::Assistant,
@@ -210,6 +180,7 @@ pub(crate) mod testing {
             cwd: Some("/home/user/project"),
             model: Some("claude-sonnet-4-5"),
             start_ms: time::parse_ms("2026-12-01T09:00:00.000Z").unwrap(),
+            claude_tokens: |text| Tokenizer::Fast(Family::Claude).text_tokens(text),
         }
     }
 
@@ -218,7 +189,10 @@ pub(crate) mod testing {
         let turns = turns();
         let mut bytes = Vec::new();
         let mut sink = Sink::new(&mut bytes);
-        write(target, &session(&turns), &mut sink).unwrap();
+        target
+            .format()
+            .write_handoff(&session(&turns), &mut sink)
+            .unwrap();
         sink.finish().unwrap();
         String::from_utf8(bytes)
             .unwrap()
@@ -234,7 +208,10 @@ pub(crate) mod testing {
         let turns = turns();
         let mut bytes = Vec::new();
         let mut sink = Sink::new(&mut bytes);
-        write(target, &session(&turns), &mut sink).unwrap();
+        target
+            .format()
+            .write_handoff(&session(&turns), &mut sink)
+            .unwrap();
         sink.finish().unwrap();
         let detected = crate::transcript::load::Transcript::parse(
             "new",
@@ -260,7 +237,7 @@ pub(crate) mod testing {
             .filter_map(|r| r.message())
             .collect();
         let first = crate::transcript::classify::text_of(messages[0]);
-        assert!(first.starts_with(LEAD) && first.contains("SUMMARY-TEXT"));
+        assert!(first.starts_with(HANDOFF_LEAD) && first.contains("SUMMARY-TEXT"));
         assert!(crate::transcript::classify::is_compaction_summary(
             messages[0]
         ));
@@ -276,6 +253,7 @@ pub(crate) mod testing {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transcript::FormatId;
 
     #[test]
     fn the_conversation_opens_with_the_summary_and_alternates() {
@@ -299,8 +277,8 @@ mod tests {
 
     #[test]
     fn the_summary_text_names_the_source_and_keeps_user_messages() {
-        let text = summary_text(FormatId::Codex, " S ", &["first ask".to_owned()]);
-        assert!(text.starts_with(LEAD) && text.contains(": Codex CLI. The summary"));
+        let text = summary_text(FormatId::Codex.format(), " S ", &["first ask".to_owned()]);
+        assert!(text.starts_with(HANDOFF_LEAD) && text.contains(": Codex CLI. The summary"));
         assert!(text.contains("\n\nS\n\n## The user's messages"));
         assert!(text.ends_with("first ask\n"));
     }

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use crate::transcript::{Message, Part, Role};
+use crate::transcript::model::{MediaKind, Message, Part, Role};
 
 /// Who speaks a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +21,16 @@ pub enum Speaker {
     User,
     /// The model.
     Assistant,
+}
+
+impl Speaker {
+    /// The speaker's role in a chat message list (and in Claude Code's line types).
+    pub fn role(self) -> &'static str {
+        match self {
+            Speaker::User => "user",
+            Speaker::Assistant => "assistant",
+        }
+    }
 }
 
 /// One turn of the new conversation: a speaker and its text.
@@ -188,8 +198,7 @@ fn kept_lines<'t>(lines: impl Iterator<Item = &'t str>, budget: usize) -> Option
     (bytes > 0).then_some(bytes)
 }
 
-fn media_name(kind: crate::transcript::MediaKind) -> &'static str {
-    use crate::transcript::MediaKind;
+fn media_name(kind: MediaKind) -> &'static str {
     match kind {
         MediaKind::Image => "an image",
         MediaKind::Audio => "an audio clip",

@@ -1,24 +1,14 @@
 //! Writing a pruned session back: every line of the file in order, the chosen values of a
 //! line edited in those values only (see [`super::Site`]), every other line byte for byte, and
-//! after the last line the record that tells the format's readers the usage figures recorded
-//! so far describe a larger context than the one now in the file, holding the new size:
+//! after the last line the agent's record ([`super::Prune::marker`]) that tells its readers the
+//! usage figures recorded so far describe a larger context than the one now in the file,
+//! holding the new size; condense reads it as [`crate::transcript::model::Event::VoidUsage`],
+//! which stands for every record before it. Plain message lists record no usage, so nothing is
+//! added after them.
 //!
-//! - kimi-cli: a fresh `_usage` record, as kimi-cli itself writes after every step;
-//! - Codex: a fresh `token_count` event, its `last_token_usage` the new size (the cumulative
-//!   `total_token_usage` and the window copied from the last one, and the next `ordinal` where
-//!   the rollout numbers its lines: Codex refuses one whose last line has none);
-//! - Claude Code: a `microcompact_boundary` system line, as Claude Code writes when it clears
-//!   old tool results itself (`trigger` `manual`, `preTokens`, `tokensSaved`, `postTokens`,
-//!   `compactedToolIds`), hanging under the live context's last line;
-//! - pi: a `custom` entry of type [`crate::transcript::pi::PRUNE_CUSTOM_TYPE`] (extension
-//!   state pi never sends the model), under the last entry in a v2/v3 session;
-//! - Gemini CLI: a `$set` of `condensePrune` (metadata Gemini never sends the model);
-//! - plain OpenAI and Anthropic message lists record no usage, so nothing is added.
-//!
-//! condense reads the last three as [`crate::transcript::Event::VoidUsage`] holding the new
-//! size, which stands for every record before them. A Claude Code line removed whole (a
-//! thinking block is its only content) takes nothing with it: the lines under it are re-linked
-//! to its nearest ancestor that stays.
+//! A line removed whole (a Claude Code thinking block is its only content) takes nothing with
+//! it: in a format whose records form a tree, the lines under it are re-linked to its nearest
+//! ancestor that stays.
 //!
 //! The input names records and sites, never a plan: which values to prune is the planner's
 //! business.
@@ -26,18 +16,17 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use anyhow::{Context as _, Result};
-use serde::Serialize;
 use serde_json::value::RawValue;
-use serde_json::Value;
 
-use super::{Kind, Shape, Site};
-use crate::transcript::claude_code::{copied, Envelope};
-use crate::transcript::load::Transcript;
-use crate::transcript::write::{
-    derived_uuid, element_removal, push_kept, push_line, replace_spans, shrink_long_strings,
-    top_level_str, top_level_value, value_at, Sink, Step,
+use super::{Kind, Mark, Shape, Site};
+use crate::input::Line;
+use crate::transcript::format::Tree;
+use crate::transcript::json::{
+    element_removal, replace_spans, shrink_long_strings, top_level_str, top_level_value, value_at,
+    Step,
 };
-use crate::transcript::{pi, Entry, FormatId};
+use crate::transcript::load::Transcript;
+use crate::transcript::write::{push_kept, push_line, Sink};
 
 /// One pruned site and the JSON that replaces its value (`None` for a removal).
 pub type Edit<'p> = (&'p Site, Option<&'p [u8]>);
@@ -121,68 +110,47 @@ fn path_order(a: &[Step], b: &[Step]) -> std::cmp::Ordering {
 }
 
 /// Writes every line of the file, the chosen values edited and dropped lines left out, then
-/// the format's record of the new context size (see the module docs).
+/// the agent's record of the new context size (see the module docs).
 pub fn write(pruned: &Pruned, out: &mut Sink) -> Result<()> {
     let transcript = pruned.transcript;
     let format = transcript
         .format
-        .context("an empty transcript has nothing to prune")?;
-    let by_record = &pruned.edits;
-    let dropped: HashSet<usize> = by_record
+        .context("an empty transcript has nothing to prune")?
+        .format();
+    let dropped: HashSet<usize> = pruned
+        .edits
         .iter()
         .filter(|(_, list)| list.iter().any(|(site, _)| site.shape == Shape::DropLine))
         .map(|(&record, _)| record)
         .collect();
-    let relinked = relink(transcript, format, &dropped);
+    let tree = format.tree();
+    let relinked = match tree {
+        Some(tree) if !dropped.is_empty() => relink(transcript, tree, &dropped),
+        _ => HashMap::new(),
+    };
     let mut record = 0;
     for (line_index, line) in transcript.lines.iter().enumerate() {
         let first = record;
         while transcript.record_lines.get(record) == Some(&line_index) {
             record += 1;
         }
-        let on_line = first..record;
-        if on_line.is_empty() {
-            push_kept(out, &[line.full]);
-            continue;
-        }
-        let edited = if on_line.len() == 1 {
-            let index = first;
-            if dropped.contains(&index) {
-                continue;
+        let edited = match first..record {
+            on_line if on_line.is_empty() => None,
+            on_line if on_line.len() == 1 => {
+                if dropped.contains(&first) {
+                    continue;
+                }
+                let parent = relinked.get(&first).zip(tree);
+                let parent = parent.map(|(json, tree)| (tree.parent, json.as_str()));
+                edit_record(pruned, first, parent)?
             }
-            let edits: &[Edit] = by_record.get(&index).map_or(&[], Vec::as_slice);
-            let parent = relinked.get(&index);
-            if edits.is_empty() && parent.is_none() {
-                push_kept(out, &[line.full]);
-                continue;
-            }
-            let mut edited = edit_line(transcript.records[index].raw, edits)?;
-            if let Some(parent) = parent {
-                let span = top_level_value(&edited, "parentUuid")
-                    .context("a relinked line has no parentUuid")?;
-                edited = replace_spans(&edited, &[(span, parent.clone().into_bytes())]);
-            }
-            edited
-        } else {
             // Several records share the line (a Gemini `$set` of `messages`, which Gemini CLI
             // sends as the session's history): each message is edited in its own bytes there.
-            let mut spans = Vec::new();
-            for index in on_line {
-                let Some(edits) = by_record.get(&index).filter(|e| !e.is_empty()) else {
-                    continue;
-                };
-                let raw = transcript.records[index].raw;
-                if !line.text.as_ptr_range().contains(&raw.as_ptr()) {
-                    anyhow::bail!("a record of a shared line lies outside it");
-                }
-                let start = raw.as_ptr() as usize - line.text.as_ptr() as usize;
-                spans.push((start..start + raw.len(), edit_line(raw, edits)?));
-            }
-            if spans.is_empty() {
-                push_kept(out, &[line.full]);
-                continue;
-            }
-            replace_spans(line.text, &spans)
+            on_line => edit_shared_line(pruned, line, on_line)?,
+        };
+        let Some(edited) = edited else {
+            push_kept(out, &[line.full]);
+            continue;
         };
         // The line's own byte-order mark and terminator (CRLF or none) are kept.
         let start = line.text.as_ptr() as usize - line.full.as_ptr() as usize;
@@ -191,27 +159,63 @@ pub fn write(pruned: &Pruned, out: &mut Sink) -> Result<()> {
         full.extend_from_slice(&line.full[start + line.text.len()..]);
         push_kept(out, &[&full]);
     }
-    if let Some(marker) = marker(pruned, format)? {
+    if let Some(marker) = format.marker(&mark(pruned, &pruned_ids(pruned)))? {
         push_line(out, &marker);
     }
     Ok(())
 }
 
-/// For Claude Code, whose lines chain by `parentUuid`: the new `parentUuid` JSON of each line
-/// hanging under a dropped line (its nearest ancestor that stays, or `null`).
-fn relink(
-    transcript: &Transcript,
-    format: FormatId,
-    dropped: &HashSet<usize>,
-) -> HashMap<usize, String> {
-    let mut out = HashMap::new();
-    if format != FormatId::ClaudeCode || dropped.is_empty() {
-        return out;
+/// Record `index`, alone on its line, with its sites edited and, when its parent was dropped,
+/// `parent` (the parent field and the new parent's JSON) put in its place; `None` when nothing
+/// changes.
+fn edit_record(
+    pruned: &Pruned,
+    index: usize,
+    parent: Option<(&str, &str)>,
+) -> Result<Option<Vec<u8>>> {
+    let edits: &[Edit] = pruned.edits.get(&index).map_or(&[], Vec::as_slice);
+    if edits.is_empty() && parent.is_none() {
+        return Ok(None);
     }
+    let mut edited = edit_line(pruned.transcript.records[index].raw, edits)?;
+    if let Some((field, json)) = parent {
+        let span = top_level_value(&edited, field)
+            .with_context(|| format!("a relinked line has no {field}"))?;
+        edited = replace_spans(&edited, &[(span, json.as_bytes().to_vec())]);
+    }
+    Ok(Some(edited))
+}
+
+/// A line holding the records `on_line`, each edited in its own bytes; `None` when none of
+/// them has a site pruned.
+fn edit_shared_line(
+    pruned: &Pruned,
+    line: &Line,
+    on_line: std::ops::Range<usize>,
+) -> Result<Option<Vec<u8>>> {
+    let mut spans = Vec::new();
+    for index in on_line {
+        let Some(edits) = pruned.edits.get(&index).filter(|e| !e.is_empty()) else {
+            continue;
+        };
+        let raw = pruned.transcript.records[index].raw;
+        if !line.text.as_ptr_range().contains(&raw.as_ptr()) {
+            anyhow::bail!("a record of a shared line lies outside it");
+        }
+        let start = raw.as_ptr() as usize - line.text.as_ptr() as usize;
+        spans.push((start..start + raw.len(), edit_line(raw, edits)?));
+    }
+    Ok((!spans.is_empty()).then(|| replace_spans(line.text, &spans)))
+}
+
+/// For a format whose records form a [`Tree`]: the new parent JSON of each line hanging under
+/// a dropped line (its nearest ancestor that stays, or `null`).
+fn relink(transcript: &Transcript, tree: Tree, dropped: &HashSet<usize>) -> HashMap<usize, String> {
+    let mut out = HashMap::new();
     let records = &transcript.records;
-    let uuid = |i: usize| top_level_str(records[i].raw, "uuid");
+    let uuid = |i: usize| top_level_str(records[i].raw, tree.id);
     let parent_json = |i: usize| {
-        top_level_value(records[i].raw, "parentUuid")
+        top_level_value(records[i].raw, tree.parent)
             .map(|s| String::from_utf8_lossy(&records[i].raw[s]).into_owned())
     };
     let by_uuid: HashMap<String, usize> = (0..records.len())
@@ -222,7 +226,7 @@ fn relink(
         if dropped.contains(&index) {
             continue;
         }
-        let Some(parent) = top_level_str(records[index].raw, "parentUuid") else {
+        let Some(parent) = top_level_str(records[index].raw, tree.parent) else {
             continue;
         };
         if !dropped_uuids.contains(&parent) {
@@ -239,7 +243,7 @@ fn relink(
             }
             json = parent_json(at).unwrap_or_else(|| "null".to_owned());
             current =
-                top_level_str(records[at].raw, "parentUuid").and_then(|p| by_uuid.get(&p).copied());
+                top_level_str(records[at].raw, tree.parent).and_then(|p| by_uuid.get(&p).copied());
         }
         out.insert(index, json);
     }
@@ -253,257 +257,49 @@ fn last_timestamp<'a>(transcript: &Transcript<'a>) -> Option<&'a RawValue> {
         .iter()
         .rev()
         .find_map(|r| top_level_value(r.raw, "timestamp").map(|span| &r.raw[span]))
-        .and_then(|json| serde_json::from_slice(json).ok())
+        .and_then(|json| serde_json::from_slice::<&RawValue>(json).ok())
 }
 
-/// The record appended after the pruned file, if the format records usage (see the module
-/// docs).
-fn marker(pruned: &Pruned, format: FormatId) -> Result<Option<Vec<u8>>> {
-    let transcript = pruned.transcript;
-    let before = pruned.tokens_before;
-    let after = pruned.tokens_after;
-    let records = &transcript.records;
-    let seed = format!(
-        "prune:{}:{}:{before}:{after}",
-        records.len(),
-        transcript.lines.last().map_or(0, |l| l.full.len())
-    );
-    let timestamp = last_timestamp(transcript);
-    let pruned_ids: Vec<&str> = pruned
+/// The call ids of the tool results pruned.
+fn pruned_ids<'p>(pruned: &Pruned<'p, '_>) -> Vec<&'p str> {
+    pruned
         .edits
         .values()
         .flatten()
         .filter(|(site, _)| site.kind == Kind::Result)
         .filter_map(|(site, _)| site.call_id.as_deref())
-        .collect();
-    Ok(match format {
-        FormatId::Openai => {
-            let kimi = records
-                .iter()
-                .any(|r| matches!(&r.entry, Entry::Bookkeeping(kind) if kind.starts_with('_')));
-            kimi.then(|| format!(r#"{{"role": "_usage", "token_count": {after}}}"#).into_bytes())
-        }
-        FormatId::Anthropic => None,
-        FormatId::ClaudeCode => Some(claude_code_marker(
-            transcript,
-            &seed,
-            timestamp,
-            before,
-            after,
-            &pruned_ids,
-        )?),
-        FormatId::Codex => codex_marker(transcript, timestamp, after)?,
-        FormatId::Pi => Some(pi_marker(transcript, &seed, timestamp, before, after)?),
-        FormatId::Gemini => Some(serde_json::to_vec(&serde_json::json!({
-            "$set": { "condensePrune": { "tokensBefore": before, "tokensAfter": after } }
-        }))?),
-    })
+        .collect()
 }
 
-/// A `microcompact_boundary` line hanging under the live context's last line, with that
-/// line's envelope.
-fn claude_code_marker(
-    transcript: &Transcript,
-    seed: &str,
-    timestamp: Option<&RawValue>,
-    before: u64,
-    after: u64,
-    pruned_ids: &[&str],
-) -> Result<Vec<u8>> {
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Line<'r> {
-        parent_uuid: Option<&'r RawValue>,
-        is_sidechain: bool,
-        #[serde(flatten)]
-        envelope: Envelope<'r>,
-        #[serde(rename = "type")]
-        kind: &'static str,
-        subtype: &'static str,
-        content: &'static str,
-        is_meta: bool,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        timestamp: Option<&'r RawValue>,
-        uuid: String,
-        level: &'static str,
-        microcompact_metadata: Metadata<'r>,
+/// What the agent's marker is made from: the file, a seed naming this prune (the same input
+/// gives the same ids), the file's last timestamp, and the sizes.
+fn mark<'m, 'a>(pruned: &'m Pruned<'m, 'a>, pruned_ids: &'m [&'m str]) -> Mark<'m, 'a> {
+    let transcript = pruned.transcript;
+    let (before, after) = (pruned.tokens_before, pruned.tokens_after);
+    let seed = format!(
+        "prune:{}:{}:{before}:{after}",
+        transcript.records.len(),
+        transcript.lines.last().map_or(0, |l| l.full.len())
+    );
+    Mark {
+        records: &transcript.records,
+        context: &transcript.live.order,
+        seed,
+        timestamp: last_timestamp(transcript),
+        tokens_before: before,
+        tokens_after: after,
+        pruned_ids,
     }
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Metadata<'r> {
-        trigger: &'static str,
-        pre_tokens: u64,
-        tokens_saved: u64,
-        post_tokens: u64,
-        compacted_tool_ids: &'r [&'r str],
-        #[serde(rename = "clearedAttachmentUUIDs")]
-        cleared_attachment_uuids: [u8; 0],
-    }
-    let source = transcript
-        .live
-        .order
-        .iter()
-        .rev()
-        .map(|&i| transcript.records[i].raw)
-        .find(|raw| top_level_value(raw, "uuid").is_some());
-    let line = Line {
-        parent_uuid: copied(source, "uuid")?,
-        is_sidechain: false,
-        envelope: Envelope::of(source)?,
-        kind: "system",
-        subtype: "microcompact_boundary",
-        content: "Context microcompacted",
-        is_meta: false,
-        timestamp,
-        uuid: derived_uuid(seed, "microcompact"),
-        level: "info",
-        microcompact_metadata: Metadata {
-            trigger: "manual",
-            pre_tokens: before,
-            tokens_saved: before.saturating_sub(after),
-            post_tokens: after,
-            compacted_tool_ids: pruned_ids,
-            cleared_attachment_uuids: [],
-        },
-    };
-    Ok(serde_json::to_vec(&line)?)
-}
-
-/// A fresh `token_count` event, when the rollout has any (the legacy bare layout has none).
-fn codex_marker(
-    transcript: &Transcript,
-    timestamp: Option<&RawValue>,
-    after: u64,
-) -> Result<Option<Vec<u8>>> {
-    #[derive(serde::Deserialize)]
-    struct Event<'r> {
-        #[serde(borrow)]
-        payload: Payload<'r>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Payload<'r> {
-        #[serde(rename = "type")]
-        kind: Option<String>,
-        #[serde(borrow, default)]
-        info: Option<&'r RawValue>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Info<'r> {
-        #[serde(borrow, default)]
-        total_token_usage: Option<&'r RawValue>,
-        #[serde(borrow, default)]
-        model_context_window: Option<&'r RawValue>,
-    }
-    let last = transcript.records.iter().rev().find_map(|record| {
-        let event: Event = serde_json::from_slice(record.raw).ok()?;
-        let info = event
-            .payload
-            .info
-            .filter(|_| event.payload.kind.as_deref() == Some("token_count"))?;
-        serde_json::from_str::<Info>(info.get()).ok()
-    });
-    let Some(last) = last else {
-        return Ok(None);
-    };
-    let usage = serde_json::json!({
-        "input_tokens": after,
-        "cached_input_tokens": 0,
-        "output_tokens": 0,
-        "reasoning_output_tokens": 0,
-        "total_tokens": after,
-    });
-    // Newer rollouts number their lines, and Codex refuses to resume one whose last line has
-    // no `ordinal`: the marker takes the next number.
-    let ordinal = transcript
-        .records
-        .iter()
-        .filter_map(|r| {
-            let span = top_level_value(r.raw, "ordinal")?;
-            std::str::from_utf8(&r.raw[span]).ok()?.parse::<u64>().ok()
-        })
-        .max()
-        .map(|last| last + 1);
-    #[derive(Serialize)]
-    struct Line<'r> {
-        timestamp: Option<&'r RawValue>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        ordinal: Option<u64>,
-        #[serde(rename = "type")]
-        kind: &'static str,
-        payload: Value,
-    }
-    let line = Line {
-        timestamp,
-        ordinal,
-        kind: "event_msg",
-        payload: serde_json::json!({
-            "type": "token_count",
-            "info": {
-                "total_token_usage": last.total_token_usage,
-                "last_token_usage": usage,
-                "model_context_window": last.model_context_window,
-            },
-            "rate_limits": null,
-        }),
-    };
-    Ok(Some(serde_json::to_vec(&line)?))
-}
-
-/// A `custom` entry; in a v2/v3 session it gets an id and hangs under the last entry, as pi's
-/// own `appendCustomEntry` does.
-fn pi_marker(
-    transcript: &Transcript,
-    seed: &str,
-    timestamp: Option<&RawValue>,
-    before: u64,
-    after: u64,
-) -> Result<Vec<u8>> {
-    let leaf = transcript
-        .records
-        .iter()
-        .rev()
-        .find_map(|r| top_level_str(r.raw, "id").filter(|_| r.link.id.is_some()));
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Entry<'r> {
-        #[serde(rename = "type")]
-        kind: &'static str,
-        custom_type: &'static str,
-        data: Data,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        id: Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        parent_id: Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        timestamp: Option<&'r RawValue>,
-    }
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Data {
-        tokens_before: u64,
-        tokens_after: u64,
-    }
-    let id = leaf
-        .is_some()
-        .then(|| derived_uuid(seed, "pi")[..8].to_owned());
-    Ok(serde_json::to_vec(&Entry {
-        kind: "custom",
-        custom_type: pi::PRUNE_CUSTOM_TYPE,
-        data: Data {
-            tokens_before: before,
-            tokens_after: after,
-        },
-        id,
-        parent_id: leaf,
-        timestamp,
-    })?)
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
     use crate::transcript::load::LoadOptions;
     use crate::transcript::prune::sites;
+    use crate::transcript::FormatId;
 
     fn write_all(bytes: &[u8], pick: impl Fn(&Site) -> bool, json: &str) -> String {
         let transcript = Transcript::parse("t", bytes, LoadOptions::default()).unwrap();
@@ -512,7 +308,7 @@ mod tests {
             .records
             .iter()
             .enumerate()
-            .map(|(i, r)| (i, sites(format, r.raw)))
+            .map(|(i, r)| (i, sites(format.format(), r.raw)))
             .collect();
         let mut edits: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
         for (record, list) in &found {
@@ -540,7 +336,7 @@ mod tests {
     #[test]
     fn removals_in_one_array_and_a_replacement_in_one_line() {
         let line = r#"{"role":"assistant","content":[{"type":"think","think":"a"},{"type":"text","text":"t"},{"type":"think","think":"b"}],"tool_calls":[{"id":"c","function":{"name":"W","arguments":"{}"}}]}"#;
-        let found = sites(FormatId::Openai, line.as_bytes());
+        let found = sites(FormatId::Openai.format(), line.as_bytes());
         let edits: Vec<Edit> = found
             .iter()
             .map(|site| {
@@ -563,7 +359,7 @@ mod tests {
         let line = format!(
             r#"{{"type":"user","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t","content":"{long}"}}]}},"toolUseResult":{{"file":{{"filePath":"/a.rs","content":"{long}","numLines":9}}}}}}"#
         );
-        let found = sites(FormatId::ClaudeCode, line.as_bytes());
+        let found = sites(FormatId::ClaudeCode.format(), line.as_bytes());
         let edited = edit_line(line.as_bytes(), &[(&found[0], Some(&br#""P""#[..]))]).unwrap();
         let value: Value = serde_json::from_slice(&edited).unwrap();
         assert_eq!(value["message"]["content"][0]["content"], "P");
@@ -642,7 +438,7 @@ mod tests {
             "\n",
         ));
         let pi3: Value = serde_json::from_str(&pi3).unwrap();
-        assert_eq!(pi3["customType"], pi::PRUNE_CUSTOM_TYPE);
+        assert_eq!(pi3["customType"], "condense-prune");
         assert_eq!(pi3["parentId"], "e1");
         assert_eq!(pi3["data"]["tokensAfter"], 40);
         let kimi = last(concat!(

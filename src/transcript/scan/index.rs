@@ -221,6 +221,14 @@ const fn byte_set(members: &[u8]) -> [bool; 256] {
     table
 }
 
+/// The index of the first non-whitespace byte at or after `i`.
+pub fn skip_space(line: &[u8], mut i: usize) -> usize {
+    while line.get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    i
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,19 +18,10 @@ mod classify;
 mod index;
 mod walk;
 
-use index::ends_literal;
-pub use index::Scanner;
+pub use index::{skip_space, Scanner};
 pub use walk::Walk;
 
 use super::text::Text;
-
-/// The index of the first non-whitespace byte at or after `i`.
-pub fn skip_space(line: &[u8], mut i: usize) -> usize {
-    while line.get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
-    }
-    i
-}
 
 /// The text of `raw`, the JSON text of one string value (quotes included), read as a walk
 /// reads a string: still escaped, its code points counted; `None` when it is no valid JSON

@@ -3,7 +3,7 @@
 use std::ops::Range;
 
 use super::super::text::Text;
-use super::{ends_literal, skip_space, Scanner};
+use super::index::{ends_literal, skip_space, Scanner};
 
 /// A cursor that reads one JSON value after another in a single pass: each member of an
 /// object or element of an array is handed to the caller, who reads it (descending into it)

@@ -1,0 +1,173 @@
+//! Where the commands' transcripts come from: files, directories, file lists, or the session
+//! `--latest`, `--session` or `--hook` finds (found once per run), and reading one whole.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use crate::cli::{FilesArgs, FindArgs, InputArgs};
+use crate::input::{compression_of, read_all, Compression, Source};
+use crate::sessions::{self, Agent, Env};
+
+/// The one source these commands read: FILE (a directory: its newest session file), the
+/// session `--latest`, `--session` or `--hook` names, or standard input.
+pub fn single_source(input: &InputArgs) -> Result<Source> {
+    if let Some(path) = found(&input.find, &sessions::process_env)? {
+        return Ok(Source::File(path));
+    }
+    Ok(match &input.file {
+        Some(path) if path.is_dir() => Source::File(sessions::newest_in(path)?),
+        Some(path) => Source::list(std::slice::from_ref(path)).remove(0),
+        None => Source::Stdin,
+    })
+}
+
+/// The session the finding flags name, if they name one.
+pub fn found(find: &FindArgs, env: Env) -> Result<Option<PathBuf>> {
+    let found = find_session(find, env)?;
+    if let Some(path) = &found {
+        crate::trace::found(path);
+    }
+    Ok(found)
+}
+
+fn find_session(find: &FindArgs, env: Env) -> Result<Option<PathBuf>> {
+    let agents = match find.agent {
+        Some(agent) => vec![agent],
+        None => Agent::ALL.to_vec(),
+    };
+    if find.latest {
+        return Ok(Some(sessions::latest(&sessions::places(&agents, env)?)?));
+    }
+    if let Some(id) = &find.session {
+        return Ok(Some(sessions::by_id(&sessions::places(&agents, env)?, id)?));
+    }
+    if find.hook {
+        return hook_transcript(std::io::stdin().lock()).map(Some);
+    }
+    Ok(None)
+}
+
+/// Refuses `--in-place` on a compressed transcript: the result is plain JSONL, and writing it
+/// over `session.jsonl.gz` would leave a file its name misdescribes and no agent reads.
+/// `source` is the session `input` names, found once by [`single_source`]; a directory FILE
+/// is not checked, nor a `--hook` input (whose stdin names it).
+pub fn refuse_compressed_in_place(
+    input: &InputArgs,
+    source: &Source,
+    in_place: bool,
+) -> Result<()> {
+    if !in_place || input.find.hook {
+        return Ok(());
+    }
+    let path = match (source, &input.file) {
+        (Source::File(path), _) if input.find.latest || input.find.session.is_some() => path,
+        (_, Some(path)) if path.is_file() => path,
+        _ => return Ok(()),
+    };
+    if compression_of(path)? != Compression::None {
+        bail!(
+            "{}: --in-place cannot rewrite a compressed transcript; decompress it first, or write \
+             the result to stdout",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// The `transcript_path` of the hook input JSON on `reader` (Claude Code hands every hook and
+/// its status line one such object on stdin).
+pub fn hook_transcript(mut reader: impl Read) -> Result<PathBuf> {
+    let mut text = String::new();
+    reader
+        .read_to_string(&mut text)
+        .context("<stdin>: cannot read the hook input")?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).context("<stdin>: the hook input is not a JSON object")?;
+    match value.get("transcript_path").and_then(|p| p.as_str()) {
+        Some(path) if !path.is_empty() => Ok(PathBuf::from(path)),
+        _ => bail!("<stdin>: the hook input has no transcript_path"),
+    }
+}
+
+/// One input of a multi-file command: a source, or why a FILE gave none (a directory that
+/// cannot be listed or holds no session), located by its name.
+pub type Input = Result<Source>;
+
+/// The inputs of `estimate`, in order: FILEs (directories expanded to their session files,
+/// sorted by path), then the files `--files-from` lists, or the session the finding flags name.
+pub fn sources(args: &FilesArgs) -> Result<Vec<Input>> {
+    if let Some(path) = found(&args.find, &sessions::process_env)? {
+        return Ok(vec![Ok(Source::File(path))]);
+    }
+    let mut named = args.files.clone();
+    if let Some(list) = &args.files_from {
+        if list.as_os_str() == "-" && named.iter().any(|f| f.as_os_str() == "-") {
+            bail!("--files-from - reads the file list from standard input, so no transcript can come from it too");
+        }
+        named.extend(file_list(list)?);
+        if named.is_empty() {
+            return Ok(Vec::new());
+        }
+    }
+    if named.is_empty() {
+        return Ok(vec![Ok(Source::Stdin)]);
+    }
+    let mut inputs = Vec::new();
+    for path in named {
+        if !path.is_dir() {
+            inputs.extend(Source::list(&[path]).into_iter().map(Ok));
+            continue;
+        }
+        match sessions::find_in(&path, None) {
+            Ok(found) if found.is_empty() => inputs.push(Err(anyhow::anyhow!(
+                "{}: no session file (*.jsonl) in this directory",
+                path.display()
+            ))),
+            Ok(found) => inputs.extend(found.into_iter().map(|s| Ok(Source::File(s.path)))),
+            Err(error) => inputs.push(Err(error)),
+        }
+    }
+    Ok(inputs)
+}
+
+/// The paths a `--files-from` list names: NUL-separated when it holds a NUL byte, else one per
+/// line (a CR before the newline dropped); empty entries are skipped.
+pub fn file_list(list: &Path) -> Result<Vec<PathBuf>> {
+    let (name, bytes) = if list.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .context("<stdin>: cannot read the file list")?;
+        ("<stdin>".to_owned(), bytes)
+    } else {
+        let bytes = std::fs::read(list)
+            .with_context(|| format!("{}: cannot read the file list", list.display()))?;
+        (list.display().to_string(), bytes)
+    };
+    let separator = if bytes.contains(&0) { 0 } else { b'\n' };
+    bytes
+        .split(|&b| b == separator)
+        .map(|entry| entry.strip_suffix(b"\r").unwrap_or(entry))
+        .filter(|entry| !entry.is_empty())
+        .map(|entry| path_of(entry).with_context(|| format!("{name}: a file name is not valid")))
+        .collect()
+}
+
+#[cfg(unix)]
+fn path_of(bytes: &[u8]) -> Result<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    Ok(PathBuf::from(std::ffi::OsStr::from_bytes(bytes)))
+}
+
+#[cfg(not(unix))]
+fn path_of(bytes: &[u8]) -> Result<PathBuf> {
+    Ok(PathBuf::from(std::str::from_utf8(bytes)?))
+}
+
+/// Reads a whole source.
+pub fn read_source(source: &Source) -> Result<Vec<u8>> {
+    read_all(source)
+}

@@ -1,0 +1,242 @@
+//! Prune's measurement: the prunable values of the live context (the format's [`sites`]), each
+//! measured (its tokens, and the estimator units the context loses when it is replaced, see
+//! [`measure`]), numbered into tool uses and thinking turns, and handed to the pure choice
+//! ([`choose`]); then what the choice writes ([`PrunePlan::pruned`], for
+//! [`rewrite::write`]) and what `prune --report` says ([`report`]).
+
+pub mod measure;
+pub mod report;
+
+use std::collections::{BTreeMap, HashMap};
+
+use anyhow::{Context as _, Result};
+use rayon::prelude::*;
+
+use self::measure::{size, Found, Sized, MIN_ARGUMENT_CHARS};
+use super::context::live_context;
+use crate::prune::{choose, Candidate, Choice, Context, Options, Target};
+use crate::tokens::Tokenizer;
+use crate::transcript::classify::is_real_user_request;
+use crate::transcript::load::Transcript;
+use crate::transcript::prune::rewrite::{self, Edit, Pruned};
+use crate::transcript::prune::{sites, Kind, Site};
+use crate::transcript::write::Sink;
+use crate::transcript::FormatId;
+
+/// A measured value: where it is, and what replacing it writes.
+pub struct Measured {
+    /// The record (index into the transcript's records).
+    pub record: usize,
+    /// Where the value is in the record.
+    pub site: Site,
+    /// The edit: the JSON that replaces the value, or `None` for a removal.
+    pub json: Option<Vec<u8>>,
+}
+
+/// What prune found and chose.
+pub struct PrunePlan {
+    /// The transcript's format.
+    pub format: FormatId,
+    /// Every candidate's value, in the order of `candidates`.
+    pub measured: Vec<Measured>,
+    /// Every value that may be pruned, in context order.
+    pub candidates: Vec<Candidate>,
+    /// What is pruned.
+    pub choice: Choice,
+}
+
+/// Finds, measures and chooses what to prune of `transcript` by `options`. Finding and
+/// measuring are independent per record and run on all cores; numbering the tool uses and
+/// thinking turns runs in context order.
+pub fn plan(transcript: &Transcript, tokenizer: Tokenizer, options: &Options) -> Result<PrunePlan> {
+    let format = transcript
+        .format
+        .context("an empty transcript has nothing to prune")?;
+    let argument_chars =
+        MIN_ARGUMENT_CHARS.max(usize::try_from(options.min_tokens * 4).unwrap_or(usize::MAX));
+    let mut found = find(transcript, format, tokenizer);
+    name_results(&mut found);
+    let sized: Vec<Vec<Option<Sized>>> = found
+        .par_iter()
+        .map(|f| {
+            f.sites
+                .iter()
+                .map(|site| size(format, f, site, tokenizer, argument_chars))
+                .collect::<Result<Vec<_>>>()
+        })
+        .collect::<Result<_>>()?;
+    let numbered = number(found, sized);
+    let view = live_context(transcript, tokenizer);
+    let context = Context {
+        tokenizer,
+        units: numbered.context_units,
+        tokens: view.tokens,
+        usage: view.usage.is_some(),
+        turns: numbered.turns,
+    };
+    let choice = choose(&numbered.candidates, &context, options);
+    Ok(PrunePlan {
+        format,
+        measured: numbered.measured,
+        candidates: numbered.candidates,
+        choice,
+    })
+}
+
+/// The main-chain messages of the live context, with their prunable values.
+fn find<'t>(transcript: &'t Transcript, format: FormatId, tokenizer: Tokenizer) -> Vec<Found<'t>> {
+    (0..transcript.context.len())
+        .into_par_iter()
+        .filter_map(|position| {
+            let record = &transcript.context[position];
+            let message = record.message().filter(|m| !m.sidechain)?;
+            Some(Found {
+                position,
+                index: transcript.record_index(position),
+                record,
+                units: tokenizer.message_units(message),
+                sites: sites(format.format(), record.raw),
+            })
+        })
+        .collect()
+}
+
+/// Names the tool of each result through its call, where the result line does not.
+fn name_results(found: &mut [Found]) {
+    let mut call_names: HashMap<String, String> = HashMap::new();
+    for site in found.iter().flat_map(|f| &f.sites) {
+        if let (Kind::Arguments, Some(id), Some(tool)) = (&site.kind, &site.call_id, &site.tool) {
+            call_names.entry(id.clone()).or_insert_with(|| tool.clone());
+        }
+    }
+    for site in found.iter_mut().flat_map(|f| &mut f.sites) {
+        if site.kind == Kind::Result && site.tool.is_none() {
+            site.tool = site
+                .call_id
+                .as_ref()
+                .and_then(|id| call_names.get(id))
+                .cloned();
+        }
+    }
+}
+
+/// The values measured, numbered into units, and what the choice needs of the context.
+struct Numbered {
+    measured: Vec<Measured>,
+    candidates: Vec<Candidate>,
+    context_units: u64,
+    turns: Vec<usize>,
+}
+
+/// Numbers every value's unit in context order (a tool use for results and arguments, a
+/// thinking turn for thinking) and makes the candidates of those that can be pruned.
+fn number(found: Vec<Found>, sized: Vec<Vec<Option<Sized>>>) -> Numbered {
+    let mut numbered = Numbered {
+        measured: Vec::new(),
+        candidates: Vec::new(),
+        context_units: 0,
+        turns: Vec::new(),
+    };
+    let mut tool_units: HashMap<String, usize> = HashMap::new();
+    let mut thinking_units: HashMap<u64, usize> = HashMap::new();
+    // Results without a call id are each a tool use of their own.
+    let mut anonymous = 0usize;
+    for (f, sized) in found.into_iter().zip(sized) {
+        numbered.context_units += f.units;
+        if f.record.message().is_some_and(is_real_user_request) {
+            numbered.turns.push(f.position);
+        }
+        for (site, sized) in f.sites.into_iter().zip(sized) {
+            let target = match site.kind {
+                Kind::Result => Target::Result,
+                Kind::Arguments => Target::Arguments,
+                Kind::Thinking => Target::Thinking,
+            };
+            // Every tool use is numbered, also those with nothing to prune: `--keep` counts
+            // the most recent tool uses, whatever their size.
+            let unit = match target {
+                Target::Thinking => {
+                    // One response is one thinking turn (Claude Code writes it as several
+                    // lines sharing its message id).
+                    let key = f.record.link.response.unwrap_or(u64::MAX - f.index as u64);
+                    let next = thinking_units.len();
+                    *thinking_units.entry(key).or_insert(next)
+                }
+                _ => {
+                    let key = site.call_id.clone().unwrap_or_else(|| {
+                        anonymous += 1;
+                        format!("\0{anonymous}")
+                    });
+                    let next = tool_units.len();
+                    *tool_units.entry(key).or_insert(next)
+                }
+            };
+            let Some(sized) = sized else { continue };
+            numbered.candidates.push(Candidate {
+                target,
+                position: f.position,
+                unit,
+                tool: site.tool.clone(),
+                tokens: sized.tokens,
+                saved_units: sized.saved_units,
+                shrinks: sized.shrinks,
+                pruned: sized.pruned,
+            });
+            numbered.measured.push(Measured {
+                record: f.index,
+                site,
+                json: sized.json,
+            });
+        }
+    }
+    numbered
+}
+
+impl PrunePlan {
+    /// The writer's input: the chosen values by record.
+    pub fn pruned<'p, 'a>(&'p self, transcript: &'p Transcript<'a>) -> Pruned<'p, 'a> {
+        let mut edits: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
+        for &i in &self.choice.chosen {
+            let measured = &self.measured[i];
+            edits
+                .entry(measured.record)
+                .or_default()
+                .push((&measured.site, measured.json.as_deref()));
+        }
+        Pruned {
+            transcript,
+            edits,
+            tokens_before: self.choice.tokens_before,
+            tokens_after: self.choice.tokens_after,
+        }
+    }
+
+    /// The pruned session, written to `out` in the transcript's own format.
+    pub fn write(&self, transcript: &Transcript, out: &mut dyn std::io::Write) -> Result<()> {
+        let mut sink = Sink::new(out);
+        rewrite::write(&self.pruned(transcript), &mut sink)?;
+        Ok(sink.finish()?)
+    }
+}
+
+/// `transcript` pruned by `options` (the config file's knobs and the defaults), oldest first,
+/// toward a live context of `target` tokens (`compact`'s pruned rung): what was chosen, and
+/// the session written; `None` when nothing can be pruned.
+pub fn pruned_toward(
+    transcript: &Transcript,
+    tokenizer: Tokenizer,
+    target: u64,
+    options: &Options,
+) -> Result<Option<(PrunePlan, Vec<u8>)>> {
+    let options = Options {
+        target: Some(target),
+        ..options.clone()
+    };
+    let plan = plan(transcript, tokenizer, &options)?;
+    if plan.choice.nothing.is_some() {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    plan.write(transcript, &mut bytes)?;
+    Ok(Some((plan, bytes)))
+}

@@ -1,0 +1,113 @@
+//! Reading one agent's dialect: the [`Format`] trait every agent folder implements first.
+//!
+//! A format knows how to recognise its lines among the first lines of an input, how to read
+//! one line into [`Record`]s of the common [`super::model`], which records make up one message
+//! of a request, and a few facts its lines record (the model, the working directory, the file
+//! an edit changed) or its records are (compaction markers, a tree of ids). The other jobs an
+//! agent folder does (its live-context rule, write-back, prune, handoff, session home, trigger)
+//! have traits of their own beside the machinery they plug into; [`super::registry::Agent`]
+//! gathers them.
+
+use anyhow::Result;
+use serde_json::Value;
+
+use super::model::{Message, Record};
+
+/// One agent's transcript dialect.
+pub trait Format: Sync {
+    /// The agent's name for people: in messages, and in the opening of a summary handed to
+    /// another agent.
+    fn name(&self) -> &'static str;
+
+    /// Whether these first lines (parsed, blank lines left out) look like this format.
+    fn detect(&self, head: &[Value]) -> bool;
+
+    /// Whether this one line carries an envelope only this agent writes (its top-level fields
+    /// alone tell whose it is). Detection refuses input whose first lines carry two agents'
+    /// envelopes; bare message lines, which fit more than one format, carry none.
+    fn envelope(&self, line: &Value) -> bool {
+        let _ = line;
+        false
+    }
+
+    /// Reads one line (`line` is its 1-based number, `text` its bytes without terminator) into
+    /// the model. The error says what is wrong without the location, which the caller adds, and
+    /// without quoting the line (it may hold terminal escape codes).
+    fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>>;
+
+    /// Reads one line into every record it holds, handing each to `each` in order: one for
+    /// most lines, more where a line carries a list of messages (Gemini's `$set` checkpoint),
+    /// whose records then hold the bytes of their own object within the line. A line with an
+    /// error hands out none of its records. Records go to `each` rather than into a list
+    /// because `estimate` measures a record and drops it, and a list would cost an allocation
+    /// a line.
+    fn read_each<'a>(
+        &self,
+        line: usize,
+        text: &'a str,
+        each: &mut dyn FnMut(Record<'a>),
+    ) -> Result<()> {
+        each(self.read(line, text)?);
+        Ok(())
+    }
+
+    /// Whether `record` is part of the same message as `unit`, the main-chain message records
+    /// of the message before it (see [`super::messages`]): a fragment of the same response, or
+    /// the result of one of its tool calls. The rule most formats share: a tool result
+    /// continues the message that made the call; everything else opens a message of its own,
+    /// since each record already is one message of the request (OpenAI and kimi-cli, Anthropic
+    /// lists, pi entries, Gemini turns).
+    fn continues_message(&self, unit: &[&Record], record: &Record) -> bool {
+        let _ = unit;
+        record.message().is_some_and(Message::answers_a_call)
+    }
+
+    /// The model a line says the session runs on, for formats that record it (`--max-context
+    /// auto` looks up its window).
+    fn model(&self, _raw: &[u8]) -> Option<String> {
+        None
+    }
+
+    /// The working directory a line says the session runs in, for formats that record it (a
+    /// handoff to another agent carries it over).
+    fn cwd(&self, _raw: &[u8]) -> Option<String> {
+        None
+    }
+
+    /// The whole text of a file as it was before the edit whose result this line holds, for
+    /// formats whose edit results record one.
+    fn file_before_edit(&self, _raw: &[u8]) -> Option<String> {
+        None
+    }
+
+    /// The kind of record the agent writes when it compacts (Claude Code's `compact_boundary`,
+    /// Codex's `compacted`, pi's `compaction`), read as [`Record::compaction`]; `None` for an
+    /// agent whose compaction leaves no marker, only a summary message in a rewritten file.
+    fn compaction_marker(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// How the agent links its records into a tree it walks back from a leaf to resume;
+    /// `None` for a list.
+    fn tree(&self) -> Option<Tree> {
+        None
+    }
+
+    /// Whether the records carry ids the agent indexes (every tree's, Gemini CLI's message
+    /// ids): two lines with one id are then a defect.
+    fn has_ids(&self) -> bool {
+        self.tree().is_some()
+    }
+}
+
+/// How an agent's records link into a tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tree {
+    /// The field naming a record's parent.
+    pub parent: &'static str,
+    /// The field holding a record's own id.
+    pub id: &'static str,
+    /// True when the agent resumes from a main-chain message only: its leaf is one, and a
+    /// line of another kind (bookkeeping, a sub-agent's) never starts the walk back.
+    pub messages_only: bool,
+}
