@@ -169,6 +169,16 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
     }
 }
 
+/// Characters of the agent's last words shown as `said:`.
+const SAID_SHOWN: usize = 200;
+
+/// True when `said:` shows `text` whole: the plan sentence of the same last message.
+fn shown_in_said(ex: &Extract, text: &str) -> bool {
+    ex.doing
+        .as_ref()
+        .is_some_and(|doing| cut(&doing.text, SAID_SHOWN).contains(text.trim()))
+}
+
 /// Characters below which a cut text says nothing and is dropped instead.
 const MIN_CUT: usize = 16;
 
@@ -258,7 +268,7 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         });
     };
     if let Some(doing) = &ex.doing {
-        let text = format!("said: {}", cut(&doing.text, 200));
+        let text = format!("said: {}", cut(&doing.text, SAID_SHOWN));
         push(Section::Now, text, Some(10), 6);
     }
     // Work in flight and what the sub-agents found: current state a summary must not lose.
@@ -367,7 +377,10 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         };
         push(Section::Commands, text, None, priority);
     }
-    if let Some(plan) = &ex.plan {
+    // The plan sentence comes from the agent's last words: when `said:` already shows it, a
+    // second copy under next only takes the room of a file or a name.
+    let plan = ex.plan.as_ref().filter(|p| !shown_in_said(ex, &p.text));
+    if let Some(plan) = plan {
         let text = format!("- {}", cut(&plan.text, 200));
         push(Section::Next, text, Some(15), 7);
     }
@@ -635,9 +648,20 @@ mod tests {
             "{text}"
         );
         assert!(roomy.contains("- cargo test -p crate29 → 5pass"), "{roomy}");
+        // The plan sentence is in the agent's last words, shown as said: once is enough.
         assert!(
-            roomy.contains("## next\n- Next, I will update the docs."),
+            roomy.contains("said: All green. Next, I will update the docs.\n"),
             "{roomy}"
+        );
+        assert!(!roomy.contains("## next"), "{roomy}");
+        // A plan that said: does not show whole gets its own line.
+        let mut long = ex.clone();
+        let words = "the build passed on every target after the cache fix ".repeat(4);
+        long.doing.as_mut().unwrap().text = format!("{words}Next, I will update the docs.");
+        let text = caveman(&long, 5000, Tokenizer::Chars4);
+        assert!(
+            text.contains("## next\n- Next, I will update the docs."),
+            "{text}"
         );
     }
 

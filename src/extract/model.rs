@@ -296,7 +296,7 @@ impl Extract {
         })
     }
 
-    /// The next action (see [`next`](super::next)): a request not acted on yet, else the newer
+    /// The next action (the rule of `extract/next.rs`): a request not acted on yet, else the newer
     /// of the agent's stated plan and its first open todo, else `await user` when its turn is
     /// over, or `continue <last call>` when it stopped mid-work.
     pub fn next(&self) -> Option<String> {

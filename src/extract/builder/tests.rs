@@ -669,6 +669,9 @@ fn a_turn_sent_again_is_one_decision_and_none_repeats_the_task() {
     let got: Vec<&str> = ex.decisions.iter().map(|d| d.text.as_str()).collect();
     assert_eq!(
         got,
-        ["always overwrite, the file may come from another device", "also cover the timeout"]
+        [
+            "always overwrite, the file may come from another device",
+            "also cover the timeout"
+        ]
     );
 }
