@@ -222,8 +222,15 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
     push(Section::Head, head, None, 0);
     // A work branch names the work; the default branch says nothing.
     let default = |b: &str| matches!(b, "main" | "master" | "trunk" | "develop");
-    if let Some(branch) = ex.branch.as_deref().filter(|b| !default(b)) {
-        push(Section::Head, format!("branch: {branch}"), None, 25);
+    // With where the work stands in git: short, since the subjects are in the files' names.
+    let branch = ex.branch.as_deref().filter(|b| !default(b));
+    let git: Vec<String> = branch
+        .map(|b| format!("branch: {b}"))
+        .into_iter()
+        .chain(commits_note(ex))
+        .collect();
+    if !git.is_empty() {
+        push(Section::Head, git.join(" | "), None, 25);
     }
     if let Some(goal) = &ex.goal {
         let text = if ex.summarised {
@@ -435,6 +442,18 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         );
     }
     lines
+}
+
+/// Where the work stands in git: the latest commit the session made and how many files
+/// changed after it.
+fn commits_note(ex: &Extract) -> Option<String> {
+    let last = ex.commits.last()?;
+    let mut text = format!("committed {}", last.hash);
+    text.push_str(&match ex.uncommitted {
+        0 => ", nothing uncommitted".to_owned(),
+        n => format!(", {n} {} uncommitted", plural(n, "file")),
+    });
+    Some(text)
 }
 
 /// The line of the code around the latest edit: `edit in <function>, beside: <calls>`.

@@ -38,6 +38,7 @@
 //! - `gates`: linters, format checks and type checks, shown like test runs;
 //! - `paths`: the working directory and path-like words;
 //! - `branch`: the git branch the session works on;
+//! - `commits`: the commits the session made, from what `git commit` printed;
 //! - `outcome`: exit statuses and error lines in tool results;
 //! - `failures`: a failed run's findings, and the later runs that fix an error;
 //! - `stopped`: runs the agent stopped, which did not fail;
@@ -61,6 +62,7 @@ mod caveman;
 mod chore;
 mod ci;
 mod code_mode;
+mod commits;
 mod decisions;
 mod dirs;
 mod failures;
@@ -85,7 +87,7 @@ mod tools;
 pub use bare::{bare, Bare, BARE_FLOOR};
 pub use caveman::caveman;
 pub use model::{
-    Around, CiCheck, CommandUse, Decision, ErrorSeen, Extract, FileUse, RunOutcome, Said,
+    Around, CiCheck, CommandUse, Commit, Decision, ErrorSeen, Extract, FileUse, RunOutcome, Said,
     TestCounts, Todo,
 };
 pub use names::frequent_names;

@@ -194,6 +194,17 @@ impl CiCheck {
     }
 }
 
+/// A commit the session made, as `git commit` reported it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Commit {
+    /// The abbreviated hash, as printed.
+    pub hash: String,
+    /// The first line of the message, as printed.
+    pub subject: String,
+    /// The record of the command's result.
+    pub index: usize,
+}
+
 /// The code around the agent's latest edit, found in the fullest copy of its file the session
 /// holds: what the edit's own text does not name, and the next step may need.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -281,6 +292,10 @@ pub struct Extract {
     pub touched: Vec<String>,
     /// The code around the latest edit whose place in its file the session shows.
     pub around: Option<Around>,
+    /// The commits the session made, oldest first.
+    pub commits: Vec<Commit>,
+    /// Files changed after the latest of those commits (none when it made none).
+    pub uncommitted: usize,
 }
 
 impl Extract {

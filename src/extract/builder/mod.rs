@@ -13,6 +13,7 @@ use super::background::{running_session, session_argument, Session};
 use super::chore::goal_after_chore;
 use super::ci::{gh_checks, is_gh_ci, workflow_files};
 use super::code_mode::{is_cell, waited_cell};
+use super::commits::commits_made;
 use super::decisions::{answers, choice_sentences, is_decision_turn, is_rule, DECISION_CHARS};
 use super::failures::fixed_by;
 use super::gates::is_gate;
@@ -130,6 +131,8 @@ pub(super) struct Builder {
     pub(super) item_events: bool,
     /// Commands cells started, waiting for the event that says they ended.
     launches: Vec<cells::Launch>,
+    /// Each change to a file: (record index, file slot), for what the latest commit left out.
+    writes: Vec<(usize, usize)>,
 }
 
 impl Builder {
@@ -168,6 +171,7 @@ impl Builder {
             running: Vec::new(),
             item_events: false,
             launches: Vec::new(),
+            writes: Vec::new(),
         }
     }
 
@@ -570,6 +574,12 @@ impl Builder {
         // Error lines mean failure even after a zero exit: `build | head` exits with `head`.
         let succeeded = ok != Some(false) && errors.is_empty();
         let key = self.ex.commands[command].command.clone();
+        for commit in commits_made(&key, &plain, index) {
+            // A result read twice (a cell's output and its event) is one commit.
+            if !self.ex.commits.iter().any(|c| c.hash == commit.hash) {
+                self.ex.commits.push(commit);
+            }
+        }
         {
             let entry = &mut self.ex.commands[command];
             entry.outcome = Some(RunOutcome {
@@ -741,6 +751,9 @@ impl Builder {
         }
         file.gone = op == Op::Delete;
         file.last = index;
+        if op != Op::Read {
+            self.writes.push((index, slot));
+        }
     }
 
     pub(super) fn finish(mut self, records: &[Record]) -> Extract {
@@ -870,6 +883,17 @@ impl Builder {
                     .collect();
                 self.ex.todo_at = Some(*index);
             }
+        }
+        if let Some(last) = self.ex.commits.last() {
+            let mut after: Vec<usize> = self
+                .writes
+                .iter()
+                .filter(|(index, _)| *index > last.index)
+                .map(|&(_, slot)| slot)
+                .collect();
+            after.sort_unstable();
+            after.dedup();
+            self.ex.uncommitted = after.len();
         }
         let ex = &mut self.ex;
         // Changes weigh more than reads, and recent use up to twice as much as the first

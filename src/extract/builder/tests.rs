@@ -675,3 +675,56 @@ fn a_turn_sent_again_is_one_decision_and_none_repeats_the_task() {
         ]
     );
 }
+
+#[test]
+fn the_commits_made_and_the_files_changed_after_the_last() {
+    let edit = |id: &str, path: &str| {
+        call(
+            id,
+            "Edit",
+            &format!(r#"{{"file_path":"{path}","old_string":"x"}}"#),
+        )
+    };
+    let records = [
+        user("fix the leak and commit"),
+        edit("1", "src/a.rs"),
+        bash("2", "git add -A && git commit -m 'fix: close the reader'"),
+        result(
+            "2",
+            "[fix-leak 9f5a3c7] fix: close the reader\n 1 file changed",
+        ),
+        edit("3", "src/b.rs"),
+        bash("4", "git commit -am 'test: cover the leak'"),
+        result(
+            "4",
+            "[fix-leak f6b2c87] test: cover the leak\n 1 file changed",
+        ),
+        edit("5", "src/a.rs"),
+        edit("6", "src/c.rs"),
+        edit("7", "src/a.rs"),
+    ];
+    let mut ex = extract(&records);
+    ex.branch = Some("fix-leak".into());
+    let hashes: Vec<&str> = ex.commits.iter().map(|c| c.hash.as_str()).collect();
+    assert_eq!(hashes, ["9f5a3c7", "f6b2c87"]);
+    assert_eq!(ex.commits[1].subject, "test: cover the leak");
+    assert_eq!(ex.uncommitted, 2);
+    let text = crate::extract::caveman(&ex, 500, crate::tokens::Tokenizer::Chars4);
+    assert!(
+        text.contains("\nbranch: fix-leak | committed f6b2c87, 2 files uncommitted\n"),
+        "{text}"
+    );
+    // With nothing changed after the last commit, it says so; with no commit, nothing.
+    let ex = extract(&records[..7]);
+    assert_eq!(ex.uncommitted, 0);
+    let text = crate::extract::caveman(&ex, 500, crate::tokens::Tokenizer::Chars4);
+    assert!(
+        text.contains("committed f6b2c87, nothing uncommitted\n"),
+        "{text}"
+    );
+    let ex = extract(&records[..2]);
+    assert!(ex.commits.is_empty());
+    assert!(
+        !crate::extract::caveman(&ex, 500, crate::tokens::Tokenizer::Chars4).contains("committed")
+    );
+}
