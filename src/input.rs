@@ -7,6 +7,12 @@
 //! and CRLF endings, a UTF-8 byte-order mark and a last line without a newline are accepted, and
 //! every line keeps its exact bytes, terminator included, so it can be written back unchanged.
 //!
+//! No line may be longer than the line size limit ([`limit`]): a reader stops at the first
+//! that passes it, with its number, before reading the rest of it. Streaming, memory stays
+//! within about one line's size over the blocks in flight: a block that grew to hold a long
+//! line grows by an eighth at a time, not by doubling, and while one is being worked on the
+//! reader waits instead of reading the next into memory beside it.
+//!
 //! Compressed input is recognised by its first bytes, not its name, so a piped `.gz` works too:
 //! gzip is always read, zstd when the `zstd` feature is built in; other compressors (and zstd
 //! without the feature) are refused with the command that decompresses them.
@@ -16,8 +22,14 @@ use std::io::{self, Cursor, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::sync_channel;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use memchr::{memchr, memchr_iter, memrchr};
+
+pub mod limit;
+#[cfg(feature = "zstd")]
+mod zstd;
+
+use limit::{LineLength, TooLong};
 
 /// How many bytes a block read asks for. The few blocks in flight (one being read, two
 /// waiting, one being measured) then fit in the target machine's 32 MiB L3 cache, so the
@@ -168,10 +180,8 @@ fn decompressed(name: &str, mut raw: Box<dyn Read + Send>) -> Result<Box<dyn Rea
 }
 
 #[cfg(feature = "zstd")]
-fn zstd_reader(name: &str, input: impl Read + Send + 'static) -> Result<Box<dyn Read + Send>> {
-    let decoder = zstd::stream::read::Decoder::new(input)
-        .with_context(|| format!("{name}: cannot start reading the zstd stream"))?;
-    Ok(Box::new(decoder))
+fn zstd_reader(_name: &str, input: impl Read + Send + 'static) -> Result<Box<dyn Read + Send>> {
+    Ok(zstd::reader(input))
 }
 
 #[cfg(not(feature = "zstd"))]
@@ -186,14 +196,42 @@ fn open_file(path: &Path) -> Result<File> {
     File::open(path).with_context(|| format!("{}: cannot open", path.display()))
 }
 
-/// Reads a whole source into memory.
+/// Reads a whole source into memory, refusing a line longer than the limit as soon as it
+/// passes it.
 pub fn read_all(source: &Source) -> Result<Vec<u8>> {
+    let name = source.name();
+    let max = limit::max_line()?;
+    let mut length = LineLength::new(max);
+    let mut reader = source.open()?;
     let mut bytes = Vec::new();
-    source
-        .open()?
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("{}: cannot read", source.name()))?;
-    Ok(bytes)
+    loop {
+        let before = bytes.len();
+        let read = (&mut reader)
+            .take(BLOCK_SIZE as u64)
+            .read_to_end(&mut bytes)
+            .with_context(|| format!("{name}: cannot read"))?;
+        if let Err(start) = length.take(&bytes[before..]) {
+            return Err(too_long(
+                &name,
+                limit::too_long_at(&bytes, start as usize, max),
+            ));
+        }
+        // Fewer bytes than asked for: the end (see `Blocks::next_block`).
+        if read < BLOCK_SIZE {
+            return Ok(bytes);
+        }
+    }
+}
+
+/// Checks the lines of `bytes`, an input named `name` read whole by other means (an in-place
+/// write reads the session itself), against the line size limit.
+pub fn check_lines(name: &str, bytes: &[u8]) -> Result<()> {
+    limit::check(bytes, limit::max_line()?).map_err(|long| too_long(name, long))
+}
+
+/// The error for a line of `name` over the limit.
+fn too_long(name: &str, long: TooLong) -> anyhow::Error {
+    anyhow!("{name}:{long}")
 }
 
 /// One line of input.
@@ -285,23 +323,34 @@ impl Block {
 }
 
 /// Reads a source block by block, each block holding only complete lines (a block grows past
-/// [`BLOCK_SIZE`] only to finish one very long line).
+/// [`BLOCK_SIZE`] only to finish one very long line, and never past the line size limit).
 pub struct Blocks<R> {
     reader: R,
     /// The start of an unfinished line, carried into the next block.
     carry: Vec<u8>,
     next_line: usize,
     done: bool,
+    /// The line being read, against the limit.
+    length: LineLength,
+    limit: usize,
 }
 
 impl<R: Read> Blocks<R> {
-    /// Starts reading `reader`.
+    /// Starts reading `reader`, with no line size limit.
     pub fn new(reader: R) -> Self {
+        Blocks::with_limit(reader, usize::MAX)
+    }
+
+    /// Starts reading `reader`; a line longer than `limit` bytes is an error ([`TooLong`]
+    /// inside the `io::Error`).
+    pub fn with_limit(reader: R, limit: usize) -> Self {
         Blocks {
             reader,
             carry: Vec::new(),
             next_line: 1,
             done: false,
+            length: LineLength::new(limit),
+            limit,
         }
     }
 
@@ -314,12 +363,24 @@ impl<R: Read> Blocks<R> {
         let buffer = &mut spare.bytes;
         buffer.clear();
         buffer.append(&mut self.carry);
+        // Where the buffer's first byte stands in the stream.
+        let origin = self.length.read_so_far() - buffer.len() as u64;
         loop {
             let searched = buffer.len();
+            if buffer.capacity() - buffer.len() < BLOCK_SIZE {
+                buffer.reserve_exact(room(buffer.len()) - buffer.len());
+            }
             // `take` + `read_to_end` fills spare capacity without zeroing it first.
             let read = (&mut self.reader)
                 .take(BLOCK_SIZE as u64)
                 .read_to_end(buffer)?;
+            if let Err(start) = self.length.take(&buffer[searched..]) {
+                let within = (start - origin) as usize;
+                let mut long = limit::too_long_at(buffer, within, self.limit);
+                long.line += self.next_line - 1;
+                self.done = true;
+                return Err(io::Error::new(io::ErrorKind::InvalidData, long));
+            }
             // Fewer bytes than asked for means the reader said "end" (`read_to_end` stops only
             // there or at the limit). Asking again would wait for a second end: a terminal
             // gives one per Ctrl-D, and the user pressed it once.
@@ -363,33 +424,75 @@ where
     F: FnMut(&Block) -> Result<()>,
 {
     const IN_FLIGHT: usize = 2;
+    let limit = limit::max_line()?;
     let (full_tx, full_rx) = sync_channel::<io::Result<Block>>(IN_FLIGHT);
     let (spare_tx, spare_rx) = sync_channel::<Block>(IN_FLIGHT + 1);
+    // Says that a large block was worked on: the reader waits for it before reading on.
+    let (worked_tx, worked_rx) = sync_channel::<()>(1);
     std::thread::scope(|scope| {
+        // The consumer's ends are dropped when it stops, even early (an error): the reader,
+        // waiting on one, then stops too.
+        let (spare_tx, worked_tx) = (spare_tx, worked_tx);
         scope.spawn(move || {
-            let mut blocks = Blocks::new(reader);
+            let mut blocks = Blocks::with_limit(reader, limit);
             loop {
                 let spare = spare_rx.try_recv().unwrap_or_default();
                 let next = blocks.next_block(spare).transpose();
                 let stop = !matches!(next, Some(Ok(_)));
+                let large = matches!(&next, Some(Ok(block)) if block.bytes.capacity() > LARGE);
                 // A closed channel means the consumer stopped early (an error): stop reading.
                 if let Some(next) = next {
                     if full_tx.send(next).is_err() {
                         break;
                     }
                 }
-                if stop {
+                if stop || (large && worked_rx.recv().is_err()) {
                     break;
                 }
             }
         });
         for block in full_rx {
-            let block = block.with_context(|| format!("{name}: cannot read"))?;
+            let block = block.map_err(|error| match too_long_in(&error) {
+                Some(long) => too_long(name, long),
+                None => anyhow::Error::new(error).context(format!("{name}: cannot read")),
+            })?;
             consume(&block)?;
-            let _ = spare_tx.try_send(block);
+            if block.bytes.capacity() > LARGE {
+                // Its memory goes back, and the reader, which waited, reads on.
+                drop(block);
+                let _ = worked_tx.try_send(());
+            } else {
+                let _ = spare_tx.try_send(block);
+            }
         }
         Ok(())
     })
+}
+
+/// How much a buffer that holds `len` bytes is given, to read a block more. A long line's
+/// grows at once to [`MAPPED`], virtual memory only until it is written, then by an eighth of
+/// its size rather than by doubling. An allocator maps a buffer that large on its own (glibc
+/// from 32 MiB), and moves its pages to grow it: the line is never copied, which for a
+/// moment holds it twice and leaves the old copy resident in the heap.
+fn room(len: usize) -> usize {
+    let grown = len + BLOCK_SIZE.max(len / 8);
+    if len >= 2 * BLOCK_SIZE {
+        grown.max(MAPPED)
+    } else {
+        grown
+    }
+}
+
+/// See [`room`].
+const MAPPED: usize = 64 << 20;
+
+/// A block this large holds a long line: while one is worked on the reader reads nothing
+/// more, and it is freed rather than kept for reuse.
+const LARGE: usize = 4 * BLOCK_SIZE;
+
+/// The long line an I/O error stands for, if it stands for one.
+fn too_long_in(error: &io::Error) -> Option<TooLong> {
+    error.get_ref()?.downcast_ref::<TooLong>().copied()
 }
 
 #[cfg(test)]

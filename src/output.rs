@@ -166,11 +166,13 @@ fn escape_cell(cell: &str) -> String {
 }
 
 /// Makes control characters visible (`\u{1b}`), so no diagnostic or table cell can drive the
-/// terminal.
+/// terminal, and every message stays on one line: a newline (in a file name, say) reads `\n`.
 pub fn sanitize(text: &str) -> String {
     let mut clean = String::with_capacity(text.len());
     for c in text.chars() {
-        if c.is_control() && c != '\n' {
+        if c == '\n' {
+            clean.push_str("\\n");
+        } else if c.is_control() {
             let _ = write!(clean, "\\u{{{:x}}}", c as u32);
         } else {
             clean.push(c);
@@ -245,6 +247,7 @@ mod tests {
     fn sanitize_escapes_terminal_codes() {
         assert_eq!(sanitize("a\u{1b}[31mb"), "a\\u{1b}[31mb");
         assert_eq!(sanitize("plain"), "plain");
+        assert_eq!(sanitize("a\nb.jsonl: cut"), "a\\nb.jsonl: cut");
     }
 
     #[test]

@@ -1,6 +1,6 @@
-//! What `condense undo` needs: a journal of condense's in-place writes beside the session
-//! (`SESSION.condense-undo`, one JSON object a line), and the content that undoes the newest of
-//! them.
+//! What `condense undo` needs: the entries of the journal of condense's in-place writes
+//! (`SESSION.condense-undo`, kept by [`crate::persist::journal`]), and the content that undoes
+//! the newest of them.
 //!
 //! - An **append** (Claude Code, Codex, pi) is recorded as the offset and length of the bytes
 //!   condense appended and their hash. Undoing it removes exactly those bytes and keeps every
@@ -14,10 +14,8 @@
 //! The hash is FNV-1a over 64 bits: stable across versions and platforms, and enough to tell
 //! that bytes are the ones recorded (the length is compared too).
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 /// One in-place write condense made.
@@ -46,67 +44,20 @@ pub enum Entry {
 
 /// FNV-1a, 64 bits.
 pub fn hash(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    hash_more(HASH_START, bytes)
+}
+
+/// Where [`hash_more`] starts: the hash of no bytes.
+pub const HASH_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// [`hash`] of what `hash` is the hash of, followed by `bytes`: a long file is hashed a block
+/// at a time.
+pub fn hash_more(mut hash: u64, bytes: &[u8]) -> u64 {
     for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
-    h
-}
-
-/// The journal of `session`.
-pub fn journal_path(session: &Path) -> PathBuf {
-    let mut name = session.as_os_str().to_owned();
-    name.push(".condense-undo");
-    PathBuf::from(name)
-}
-
-/// Adds `entry` to the journal of `session`.
-pub fn record(session: &Path, entry: &Entry) -> Result<()> {
-    let path = journal_path(session);
-    let mut line = serde_json::to_vec(entry)?;
-    line.push(b'\n');
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .and_then(|mut file| file.write_all(&line))
-        .with_context(|| format!("{}: cannot write the undo journal", path.display()))
-}
-
-/// The journal's entries, oldest first (none when there is no journal).
-pub fn entries(session: &Path) -> Result<Vec<Entry>> {
-    let path = journal_path(session);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e).with_context(|| format!("{}: cannot read", path.display())),
-    };
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            serde_json::from_str(l)
-                .with_context(|| format!("{}:{}: not an undo entry", path.display(), i + 1))
-        })
-        .collect()
-}
-
-/// Removes the newest entry of the journal (after it was undone).
-pub fn pop(session: &Path) -> Result<()> {
-    let path = journal_path(session);
-    let mut all = entries(session)?;
-    all.pop();
-    if all.is_empty() {
-        return std::fs::remove_file(&path)
-            .with_context(|| format!("{}: cannot remove", path.display()));
-    }
-    let mut text = Vec::new();
-    for entry in &all {
-        serde_json::to_writer(&mut text, entry)?;
-        text.push(b'\n');
-    }
-    std::fs::write(&path, text).with_context(|| format!("{}: cannot write", path.display()))
+    hash
 }
 
 /// The ids of the records on these lines (Claude Code `uuid`, pi `id`).
@@ -232,5 +183,6 @@ mod tests {
     fn the_hash_is_fnv1a() {
         assert_eq!(hash(b""), 0xcbf2_9ce4_8422_2325);
         assert_eq!(hash(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(hash_more(hash(b"ab"), b"cd"), hash(b"abcd"));
     }
 }

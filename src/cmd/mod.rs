@@ -2,8 +2,8 @@
 //! wiring only: read the input, build the options, call the core, write the outcome. Beside
 //! them what the subcommands share: [`source`] (where transcripts come from), [`options`] (the
 //! typed options, built once), [`settings`] (the config file, read once), [`shared`] (what is
-//! said of unusable lines), [`verified`] and [`journal`] (in-place writes checked and
-//! recorded for undo), [`handoff`] (placing a session for another agent).
+//! said of unusable lines), [`verified`] (in-place writes checked before they are written; the
+//! undo journal is [`crate::persist`]'s), [`handoff`] (placing a session for another agent).
 
 pub mod bare;
 pub mod caveman;
@@ -15,7 +15,6 @@ pub mod eval;
 pub mod handoff;
 pub mod history;
 pub mod inject;
-pub mod journal;
 pub mod man;
 pub mod options;
 pub mod prompt;

@@ -86,6 +86,11 @@ pub fn hook_transcript(mut reader: impl Read) -> Result<PathBuf> {
     let value: serde_json::Value =
         serde_json::from_str(&text).context("<stdin>: the hook input is not a JSON object")?;
     match value.get("transcript_path").and_then(|p| p.as_str()) {
+        // The agent names its own session file; anything else (a FIFO would block the read
+        // forever) is refused.
+        Some(path) if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) => {
+            bail!("{path}: the hook input's transcript_path is not a regular file")
+        }
         Some(path) if !path.is_empty() => Ok(PathBuf::from(path)),
         _ => bail!("<stdin>: the hook input has no transcript_path"),
     }

@@ -4,12 +4,12 @@
 
 use std::io::Write;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use serde::Serialize;
 
 use crate::cli::UndoArgs;
 use crate::output;
-use crate::persist::{self, Done};
+use crate::persist::{self, journal, Done};
 use crate::undo::{self, Entry};
 use crate::Outcome;
 
@@ -46,8 +46,8 @@ fn backup_of(entry: &Entry) -> Option<Vec<u8>> {
 pub fn run(args: &UndoArgs, out: &mut dyn Write) -> Result<Outcome> {
     let path = &args.file;
     let name = path.display().to_string();
-    let entries = undo::entries(path)?;
     if args.list {
+        let entries = journal::entries(path)?;
         let current = std::fs::read(path).with_context(|| format!("{name}: cannot read"))?;
         for (n, entry) in entries.iter().rev().enumerate() {
             let why = if n == 0 {
@@ -65,30 +65,22 @@ pub fn run(args: &UndoArgs, out: &mut dyn Write) -> Result<Outcome> {
         }
         return Ok(Outcome::Success);
     }
-    let Some(entry) = entries.last() else {
-        bail!(
-            "{name}: nothing to undo (no journal {})",
-            undo::journal_path(path).display()
-        );
-    };
-    let backup = backup_of(entry);
     let options = persist::Options {
         backup_suffix: &args.backup_suffix,
         strategy: persist::Strategy::Replace,
         inputs: &[],
     };
-    let done = persist::in_place(path, &options, |bytes, out| {
-        let restored = undo::undone(entry, bytes, backup.as_deref())
+    let done = persist::undo_newest(path, &options, |entry, bytes, out| {
+        let restored = undo::undone(entry, bytes, backup_of(entry).as_deref())
             .map_err(|why| anyhow!("{name}: cannot undo: {why}"))?;
         Ok(out.write_all(&restored)?)
     })?;
-    undo::pop(path)?;
     for warning in &done.warnings {
         eprintln!("condense: warning: {}", output::sanitize(warning));
     }
     let report = Undone {
         file: name,
-        entry,
+        entry: &done.value.0,
         kept_as: match done.done {
             Done::Replaced { backup } => Some(backup),
             Done::Unchanged | Done::Appended => None,

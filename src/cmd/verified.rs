@@ -55,8 +55,8 @@ pub struct Verify<'a> {
 impl Verify<'_> {
     /// Runs `build` into `built` (emptied first), verifies what it wrote against what
     /// `planned` says of its value the plan did (unless verification is off, or nothing was
-    /// compacted: `None`), and writes it to `out`. `built` is the caller's, so that the undo
-    /// journal records those same bytes.
+    /// compacted: `None`), and writes it to `out`. `built` is the caller's buffer, reused when
+    /// the build runs again.
     pub fn build<T>(
         &self,
         built: &mut Vec<u8>,

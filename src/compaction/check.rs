@@ -9,14 +9,19 @@ use crate::plan::{fingerprint, plan, Plan};
 use crate::tokens::Tokenizer;
 use crate::transcript::load::Transcript;
 
-/// The plan `saved` describes, made again over `transcript` and checked against it.
-pub fn check_plan(saved: &SavedPlan, transcript: &Transcript) -> Result<(Plan, Tokenizer)> {
+/// The plan `saved` describes, made again over `transcript` and checked against it. `again` is
+/// what to run for a new plan, said when this one no longer fits.
+pub fn check_plan(
+    saved: &SavedPlan,
+    transcript: &Transcript,
+    again: &str,
+) -> Result<(Plan, Tokenizer)> {
     let tokenizer =
         Tokenizer::from_name(&saved.tokenizer).context("unknown tokenizer in the plan")?;
     let records = &transcript.context;
     if records.len() < saved.records {
         bail!(
-            "{}: the plan was made for {} records but the transcript now has {}; run prompt again",
+            "{}: the plan was made for {} records but the transcript now has {}; {again}",
             transcript.name,
             saved.records,
             records.len()
@@ -33,7 +38,7 @@ pub fn check_plan(saved: &SavedPlan, transcript: &Transcript) -> Result<(Plan, T
     if plan.tail.start != saved.fingerprint.records || now != saved.fingerprint.hash {
         bail!(
             "{}: the records the plan compacts changed since the plan was made (plan {} over {} \
-             records, now {} over {}); run prompt again",
+             records, now {} over {}); {again}",
             transcript.name,
             saved.fingerprint.hash,
             saved.fingerprint.records,
@@ -88,7 +93,7 @@ mod tests {
         let saved = saved(LIST);
         let grown = format!("{LIST}{}\n", r#"{"role":"user","content":"third"}"#);
         let now = Transcript::parse("t", grown.as_bytes(), LoadOptions::default()).unwrap();
-        let (plan, tokenizer) = check_plan(&saved, &now).unwrap();
+        let (plan, tokenizer) = check_plan(&saved, &now, "run prompt again").unwrap();
         assert_eq!(tokenizer, Tokenizer::Chars4);
         assert_eq!((plan.records, plan.tail.end), (5, 5));
     }
@@ -98,11 +103,15 @@ mod tests {
         let saved = saved(LIST);
         let changed = LIST.replace("first answer", "another answer");
         let now = Transcript::parse("t", changed.as_bytes(), LoadOptions::default()).unwrap();
-        let error = check_plan(&saved, &now).unwrap_err().to_string();
+        let error = check_plan(&saved, &now, "run prompt again")
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("changed since the plan was made"), "{error}");
         let fewer = LIST.lines().take(2).collect::<Vec<_>>().join("\n") + "\n";
         let now = Transcript::parse("t", fewer.as_bytes(), LoadOptions::default()).unwrap();
-        let error = check_plan(&saved, &now).unwrap_err().to_string();
+        let error = check_plan(&saved, &now, "run prompt again")
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("the plan was made for 4 records"), "{error}");
     }
 }

@@ -12,7 +12,7 @@
 //! agent's second half follows its first again, and the records come back out all the same.
 //!
 //! The write itself is whole or absent (see `write_whole`, [`super::shield`] and
-//! [`super::journal`]).
+//! [`super::journal`]), and the journal's pending line of the append becomes its undo entry.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, Write};
@@ -22,9 +22,10 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use rustix::fs::OFlags;
 
-use super::journal::{remove_range, Journal};
+use super::journal::{self, remove_range};
 use super::lock::Target;
 use super::shield;
+use crate::undo::{hash, Entry};
 
 /// What an append attempt did.
 #[derive(Debug)]
@@ -33,7 +34,10 @@ pub enum Appended {
     /// back out): build again from the new content.
     Grew,
     /// The records are in the file, right after the content they were built from.
-    Done,
+    Done {
+        /// Why the undo journal does not record them, if it does not.
+        unrecorded: Option<String>,
+    },
 }
 
 /// Appends `suffix` to the target, whose content was `read` when the suffix was built, if no
@@ -63,11 +67,11 @@ pub fn append(target: &Target, read: &[u8], suffix: &[u8]) -> Result<Appended> {
     }
     // The journal first, then the signals held: from here on a killed run leaves nothing the
     // next one cannot take out, and any other signal waits until the records are whole.
-    let journal = Journal::begin(target, read_len, suffix)?;
+    let pending = journal::begin(target, read_len, suffix)?;
     let shield = shield::hold()?;
     if shield.pending().is_some() {
-        if let Some(journal) = journal {
-            journal.done();
+        if let Some(pending) = pending {
+            let _ = pending.finish(None);
         }
         bail!("{}: interrupted; nothing was written", target.name);
     }
@@ -81,18 +85,36 @@ pub fn append(target: &Target, read: &[u8], suffix: &[u8]) -> Result<Appended> {
     )
     .and_then(|landing| {
         if landing == read_len {
-            return Ok(Appended::Done);
+            return Ok(Some(landing));
         }
         // Whole lines of the agent's came first: out again, and build once more.
         take_back(&file, landing, suffix.len() as u64)?;
-        Ok(Appended::Grew)
+        Ok(None)
     })
     .with_context(context);
-    if let Some(journal) = journal {
-        journal.done();
-    }
+    // The pending line becomes the undo entry, or goes with the records.
+    let entry = match &landed {
+        Ok(Some(offset)) => Some(Entry::Append {
+            offset: *offset,
+            length: suffix.len() as u64,
+            hash: hash(suffix),
+        }),
+        _ => None,
+    };
+    let recorded = match pending {
+        Some(pending) => pending.finish(entry).map_err(|e| format!("{e:#}")),
+        None => Err(format!(
+            "{}: the undo journal cannot be written in this directory",
+            target.shown_dir
+        )),
+    };
     drop(shield);
-    landed
+    Ok(match landed? {
+        Some(_) => Appended::Done {
+            unrecorded: recorded.err(),
+        },
+        None => Appended::Grew,
+    })
 }
 
 /// Appends `bytes` (whole lines) through `appender`, an `O_APPEND` descriptor of the file at

@@ -16,11 +16,14 @@ use rustix::fs::OFlags;
 use super::link::link_fd;
 use super::lock::Target;
 
-/// The first backup name: FILE and the suffix, beside the real file.
+/// The first backup name: FILE and the suffix, beside the real file (a long FILE shortened so
+/// that `.N` still fits after it, see [`super::names`]).
 pub fn first_name(target: &Target, suffix: &str) -> PathBuf {
-    let mut name = target.file_name.clone();
-    name.push(suffix);
-    target.dir.join(name)
+    // `.` and the digits of the largest number.
+    const NUMBER: usize = 1 + 20;
+    let mut name = super::names::stem(target.file_name.as_bytes(), suffix.len() + NUMBER);
+    name.extend_from_slice(suffix.as_bytes());
+    target.dir.join(std::ffi::OsStr::from_bytes(&name))
 }
 
 /// The number after `base` in a sibling's name: 0 for `base` itself, N for `base.N`.
@@ -98,7 +101,7 @@ fn copy_to(target: &Target, path: &Path) -> Result<()> {
         .custom_flags(OFlags::NOFOLLOW.bits() as i32)
         .open(path)?;
     let result = (|| -> Result<()> {
-        super::replace::take_ownership(&copy, target)?;
+        target.hand_over(&copy)?;
         copy_file(&target.file, &mut copy)?;
         copy.sync_all()?;
         Ok(())

@@ -21,6 +21,8 @@ pub enum Built {
 
 /// The writer handed to the build.
 pub struct Extending<'a> {
+    /// The session's name, for messages.
+    name: &'a str,
     read: &'a [u8],
     matched: usize,
     extension: Vec<u8>,
@@ -28,14 +30,21 @@ pub struct Extending<'a> {
     make: &'a dyn Fn() -> Result<Temp>,
     /// Always end in a rewrite (unless unchanged).
     force: bool,
-    /// Why a temporary file could not be made, kept whole for the caller.
+    /// Why a temporary file could not be made or written, kept whole for the caller.
     error: Option<anyhow::Error>,
 }
 
 impl<'a> Extending<'a> {
-    /// A writer comparing against `read`, making its temporary file with `make` when needed.
-    pub fn new(read: &'a [u8], make: &'a dyn Fn() -> Result<Temp>, force: bool) -> Self {
+    /// A writer comparing against `read`, the content of the session `name`, making its
+    /// temporary file with `make` when needed.
+    pub fn new(
+        name: &'a str,
+        read: &'a [u8],
+        make: &'a dyn Fn() -> Result<Temp>,
+        force: bool,
+    ) -> Self {
         Extending {
+            name,
             read,
             matched: 0,
             extension: Vec::new(),
@@ -46,9 +55,20 @@ impl<'a> Extending<'a> {
         }
     }
 
-    /// The error behind a failed write, if making the temporary file was the cause.
+    /// The error behind a failed write, if making or writing the temporary file was the
+    /// cause: it names the session (a full disk says which file it stopped).
     pub fn take_error(&mut self) -> Option<anyhow::Error> {
         self.error.take()
+    }
+
+    /// Keeps `error`, met writing the temporary file, for [`Self::take_error`].
+    fn failed(&mut self, error: io::Error) -> io::Error {
+        let message = format!("{}: cannot write the new content: {error}", self.name);
+        self.error = Some(anyhow::Error::new(io::Error::new(
+            error.kind(),
+            message.clone(),
+        )));
+        io::Error::new(error.kind(), message)
     }
 
     fn start_rewrite(&mut self) -> io::Result<&mut BufWriter<Temp>> {
@@ -62,8 +82,12 @@ impl<'a> Extending<'a> {
                 }
             };
             let mut out = BufWriter::with_capacity(1 << 20, temp);
-            out.write_all(&self.read[..self.matched])?;
-            out.write_all(&self.extension)?;
+            let copied = out
+                .write_all(&self.read[..self.matched])
+                .and_then(|()| out.write_all(&self.extension));
+            if let Err(error) = copied {
+                return Err(self.failed(error));
+            }
             self.extension = Vec::new();
             self.rewrite = Some(out);
         }
@@ -83,21 +107,28 @@ impl<'a> Extending<'a> {
             return Err(self.error.take().unwrap_or_else(|| e.into()));
         }
         let out = self.rewrite.take().expect("started");
-        Ok(Built::Rewrite(
-            out.into_inner().map_err(|e| e.into_error())?,
-        ))
+        match out.into_inner() {
+            Ok(temp) => Ok(Built::Rewrite(temp)),
+            Err(error) => {
+                let error = self.failed(error.into_error());
+                Err(self.error.take().unwrap_or_else(|| error.into()))
+            }
+        }
     }
 }
 
 impl Write for Extending<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if let Some(out) = &mut self.rewrite {
-            return out.write(buf);
+            return out.write(buf).map_err(|error| self.failed(error));
         }
         let left = &self.read[self.matched..];
         let n = left.len().min(buf.len());
         if buf[..n] != left[..n] {
-            return self.start_rewrite()?.write(buf);
+            return self
+                .start_rewrite()?
+                .write(buf)
+                .map_err(|error| self.failed(error));
         }
         self.matched += n;
         self.extension.extend_from_slice(&buf[n..]);
@@ -106,7 +137,7 @@ impl Write for Extending<'_> {
 
     fn flush(&mut self) -> io::Result<()> {
         match &mut self.rewrite {
-            Some(out) => out.flush(),
+            Some(out) => out.flush().map_err(|error| self.failed(error)),
             None => Ok(()),
         }
     }
@@ -123,7 +154,7 @@ mod tests {
             made.set(made.get() + 1);
             Ok(Temp::for_test(&dir.path().join("t")))
         };
-        let mut out = Extending::new(read, &make, force);
+        let mut out = Extending::new("s", read, &make, force);
         for chunk in chunks {
             out.write_all(chunk).unwrap();
         }

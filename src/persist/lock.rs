@@ -51,6 +51,23 @@ impl Target {
         fs::symlink_metadata(&self.real).is_ok_and(|m| m.dev() == self.dev && m.ino() == self.ino)
     }
 
+    /// Gives `file` (a replacement or a backup copy) the owner, group, mode and extended
+    /// attributes (ACLs among them) of the locked file. Owned here, beside the fields it reads,
+    /// so that the replace and the backup both take it from the lock rather than one from the
+    /// other.
+    pub fn hand_over(&self, file: &File) -> std::io::Result<()> {
+        super::attrs::carry_over(&self.file, self.owner(), file)
+    }
+
+    /// The owner, group and mode a replacement takes.
+    pub fn owner(&self) -> super::attrs::Owner {
+        super::attrs::Owner {
+            uid: self.uid,
+            gid: self.gid,
+            mode: self.mode,
+        }
+    }
+
     /// The error for a session that another program replaced while this run worked.
     pub fn replaced_error(&self) -> anyhow::Error {
         anyhow::anyhow!(

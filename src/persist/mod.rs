@@ -26,13 +26,17 @@
 //! ([`journal`]).
 
 pub mod append;
+pub mod atomic;
+pub mod attrs;
 pub mod backup;
 pub mod extend;
 pub mod guard;
 pub mod journal;
 pub mod link;
 pub mod lock;
+pub mod names;
 pub mod replace;
+pub mod salvage;
 pub mod shield;
 pub mod snapshot;
 pub mod writers;
@@ -46,6 +50,8 @@ use anyhow::{bail, Context, Result};
 use append::Appended;
 use extend::{Built, Extending};
 use replace::{Committed, Temp};
+
+use crate::undo;
 
 /// How many times a replace builds the content, when the agent wrote during the build; after
 /// that, what came is carried over as it is.
@@ -100,15 +106,60 @@ pub struct InPlace<T> {
     pub warnings: Vec<String>,
 }
 
-/// Writes the file at `path` anew with what `build` makes of its content.
+/// Writes the file at `path` anew with what `build` makes of its content, and records the
+/// write in the session's journal, from which `condense undo` takes it back.
 ///
 /// `build` may run more than once (when the agent appended while it ran); only the last run's
 /// value is returned. It must not write anything else anywhere.
 pub fn in_place<T>(
     path: &Path,
     options: &Options,
-    mut build: impl FnMut(&[u8], &mut dyn Write) -> Result<T>,
+    build: impl FnMut(&[u8], &mut dyn Write) -> Result<T>,
 ) -> Result<InPlace<T>> {
+    let (target, repaired) = prepare(path, options)?;
+    write_locked(&target, options, repaired, Journaling::Record, build)
+}
+
+/// Undoes the newest write the session's journal records: `build` makes, of that entry and the
+/// file's content, what the file is to hold; the file is replaced with it (the state undone
+/// kept as a backup) and the entry leaves the journal. Returns the entry with the build's
+/// value.
+pub fn undo_newest<T>(
+    path: &Path,
+    options: &Options,
+    mut build: impl FnMut(&undo::Entry, &[u8], &mut dyn Write) -> Result<T>,
+) -> Result<InPlace<(undo::Entry, T)>> {
+    let (target, repaired) = prepare(path, options)?;
+    // Read under the lock, after the repair: what a killed run left whole is its newest write.
+    let Some(entry) = journal::entries_of(&target)?.pop() else {
+        bail!(
+            "{}: nothing to undo (no journal {})",
+            target.name,
+            journal::path_of(path)?.display()
+        );
+    };
+    let done = write_locked(&target, options, repaired, Journaling::Pop, |bytes, out| {
+        build(&entry, bytes, out)
+    })?;
+    Ok(InPlace {
+        value: (entry, done.value),
+        done: done.done,
+        warnings: done.warnings,
+    })
+}
+
+/// What the journal is told of a write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Journaling {
+    /// The write, as its newest entry.
+    Record,
+    /// That the write undid its newest entry, which goes.
+    Pop,
+}
+
+/// Locks the session at `path`, checks it may be written, and repairs what a killed run left;
+/// returns it with what the user should be told of the repair.
+fn prepare(path: &Path, options: &Options) -> Result<(lock::Target, Vec<String>)> {
     let target = lock::open_locked(path)?;
     // A replace needs only the directory's permission, and root needs none: the file's own
     // mode is the user's word that it is not to be changed.
@@ -130,28 +181,39 @@ pub fn in_place<T>(
         }
     }
     // What a killed run left goes before anything is read, so it is never taken for the agent's.
-    let mut repaired: Vec<String> = journal::repair(&target)?.into_iter().collect();
+    let repaired: Vec<String> = journal::repair(&target)?.into_iter().collect();
     replace::clean_strays(&target);
+    Ok((target, repaired))
+}
+
+/// The write itself, on the locked `target` (see [`in_place`]).
+fn write_locked<T>(
+    target: &lock::Target,
+    options: &Options,
+    mut warnings: Vec<String>,
+    journaling: Journaling,
+    mut build: impl FnMut(&[u8], &mut dyn Write) -> Result<T>,
+) -> Result<InPlace<T>> {
     let make = || {
-        Temp::create(&target).with_context(|| format!("{}: cannot replace in place", target.name))
+        Temp::create(target).with_context(|| format!("{}: cannot replace in place", target.name))
     };
     let building = Instant::now();
     for attempt in 1.. {
         let read = snapshot::settled_from(&target.file, 0, target.dev, target.ino, &target.name)?;
-        let mut out = Extending::new(&read, &make, options.strategy == Strategy::Replace);
+        crate::input::check_lines(&target.name, &read)?;
+        let mut out = Extending::new(
+            &target.name,
+            &read,
+            &make,
+            options.strategy == Strategy::Replace,
+        );
         let value = match build(&read, &mut out) {
             Ok(value) => value,
             Err(error) => return Err(out.take_error().unwrap_or(error)),
         };
-        match out.finish()? {
-            Built::Unchanged => {
-                return Ok(InPlace {
-                    value,
-                    done: Done::Unchanged,
-                    warnings: std::mem::take(&mut repaired),
-                })
-            }
-            Built::Extension(extension) => match append::append(&target, &read, &extension)? {
+        let done = match out.finish()? {
+            Built::Unchanged => Done::Unchanged,
+            Built::Extension(extension) => match append::append(target, &read, &extension)? {
                 // The new lines join the tail of the next build, inside the live context.
                 Appended::Grew if building.elapsed() < BUILD_WINDOW => continue,
                 Appended::Grew => bail!(
@@ -162,33 +224,52 @@ pub fn in_place<T>(
                     target.name,
                     building.elapsed().as_secs()
                 ),
-                Appended::Done => {
-                    return Ok(InPlace {
-                        value,
-                        done: Done::Appended,
-                        warnings: std::mem::take(&mut repaired),
-                    });
+                Appended::Done { unrecorded } => {
+                    warnings.extend(unrecorded.map(unrecorded_warning));
+                    Done::Appended
                 }
             },
             Built::Rewrite(temp) => {
                 let last = attempt >= ATTEMPTS;
-                match replace::commit(&target, temp, read.len(), options.backup_suffix, last)? {
+                match replace::commit(target, temp, read.len(), options.backup_suffix, last)? {
                     Committed::Grew => continue,
                     Committed::Replaced(replaced) => {
-                        return Ok(InPlace {
-                            value,
-                            done: Done::Replaced {
-                                backup: replaced.backup,
-                            },
-                            warnings: std::mem::take(&mut repaired)
-                                .into_iter()
-                                .chain(replaced.warnings)
-                                .collect(),
-                        })
+                        warnings.extend(replaced.warnings);
+                        if journaling == Journaling::Record {
+                            let (length, hash) = replaced.left;
+                            let entry = undo::Entry::Replace {
+                                backup: replaced.backup.clone(),
+                                length,
+                                hash,
+                            };
+                            if let Err(error) = journal::record(target, entry) {
+                                warnings.push(unrecorded_warning(format!("{error:#}")));
+                            }
+                        }
+                        Done::Replaced {
+                            backup: replaced.backup,
+                        }
                     }
                 }
             }
+        };
+        if journaling == Journaling::Pop && done != Done::Unchanged {
+            if let Err(error) = journal::pop(target) {
+                warnings.push(format!(
+                    "{error:#}; the undone write is still listed by condense undo --list"
+                ));
+            }
         }
+        return Ok(InPlace {
+            value,
+            done,
+            warnings,
+        });
     }
     unreachable!("the attempts are endless")
+}
+
+/// The warning for a write the journal could not record.
+fn unrecorded_warning(why: String) -> String {
+    format!("{why}; condense undo cannot take this write back")
 }

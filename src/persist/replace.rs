@@ -3,8 +3,8 @@
 //!
 //! The new content is written to a temporary file that has no name at all while it is written
 //! (`O_TMPFILE`): a run killed at any moment leaves no full-size stray, and nothing can be
-//! planted where it is written. It gets the original's owner, group and mode before its first
-//! byte. Where the file system has no `O_TMPFILE` the file is created exclusively, no-follow,
+//! planted where it is written. It gets the original's owner, group, mode and extended
+//! attributes (its ACL among them, see [`super::attrs`]) before its first byte. Where the file system has no `O_TMPFILE` the file is created exclusively, no-follow,
 //! under an unguessable name, and the next run on the same session removes what a killed run
 //! left. Before the rename, what the agent appended since the read is built in (a few times;
 //! then carried over as it is: for these formats the compacted file goes on where the original
@@ -16,18 +16,19 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
+use rustix::fs::OFlags;
 
 use super::append::append_whole;
 use super::backup;
 use super::link::{link_fd, random_tag};
 use super::lock::Target;
-use super::snapshot::{read_from, settled_from, SETTLE};
+use super::salvage::Salvage;
+use super::snapshot::settled_from;
 use super::writers::writers;
 
 /// How many times the writer check looks before it refuses: a writer that opens the file per
@@ -67,7 +68,7 @@ impl Temp {
 
     /// Everything written to it.
     pub fn contents(&self) -> Vec<u8> {
-        read_from(&self.file, 0, "temp").unwrap()
+        super::snapshot::read_from(&self.file, 0, "temp").unwrap()
     }
 }
 
@@ -81,10 +82,17 @@ impl Write for Temp {
     }
 }
 
-/// The prefix of this session's temporary names, `.NAME.condense-`.
+/// The prefix of this session's temporary names, `.NAME.condense-` (a long NAME shortened to
+/// leave room for the rest, see [`super::names`]).
 fn stray_prefix(target: &Target) -> Vec<u8> {
+    temp_prefix(target.file_name.as_bytes())
+}
+
+/// `.NAME.condense-` for the file named `name`, where `RANDOM.tmp` follows.
+pub fn temp_prefix(name: &[u8]) -> Vec<u8> {
+    const AROUND: usize = ".".len() + ".condense-".len() + 16 + ".tmp".len();
     let mut prefix = b".".to_vec();
-    prefix.extend_from_slice(target.file_name.as_bytes());
+    prefix.extend_from_slice(&super::names::stem(name, AROUND));
     prefix.extend_from_slice(b".condense-");
     prefix
 }
@@ -114,23 +122,6 @@ pub fn clean_strays(target: &Target) {
     }
 }
 
-/// Gives `file` the owner, group and mode of the original.
-pub fn take_ownership(file: &File, target: &Target) -> Result<()> {
-    let meta = file.metadata()?;
-    if (meta.uid(), meta.gid()) != (target.uid, target.gid) {
-        if let Err(error) = std::os::unix::fs::fchown(file, Some(target.uid), Some(target.gid)) {
-            // A user who may not give the file the original's group (it is not one of theirs)
-            // still owns it; anyone else would take the session away from its owner.
-            if meta.uid() != target.uid {
-                return Err(error.into());
-            }
-        }
-    }
-    // After chown, which clears set-id bits.
-    file.set_permissions(fs::Permissions::from_mode(target.mode))?;
-    Ok(())
-}
-
 impl Temp {
     /// A new, empty temporary file in the session's directory, owned and permitted as it is.
     pub fn create(target: &Target) -> Result<Temp> {
@@ -143,9 +134,9 @@ impl Temp {
             }
             Err(_) => Temp::named(target)?,
         };
-        take_ownership(&temp.file, target).with_context(|| {
+        target.hand_over(&temp.file).with_context(|| {
             format!(
-                "{}: cannot give the new file the original's owner and mode",
+                "{}: cannot give the new file the original's owner, mode and attributes",
                 target.name
             )
         })?;
@@ -205,6 +196,8 @@ pub struct Replaced {
     pub backup: PathBuf,
     /// What the user should know.
     pub warnings: Vec<String>,
+    /// The length and hash ([`crate::undo::hash`]) of the file this run left.
+    pub left: (u64, u64),
 }
 
 /// Refuses while another process keeps the file open for writing.
@@ -237,11 +230,18 @@ fn lasting_writer(target: &Target) -> Option<super::writers::Writer> {
 }
 
 /// Puts the original back at the session's name after a rename, from its backup link, with
-/// what a writer of the new file added after the first `ours` bytes; the backup name goes.
-fn roll_back(target: &Target, new: &mut File, ours: u64, backup: &std::path::Path) -> Result<()> {
+/// what a writer of the new file added after the first `ours` bytes (but the lines salvaged
+/// from the original, which it has); the backup name goes.
+fn roll_back(
+    target: &Target,
+    new: &mut File,
+    ours: u64,
+    salvage: &Salvage,
+    backup: &std::path::Path,
+) -> Result<()> {
     let undo = || -> Result<()> {
         fs::rename(backup, &target.real)?;
-        let more = read_from(new, ours, &target.name)?;
+        let more = salvage.others(new, ours, &target.name)?;
         let whole = more.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         if whole > 0 {
             let mut old = OpenOptions::new()
@@ -376,10 +376,14 @@ pub fn commit(
         let _ = fs::remove_file(&backup);
         return Err(fail(e));
     }
-    // And right after it: a writer that opened the old file in the instant between keeps it,
-    // and its lines would only reach the backup. The original goes back instead.
+    // What reached the old file in the instant around the rename goes over first: until it
+    // does, the session reads without it.
+    let mut salvage = Salvage::new(consumed, ours);
+    salvage.pass(target, &mut temp.file)?;
+    // A writer that opened the old file in the instant before the rename and keeps it: its
+    // lines would only reach the backup. The original goes back instead.
     if let Some(writer) = lasting_writer(target) {
-        roll_back(target, &mut temp.file, ours, &backup)?;
+        roll_back(target, &mut temp.file, ours, &salvage, &backup)?;
         bail!(
             "{}: {writer} opened it for writing while it was being replaced; the original is \
              back in place and unchanged, so nothing was written (compact it when the agent has \
@@ -388,8 +392,30 @@ pub fn commit(
         );
     }
     sync_dir(target);
-    let warnings = salvage(target, &mut temp.file, consumed, ours, &backup)?;
-    Ok(Committed::Replaced(Replaced { backup, warnings }))
+    let warnings = salvage.until_quiet(target, &mut temp.file, &backup)?;
+    salvage.settle(target, &temp.file, ours, &backup)?;
+    let left =
+        length_and_hash(&temp.file).with_context(|| format!("{}: cannot read", target.name))?;
+    Ok(Committed::Replaced(Replaced {
+        backup,
+        warnings,
+        left,
+    }))
+}
+
+/// The length and hash of a file's content, read a block at a time.
+fn length_and_hash(file: &File) -> std::io::Result<(u64, u64)> {
+    use std::os::unix::fs::FileExt;
+    let mut block = vec![0u8; 1 << 20];
+    let (mut at, mut hash) = (0, crate::undo::HASH_START);
+    loop {
+        let n = file.read_at(&mut block, at)?;
+        if n == 0 {
+            return Ok((at, hash));
+        }
+        hash = crate::undo::hash_more(hash, &block[..n]);
+        at += n as u64;
+    }
 }
 
 fn sync_dir(target: &Target) {
@@ -399,85 +425,11 @@ fn sync_dir(target: &Target) {
     }
 }
 
-/// Carries over what reached the old inode after the last look: a writer that had opened it
-/// before the rename writes there until it closes it.
-fn salvage(
-    target: &Target,
-    new: &mut File,
-    mut consumed: u64,
-    ours: u64,
-    backup: &std::path::Path,
-) -> Result<Vec<String>> {
-    let mut warnings = Vec::new();
-    let started = Instant::now();
-    let mut quiet = 0;
-    let mut appending = false;
-    let mut carried = false;
-    // The end of what this run wrote to the new file; beyond it the agent may be writing.
-    let mut known = ours;
-    let reader = new.try_clone()?;
-    loop {
-        let busy = writers(target.dev, target.ino);
-        let bytes = read_from(&target.file, consumed, &target.name)?;
-        let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        if whole > 0 {
-            if !appending {
-                // The agent may be appending to the new file too: only O_APPEND keeps both.
-                let flags = fcntl_getfl(&*new).map_err(std::io::Error::from)?;
-                fcntl_setfl(&*new, flags | OFlags::APPEND).map_err(std::io::Error::from)?;
-                appending = true;
-            }
-            // The agent may be half-way through a line of the new file: never split it.
-            let meta = new.metadata()?;
-            let landing = append_whole(
-                new,
-                &reader,
-                &target.real,
-                (meta.dev(), meta.ino()),
-                &bytes[..whole],
-                known,
-            )
-            .with_context(|| format!("{}: cannot append", target.name))?;
-            known = landing + whole as u64;
-            consumed += whole as u64;
-            carried = true;
-            quiet = 0;
-            continue;
-        }
-        if busy.is_empty() {
-            // Two quiet looks a moment apart: no open of the old name was still under way.
-            quiet += 1;
-            if quiet >= 2 {
-                if !bytes.is_empty() {
-                    warnings.push(format!(
-                        "{}: the old file ended in a half-written line, left only in {}",
-                        target.name,
-                        backup.display()
-                    ));
-                }
-                break;
-            }
-        } else if started.elapsed() > SETTLE {
-            warnings.push(format!(
-                "{}: {} still has the old file open; what it writes now goes to {}",
-                target.name,
-                busy[0],
-                backup.display()
-            ));
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    if carried {
-        new.sync_data()?;
-    }
-    Ok(warnings)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::persist::lock::open_locked;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
     #[test]
     fn the_named_fallback_is_private_then_takes_the_originals_mode_and_goes_if_dropped() {
@@ -491,7 +443,7 @@ mod tests {
         let file_name = name.file_name().unwrap().to_string_lossy().into_owned();
         assert!(file_name.starts_with(".s.jsonl.condense-") && file_name.ends_with(".tmp"));
         assert_eq!(fs::metadata(&name).unwrap().mode() & 0o777, 0o600);
-        take_ownership(&temp.file, &target).unwrap();
+        target.hand_over(&temp.file).unwrap();
         assert_eq!(fs::metadata(&name).unwrap().mode() & 0o777, 0o640);
         // Two names never collide, and a dropped one is removed.
         let other = Temp::named(&target).unwrap();

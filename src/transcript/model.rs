@@ -403,6 +403,54 @@ impl<'a> Record<'a> {
     }
 }
 
+impl Record<'_> {
+    /// This record with nothing borrowed from the text it was read from, standing for the line
+    /// `raw` (a line read from a copy of itself, see [`super::read`]).
+    pub fn owned_as<'b>(self, raw: &'b [u8]) -> Record<'b> {
+        let owned = |text: Cow<'_, str>| -> Cow<'b, str> { Cow::Owned(text.into_owned()) };
+        let text = |text: Text<'_>| -> Text<'b> { Text::from(text.into_owned()) };
+        let entry = match self.entry {
+            Entry::Bookkeeping(kind) => Entry::Bookkeeping(owned(kind)),
+            Entry::Message(message) => Entry::Message(Message {
+                role: message.role,
+                sidechain: message.sidechain,
+                call_id: message.call_id.map(owned),
+                parts: message
+                    .parts
+                    .into_iter()
+                    .map(|part| match part {
+                        Part::Text(t) => Part::Text(text(t)),
+                        Part::Thinking(t) => Part::Thinking(text(t)),
+                        Part::ToolCall {
+                            id,
+                            name,
+                            arguments,
+                        } => Part::ToolCall {
+                            id: id.map(owned),
+                            name: owned(name),
+                            arguments: owned(arguments),
+                        },
+                        Part::ToolResult { call_id, text: t } => Part::ToolResult {
+                            call_id: call_id.map(owned),
+                            text: text(t),
+                        },
+                        Part::Media(kind) => Part::Media(kind),
+                        Part::Other(kind) => Part::Other(owned(kind)),
+                    })
+                    .collect(),
+            }),
+        };
+        Record {
+            line: self.line,
+            raw,
+            entry,
+            usage: self.usage,
+            compaction: self.compaction,
+            link: self.link,
+        }
+    }
+}
+
 /// Checks the corpus tests of every format share.
 #[cfg(test)]
 pub(crate) mod testing {

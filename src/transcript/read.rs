@@ -10,11 +10,13 @@
 use std::collections::BTreeMap;
 
 use anyhow::{anyhow, bail, Error, Result};
+use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::model::Record;
 use super::registry::{detect, envelope, FormatId};
+use super::text::without_lone_surrogates;
 use crate::input::Line;
 
 /// How many non-blank lines detection looks at.
@@ -109,11 +111,22 @@ fn check_one_envelope(name: &str, head: &[Value], numbers: &[usize]) -> Result<(
     Ok(())
 }
 
-/// A line as detection sees it. A value serde_json cannot hold as a `Value` (nested deeper than
-/// its recursion limit, as a tool's JSON output can be, or a number such as `1e999`) becomes
-/// null, so that the line's other fields still identify the format.
+/// A line as detection sees it: a lone surrogate escape reads as U+FFFD, as when the line is
+/// read (see [`read_each_record`]), and a value serde_json cannot hold as a `Value` (nested
+/// deeper than its recursion limit, as a tool's JSON output can be, or a number such as
+/// `1e999`) becomes null, so that the line's other fields still identify the format. A long
+/// line is read [`shallow`]ly.
 fn detection_value(text: &str) -> Result<Value, serde_json::Error> {
-    serde_json::from_str::<Value>(text).or_else(|error| {
+    let whole = |text: &str| match text.len() > SHALLOW_FROM {
+        true => shallow(text),
+        false => serde_json::from_str::<Value>(text),
+    };
+    whole(text).or_else(|error| {
+        let copy = without_lone_surrogates(text);
+        let text = copy.as_deref().unwrap_or(text);
+        if let Ok(value) = whole(text) {
+            return Ok(value);
+        }
         let fields: BTreeMap<String, &RawValue> = serde_json::from_str(text).map_err(|_| error)?;
         Ok(Value::Object(
             fields
@@ -122,6 +135,34 @@ fn detection_value(text: &str) -> Result<Value, serde_json::Error> {
                 .collect(),
         ))
     })
+}
+
+/// From this length on, a value is read for detection without its contents (see [`shallow`]).
+const SHALLOW_FROM: usize = 1 << 20;
+
+/// The JSON value `raw`, checked whole, with every string or array longer than
+/// [`SHALLOW_FROM`] left empty: objects keep every key. Detection looks at keys and short
+/// values, and a line of hundreds of megabytes (a tool's output, a whole conversation in
+/// Gemini CLI's `$set`) decoded into a `Value` held it a second time.
+fn shallow(raw: &str) -> Result<Value, serde_json::Error> {
+    let small = |raw: &RawValue| match raw.get().len() > SHALLOW_FROM {
+        true => shallow(raw.get()).unwrap_or(Value::Null),
+        false => serde_json::from_str(raw.get()).unwrap_or(Value::Null),
+    };
+    match raw.trim_start().as_bytes().first() {
+        Some(b'{') => {
+            let fields: BTreeMap<String, &RawValue> = serde_json::from_str(raw)?;
+            Ok(Value::Object(
+                fields
+                    .into_iter()
+                    .map(|(key, raw)| (key, small(raw)))
+                    .collect(),
+            ))
+        }
+        Some(b'"') => serde_json::from_str::<IgnoredAny>(raw).map(|_| Value::String(String::new())),
+        Some(b'[') => serde_json::from_str::<IgnoredAny>(raw).map(|_| Value::Array(Vec::new())),
+        _ => serde_json::from_str(raw),
+    }
 }
 
 /// Recognises the two common non-JSONL inputs from the first non-blank line.
@@ -142,7 +183,7 @@ fn check_is_jsonl(name: &str, first: &Line, more_follow: bool) -> Result<()> {
         }
     }
     if text.starts_with(b"[") {
-        if let Err(e) = serde_json::from_slice::<Value>(first.text) {
+        if let Err(e) = serde_json::from_slice::<IgnoredAny>(first.text) {
             if e.is_eof() {
                 bail!(
                     "{name}:{}: not JSONL: the input is one JSON array spread over many lines \
@@ -164,7 +205,7 @@ fn check_is_jsonl(name: &str, first: &Line, more_follow: bool) -> Result<()> {
         );
     }
     if more_follow && text.starts_with(b"{") {
-        if let Err(e) = serde_json::from_slice::<Value>(first.text) {
+        if let Err(e) = serde_json::from_slice::<IgnoredAny>(first.text) {
             if e.is_eof() {
                 bail!(
                     "{name}:{}: not JSONL: one JSON object spans many lines, as in a \
@@ -208,10 +249,52 @@ pub fn read_each_record<'a>(
     each: &mut dyn FnMut(Record<'a>),
 ) -> Result<(), BadLine> {
     let text = object_text(line)?;
-    format
-        .format()
-        .read_each(line.number, text, each)
-        .map_err(|error| bad_line(format, line, text, error))
+    let each = &mut |mut record: Record<'a>| {
+        readable_arguments(&mut record);
+        each(record)
+    };
+    let error = match format.format().read_each(line.number, text, each) {
+        Ok(()) => return Ok(()),
+        Err(error) => error,
+    };
+    // A lone surrogate escape, which serde_json refuses: read the line as the walk does, from a
+    // copy with U+FFFD in its place, and keep the line's own bytes for writing it back.
+    if let Some(copy) = without_lone_surrogates(text) {
+        let mut records = Vec::new();
+        if format
+            .format()
+            .read_each(line.number, &copy, &mut |record| records.push(record))
+            .is_ok()
+        {
+            for record in records {
+                let at = record.raw.as_ptr() as usize - copy.as_ptr() as usize;
+                let raw = &text.as_bytes()[at..at + record.raw.len()];
+                each(record.owned_as(raw));
+            }
+            return Ok(());
+        }
+    }
+    Err(bad_line(format, line, text, error))
+}
+
+/// Tool-call arguments are JSON text, which readers of their own take apart (the commands and
+/// paths `caveman` and `bare` find): a lone surrogate escape in them reads as U+FFFD, as in
+/// the line around them, so that they read at all.
+fn readable_arguments(record: &mut Record<'_>) {
+    let super::Entry::Message(message) = &mut record.entry else {
+        return;
+    };
+    for part in &mut message.parts {
+        if let super::Part::ToolCall { arguments, .. } = part {
+            let bytes = arguments.as_bytes();
+            // Cheap first: most arguments hold no escape of a surrogate at all.
+            let maybe = memchr::memmem::find(bytes, b"\\ud").is_some()
+                || memchr::memmem::find(bytes, b"\\uD").is_some();
+            if let Some(fixed) = maybe.then(|| without_lone_surrogates(arguments)).flatten() {
+                *arguments = std::borrow::Cow::Owned(fixed);
+            }
+        }
+    }
 }
 
 /// A line's text, when it is UTF-8 and starts a JSON object.
@@ -369,6 +452,41 @@ mod tests {
         assert_eq!(read(b"42\n"), "expected a JSON object, found a number");
         assert!(read(b"{\"role\":\"user\",\"content\":\"\xff\"}\n").contains("invalid UTF-8"));
         assert!(read(b"{\"role\": \n").starts_with("invalid JSON at column"));
+    }
+
+    #[test]
+    fn a_lone_surrogate_reads_as_a_replacement_character_and_keeps_its_bytes() {
+        // Gemini's `$set` carries a list of messages, each a record holding its own object.
+        let bytes = br#"{"$set":{"messages":[{"id":"a","type":"user","content":"cut \ud83d"},{"id":"b","type":"gemini","content":"ok","toolCalls":[{"id":"c","name":"run","args":{"command":"ls\udc00"}}]}]}}"#;
+        let line = lines(bytes, 1).next().unwrap();
+        let records = read_records(FormatId::Gemini, &line).unwrap();
+        let texts: Vec<String> = records
+            .iter()
+            .filter_map(|r| r.message())
+            .map(|m| match &m.parts[0] {
+                super::super::Part::Text(text) => text.to_string(),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(texts[0], "cut \u{FFFD}");
+        // Each record's bytes are its own object's, as they stand in the line.
+        let first = records.iter().find(|r| r.message().is_some()).unwrap();
+        assert_eq!(
+            first.raw,
+            br#"{"id":"a","type":"user","content":"cut \ud83d"}"#
+        );
+        // Tool-call arguments read as JSON.
+        let calls: Vec<String> = records
+            .iter()
+            .filter_map(|r| r.message())
+            .flat_map(|m| m.parts.iter())
+            .filter_map(|p| match p {
+                super::super::Part::ToolCall { arguments, .. } => Some(arguments.to_string()),
+                _ => None,
+            })
+            .collect();
+        let args: Value = serde_json::from_str(&calls[0]).unwrap();
+        assert_eq!(args["command"], "ls\u{FFFD}");
     }
 
     #[test]

@@ -220,6 +220,48 @@ pub(super) fn is_low_surrogate(unit: u32) -> bool {
     (0xDC00..0xE000).contains(&unit)
 }
 
+/// `json` with each lone surrogate escape (`\ud83d` with no low half after it, or a low half
+/// with no high one before it: what a JavaScript program writes when it cuts a string inside an
+/// emoji) replaced by `\ufffd`, which is as long; `None` when it holds none. serde_json
+/// refuses such an escape in a string it decodes, where JavaScript and Python read it; the
+/// line walk ([`super::scan`]), by which the Claude Code reader reads a line, reads U+FFFD. A
+/// line read from the copy reads as the walk reads it, at the same byte offsets.
+pub fn without_lone_surrogates(json: &str) -> Option<String> {
+    let bytes = json.as_bytes();
+    let mut lone = Vec::new();
+    let mut i = 0;
+    // Outside strings valid JSON holds no backslash, so every one starts an escape.
+    while let Some(at) = memchr(b'\\', &bytes[i..]) {
+        let at = i + at;
+        let Some(unit) = (bytes.get(at + 1) == Some(&b'u'))
+            .then(|| hex4(bytes, at + 2))
+            .flatten()
+        else {
+            i = (at + 2).min(bytes.len());
+            continue;
+        };
+        let paired = is_high_surrogate(unit)
+            && bytes.get(at + 6..at + 8) == Some(b"\\u")
+            && hex4(bytes, at + 8).is_some_and(is_low_surrogate);
+        if paired {
+            i = at + 12;
+            continue;
+        }
+        if is_high_surrogate(unit) || is_low_surrogate(unit) {
+            lone.push(at);
+        }
+        i = at + 6;
+    }
+    if lone.is_empty() {
+        return None;
+    }
+    let mut copy = json.as_bytes().to_vec();
+    for at in lone {
+        copy[at..at + 6].copy_from_slice(b"\\ufffd");
+    }
+    Some(String::from_utf8(copy).expect("ASCII replaced by ASCII"))
+}
+
 /// Decodes a valid escaped body (lone surrogates become U+FFFD).
 fn unescape(body: &str) -> String {
     let mut out = String::with_capacity(body.len());
@@ -291,6 +333,24 @@ mod tests {
     /// What serde_json makes of the same JSON string.
     fn serde(body: &str) -> Option<String> {
         serde_json::from_str::<String>(&format!("\"{body}\"")).ok()
+    }
+
+    #[test]
+    fn lone_surrogate_escapes_become_replacement_characters_and_pairs_stay() {
+        use super::without_lone_surrogates as fixed;
+        assert_eq!(fixed(r#"{"a":"plain \n \u00e9"}"#), None);
+        assert_eq!(fixed(r#"{"a":"\ud83d\ude00"}"#), None);
+        assert_eq!(
+            fixed(r#"{"a":"cut \ud83d","b":"\ude00 x \\ud83d"}"#).unwrap(),
+            r#"{"a":"cut \ufffd","b":"\ufffd x \\ud83d"}"#
+        );
+        // A high half before a pair, and one at the very end.
+        assert_eq!(
+            fixed(r#""\ud83d\ud83d\ude00\ud83d""#).unwrap(),
+            r#""\ufffd\ud83d\ude00\ufffd""#
+        );
+        let read: String = serde_json::from_str(&fixed(r#""a\udc00b""#).unwrap()).unwrap();
+        assert_eq!(read, "a\u{FFFD}b");
     }
 
     #[test]

@@ -65,13 +65,13 @@ pub fn check_against(
     let Some(format) = old.format else {
         return Ok(());
     };
-    let new = read_back(&old.name, format, after)?;
+    let new = read_back(old, format, after)?;
     let marker = marker(old, &new, format)?;
     let written = summary_in_context(&new, summary)?;
     if let Some(marker) = marker {
         references(&new, marker)?;
     }
-    summarised_gone(old, &new, planned)?;
+    summarised_gone(old, &new, written, planned)?;
     tool_pairs(old, &new)?;
     newest_message(old, &new, written, planned)
 }
@@ -172,14 +172,25 @@ fn references(transcript: &Transcript, marker: usize) -> Result<(), Failed> {
 /// bookkeeping a format keeps there never reaches the model). A record with an id is there when a record of the context has its id (and no kept record does); one
 /// without, when the context holds more lines with its bytes than the kept records do. A line
 /// whose text the mode keeps beside the summary (kimi-code's user mode) is kept, not left: its
-/// new line may well have the same bytes.
-fn summarised_gone(old: &Transcript, new: &Transcript, planned: &Planned) -> Result<(), Failed> {
+/// new line may well have the same bytes. The record this run wrote the summary into is never a
+/// left-over, though it may have the bytes of an earlier summary it replaces (the same summary
+/// injected twice).
+fn summarised_gone(
+    old: &Transcript,
+    new: &Transcript,
+    written: Written,
+    planned: &Planned,
+) -> Result<(), Failed> {
     let mut kept: HashMap<Identity, usize> = HashMap::new();
     for record in planned.kept.iter().filter_map(|&i| old.records.get(i)) {
         *kept.entry(identity(record)).or_default() += 1;
     }
     let mut live: HashMap<Identity, (usize, usize)> = HashMap::new();
-    for record in &new.context {
+    let summary_record = written.map(|(position, _)| position);
+    for (position, record) in new.context.iter().enumerate() {
+        if Some(position) == summary_record {
+            continue;
+        }
         let entry = live.entry(identity(record)).or_insert((0, record.line));
         entry.0 += 1;
     }

@@ -113,6 +113,20 @@ fn newest_request(context: &[Record]) -> Option<usize> {
     })
 }
 
+/// The text of each line a transcript skipped as malformed, in the order of its `skipped`.
+fn unreadable_lines<'a>(transcript: &Transcript<'a>) -> Vec<&'a [u8]> {
+    let read: std::collections::HashSet<usize> = transcript.record_lines.iter().copied().collect();
+    transcript
+        .lines
+        .iter()
+        .enumerate()
+        .filter(|&(i, line)| {
+            !line.is_blank() && !read.contains(&i) && transcript.incomplete != Some(i)
+        })
+        .map(|(_, line)| line.text)
+        .collect()
+}
+
 /// The session `before` (named `name`, in format `from` or as detected) as its agent reads
 /// it; `readable` fails when it cannot be read.
 pub fn read_before<'a>(
@@ -129,17 +143,28 @@ pub fn read_before<'a>(
         .map_err(|e| failed("readable", format!("the session before: {e:#}")))
 }
 
-/// `readable`: `after` read as `format` by its agent's rule, every line a record, none cut off.
-fn read_back<'a>(name: &str, format: FormatId, after: &'a [u8]) -> Result<Transcript<'a>, Failed> {
+/// `readable`: `after` read as `format` by its agent's rule, every line a record (but a
+/// malformed line `old` had already), none cut off.
+fn read_back<'a>(
+    old: &Transcript,
+    format: FormatId,
+    after: &'a [u8],
+) -> Result<Transcript<'a>, Failed> {
     let options = LoadOptions {
         from: Some(format),
         skip_invalid: true,
         whole_file: false,
     };
-    let new = Transcript::parse(name, after, options)
+    let new = Transcript::parse(&old.name, after, options)
         .map_err(|e| failed("readable", format!("{e:#}")))?;
-    if let Some(first) = new.skipped.first() {
-        return Err(failed("readable", first.clone()));
+    // A malformed line the session already had (read past with --skip-invalid) and kept as it
+    // was is not this run's doing; any other is.
+    let malformed = unreadable_lines(old);
+    let made = unreadable_lines(&new)
+        .into_iter()
+        .position(|line| !malformed.contains(&line));
+    if let Some(index) = made {
+        return Err(failed("readable", new.skipped[index].clone()));
     }
     if let Some(index) = new.incomplete {
         return Err(failed(

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::util::{condense, fixture};
+use crate::util::{condense, fixture, run_ok};
 
 const LARGEST: &str = "corpus/pi/pi-mono-large-session.jsonl";
 
@@ -42,18 +42,13 @@ fn the_largest_session_fits_a_budget_and_still_injects_exactly() {
     let dir = tempfile::tempdir().unwrap();
     for max in [100_000u64, 30_000] {
         let plan = dir.path().join("plan.json");
-        let output = condense()
-            .args(["prompt", "--tokenizer", tokenizer, "--max-tokens"])
-            .arg(max.to_string())
-            .arg("--plan")
-            .arg(&plan)
-            .arg(&session)
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
+        let output = run_ok(
+            condense()
+                .args(["prompt", "--tokenizer", tokenizer, "--max-tokens"])
+                .arg(max.to_string())
+                .arg("--plan")
+                .arg(&plan)
+                .arg(&session),
         );
         let counted = tokens(tokenizer, &output.stdout);
         assert!(counted <= max, "{max}: the request has {counted} tokens");
@@ -68,18 +63,13 @@ fn the_largest_session_fits_a_budget_and_still_injects_exactly() {
         // The summary replaces the same records as without a budget.
         let summary = dir.path().join("summary.md");
         std::fs::write(&summary, "BUDGET-SUMMARY").unwrap();
-        let with_plan = condense()
-            .args(["inject", "--plan"])
-            .arg(&plan)
-            .arg("--summary")
-            .arg(&summary)
-            .arg(&session)
-            .output()
-            .unwrap();
-        assert!(
-            with_plan.status.success(),
-            "{}",
-            String::from_utf8_lossy(&with_plan.stderr)
+        let with_plan = run_ok(
+            condense()
+                .args(["inject", "--plan"])
+                .arg(&plan)
+                .arg("--summary")
+                .arg(&summary)
+                .arg(&session),
         );
         let plain = condense()
             .args(["inject", "--summary"])

@@ -11,7 +11,7 @@ use condense::tokens::{Family, Tokenizer};
 use condense::transcript::{Entry, Message, Part, Record, Role};
 use proptest::prelude::*;
 
-use crate::util::{condense, fixture, json_lines, CORPUS};
+use crate::util::{check_golden, condense, condense_text, fixture, json_lines, run_ok, CORPUS};
 
 // ---------------------------------------------------------------------------------------------
 // Random transcripts
@@ -223,14 +223,9 @@ proptest! {
 // ---------------------------------------------------------------------------------------------
 // Every real session
 
+/// The standard output of `condense ARGS`, which must succeed.
 fn run(args: &[&str]) -> String {
-    let output = condense().args(args).output().unwrap();
-    assert!(
-        output.status.success(),
-        "condense {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
+    condense_text(args)
 }
 
 #[test]
@@ -312,16 +307,11 @@ fn bare_prints_four_lines_on_every_corpus_session() {
 fn caveman_summaries_compact_a_session_with_no_model() {
     let session = fixture("corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl");
     let summary = run(&["caveman", "--format", "jsonl", session.to_str().unwrap()]);
-    let output = condense()
-        .args(["inject", "--summary", "-"])
-        .arg(&session)
-        .write_stdin(summary)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let output = run_ok(
+        condense()
+            .args(["inject", "--summary", "-"])
+            .arg(&session)
+            .write_stdin(summary),
     );
     let compacted = String::from_utf8(output.stdout).unwrap();
     assert!(
@@ -334,12 +324,11 @@ fn caveman_summaries_compact_a_session_with_no_model() {
 fn standard_input_reads_like_a_file() {
     let session = fixture("corpus/pi/pi-mono-large-session.jsonl");
     let from_file = run(&["bare", session.to_str().unwrap()]);
-    let output = condense()
-        .args(["bare", "-"])
-        .write_stdin(std::fs::read(&session).unwrap())
-        .output()
-        .unwrap();
-    assert!(output.status.success());
+    let output = run_ok(
+        condense()
+            .args(["bare", "-"])
+            .write_stdin(std::fs::read(&session).unwrap()),
+    );
     assert_eq!(String::from_utf8(output.stdout).unwrap(), from_file);
 }
 
@@ -401,18 +390,12 @@ const GOLDEN: [(&str, &str); 4] = [
     ("kimi-cli", "corpus/claude-code/kimi-cli-5b2c427a42e0.jsonl"),
 ];
 
-fn check_golden(name: &str, actual: &str) {
-    let path = fixture(&format!("golden/caveman/{name}"));
-    if std::env::var_os("CONDENSE_BLESS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("{} is missing; run with CONDENSE_BLESS=1", path.display()));
-    assert!(
-        expected == actual,
-        "{name} differs; check it against the transcript and rerun with CONDENSE_BLESS=1\n--- expected\n{expected}\n--- actual\n{actual}"
+/// A summary against its hand-checked golden file.
+fn check_summary_golden(name: &str, actual: &str) {
+    check_golden(
+        &fixture(&format!("golden/caveman/{name}")),
+        actual,
+        "check it against the transcript",
     );
 }
 
@@ -421,8 +404,8 @@ fn real_sessions_match_their_hand_checked_golden_files() {
     for (name, file) in GOLDEN {
         let path = fixture(file);
         let path = path.to_str().unwrap();
-        check_golden(&format!("{name}.md"), &run(&["caveman", path]));
-        check_golden(&format!("{name}.bare.txt"), &run(&["bare", path]));
+        check_summary_golden(&format!("{name}.md"), &run(&["caveman", path]));
+        check_summary_golden(&format!("{name}.bare.txt"), &run(&["bare", path]));
     }
 }
 
@@ -447,7 +430,7 @@ fn a_live_context_takes_its_goal_from_the_leading_summary() {
     std::fs::write(&path, live).unwrap();
     let path = path.to_str().unwrap();
     let summary = run(&["caveman", path]);
-    check_golden("entireio-live.md", &summary);
+    check_summary_golden("entireio-live.md", &summary);
     assert!(
         summary.contains("## goal\n(from the summary) I did use the test-repo skill"),
         "{summary}"
@@ -465,5 +448,5 @@ fn a_live_context_takes_its_goal_from_the_leading_summary() {
     );
     let lines = run(&["bare", path]);
     assert!(lines.starts_with("NOW:- Surface errors from"), "{lines}");
-    check_golden("entireio-live.bare.txt", &lines);
+    check_summary_golden("entireio-live.bare.txt", &lines);
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::util::{condense, context_tokens, fixture, required_llm};
+use crate::util::{condense, context_tokens, fixture, required_llm, run_ok};
 
 fn compact(dir: &Path, args: &[&str]) -> std::process::Output {
     condense()
@@ -190,16 +190,11 @@ fn compact_through_a_real_llm_cli() {
         "'{}' -m echo --no-log -s \"$CONDENSE_SYSTEM\"",
         llm.display()
     );
-    let output = condense()
-        .current_dir(dir.path())
-        .env("LLM_USER_PATH", dir.path())
-        .args(["compact", "--llm", &command, "s.jsonl"])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let output = run_ok(
+        condense()
+            .current_dir(dir.path())
+            .env("LLM_USER_PATH", dir.path())
+            .args(["compact", "--llm", &command, "s.jsonl"]),
     );
     let out = String::from_utf8(output.stdout).unwrap();
     // llm-echo answers with the system prompt and the prompt it received: both are in the

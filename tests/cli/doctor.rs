@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::util::{condense, fixture, json_lines, CORPUS};
+use crate::util::{assert_success, condense, fixture, json_lines, run_ok, CORPUS};
 
 fn cc(uuid: &str, parent: Option<&str>, role: &str, content: &str) -> String {
     let parent = parent.map_or("null".to_owned(), |p| format!("\"{p}\""));
@@ -36,17 +36,7 @@ fn doctor(name: &str, text: &str, args: &[&str]) -> (Value, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(name);
     std::fs::write(&path, text).unwrap();
-    let output = condense()
-        .arg("doctor")
-        .args(args)
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = run_ok(condense().arg("doctor").args(args).arg(&path));
     let mut lines = json_lines(&output.stdout);
     assert_eq!(lines.len(), 1);
     (lines.remove(0), dir)
@@ -325,7 +315,7 @@ fn the_corpus_is_checked_by_each_agents_rule() {
             .arg(fixture(path))
             .output()
             .unwrap();
-        assert!(output.status.success(), "{path}");
+        assert_success(&output, format_args!("{path}"));
         let report = &json_lines(&output.stdout)[0];
         assert_eq!(report["format"], format);
         let expected: &[&str] = match path {

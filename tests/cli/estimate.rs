@@ -6,7 +6,9 @@ use std::process::{Command as StdCommand, Stdio};
 use predicates::prelude::*;
 use serde_json::json;
 
-use crate::util::{condense, estimate_stdin, fixture, json_lines, CORPUS};
+use crate::util::{
+    assert_success, check_golden, condense, estimate_stdin, fixture, json_lines, run_ok, CORPUS,
+};
 
 fn user(text: &str) -> String {
     json!({"role": "user", "content": text}).to_string()
@@ -150,11 +152,7 @@ fn every_corpus_file_is_detected_and_counted() {
             .arg(fixture(file))
             .output()
             .unwrap();
-        assert!(
-            output.status.success(),
-            "{file}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        assert_success(&output, format_args!("{file}"));
         let report = &json_lines(&output.stdout)[0];
         assert_eq!(report["format"], format, "{file}");
         assert!(report["messages"].as_u64().unwrap() > 0, "{file}");
@@ -182,8 +180,7 @@ fn kimi_context_comes_from_its_last_usage_record() {
 #[test]
 fn many_files_in_argument_order_then_a_total() {
     let files: Vec<_> = CORPUS.iter().rev().map(|(f, _)| fixture(f)).collect();
-    let output = condense().arg("estimate").args(&files).output().unwrap();
-    assert!(output.status.success());
+    let output = run_ok(condense().arg("estimate").args(&files));
     let lines = json_lines(&output.stdout);
     assert_eq!(lines.len(), files.len() + 1);
     for (line, file) in lines.iter().zip(&files) {
@@ -266,7 +263,7 @@ fn every_tokenizer_runs_on_the_corpus() {
             .arg(&file)
             .output()
             .unwrap();
-        assert!(output.status.success(), "{tokenizer}");
+        assert_success(&output, format_args!("{tokenizer}"));
         let tokens: u64 = String::from_utf8(output.stdout)
             .unwrap()
             .trim()
@@ -523,7 +520,7 @@ fn counts(args: &[&str], file: &str) -> String {
         .arg(file)
         .output()
         .unwrap();
-    assert!(output.status.success(), "estimate {args:?} {file}");
+    assert_success(&output, format_args!("estimate {args:?} {file}"));
     if !args.contains(&"--per-message") {
         return String::from_utf8(output.stdout).unwrap();
     }
@@ -543,25 +540,10 @@ fn counts_on_every_real_session_stay_exactly_as_blessed() {
             actual.push_str(&counts(args, &file));
         }
     }
-    let path = fixture("golden/estimate-counts.txt");
-    if std::env::var_os("CONDENSE_BLESS").is_some() {
-        std::fs::write(&path, &actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap();
-    for (n, (want, got)) in expected.lines().zip(actual.lines()).enumerate() {
-        assert!(
-            want == got,
-            "line {} of {} differs:\n--- blessed\n{want}\n--- now\n{got}",
-            n + 1,
-            path.display()
-        );
-    }
-    assert_eq!(
-        expected.lines().count(),
-        actual.lines().count(),
-        "{}",
-        path.display()
+    check_golden(
+        &fixture("golden/estimate-counts.txt"),
+        &actual,
+        "every count that moved must have a reason",
     );
 }
 

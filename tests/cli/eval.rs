@@ -3,15 +3,10 @@
 
 use serde_json::Value;
 
-use crate::util::{condense, fixture, json_lines, CORPUS};
+use crate::util::{condense, fixture, json_lines, run_ok, CORPUS};
 
 fn eval(args: &[&str]) -> Vec<Value> {
-    let output = condense().arg("eval").args(args).output().unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = run_ok(condense().arg("eval").args(args));
     json_lines(&output.stdout)
 }
 
@@ -171,12 +166,7 @@ fn every_fixture_session_is_graded() {
     assert_eq!(native["carried_total"], 8);
     let mut files = vec!["--at".to_owned(), "70%".to_owned()];
     files.extend(CORPUS.iter().map(|(f, _)| fixture(f).display().to_string()));
-    let output = condense().arg("eval").args(&files).output().unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = run_ok(condense().arg("eval").args(&files));
     let rows = json_lines(&output.stdout);
     let graded: std::collections::BTreeSet<&str> =
         rows.iter().map(|r| r["file"].as_str().unwrap()).collect();

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::util::{condense, estimate_stdin, fixture, json_lines, CORPUS};
+use crate::util::{assert_success, condense, estimate_stdin, fixture, json_lines, CORPUS};
 
 /// A session of `format` whose context is `tokens` by the usage its last record carries, and
 /// which names `model`.
@@ -149,7 +149,7 @@ fn the_corpus_reports_its_earlier_compactions() {
             .arg(fixture(path))
             .output()
             .unwrap();
-        assert!(output.status.success(), "{path}");
+        assert_success(&output, format_args!("{path}"));
         let report = &json_lines(&output.stdout)[0];
         let e = &report["explain"];
         assert!(e["compacts_at"].as_u64().unwrap() > 0, "{path}: {format}");

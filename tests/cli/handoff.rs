@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::util::{condense, fixture, json_lines};
+use crate::util::{assert_success, condense, fixture, json_lines, run_ok};
 
 const CORPUS: [&str; 9] = [
     "corpus/claude-code/claude-code-viewer-5c0375b4.jsonl",
@@ -43,12 +43,7 @@ fn handoff(session: &Path, summary: &Path, extra: &[&str]) -> Vec<u8> {
         .arg(session)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}: {}",
-        session.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output, format_args!("{}", session.display()));
     output.stdout
 }
 
@@ -57,16 +52,7 @@ fn handoff(session: &Path, summary: &Path, extra: &[&str]) -> Vec<u8> {
 fn read_back(bytes: &[u8], dir: &Path, from: &str) -> Vec<serde_json::Value> {
     let path = dir.join("new.jsonl");
     std::fs::write(&path, bytes).unwrap();
-    let output = condense()
-        .args(["estimate", "--from", from])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = run_ok(condense().args(["estimate", "--from", from]).arg(&path));
     let report = &json_lines(&output.stdout)[0];
     assert_eq!(report["format"], from, "detected as {from}");
     for kind in ["tool_call", "tool_result"] {
@@ -129,8 +115,7 @@ fn tool_calls_of_the_tail_arrive_as_text() {
 fn caveman_stands_in_for_the_model() {
     let dir = tempfile::tempdir().unwrap();
     let session = fixture("corpus/pi/pi-mono-large-session.jsonl");
-    let caveman = condense().arg("caveman").arg(&session).output().unwrap();
-    assert!(caveman.status.success());
+    let caveman = run_ok(condense().arg("caveman").arg(&session));
     let summary = summary_file(dir.path(), std::str::from_utf8(&caveman.stdout).unwrap());
     let bytes = handoff(&session, &summary, &["--to", "codex"]);
     let text = String::from_utf8(bytes).unwrap();
@@ -200,11 +185,7 @@ fn to_session_dir_places_the_file_and_prints_the_resume_command() {
     let mut first = condense();
     args(&mut first);
     let output = first.output().unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output, "");
     let resume = String::from_utf8(output.stdout).unwrap();
     let id = resume.trim().rsplit(' ').next().unwrap().to_owned();
     // The working directory the Codex session records, and Claude Code's folder name for it.
@@ -234,15 +215,10 @@ fn to_session_dir_places_the_file_and_prints_the_resume_command() {
 #[test]
 fn compact_to_walks_the_ladder_into_the_target() {
     let session = fixture("corpus/pi/pi-mono-large-session.jsonl");
-    let output = condense()
-        .args(["compact", "--budget", "4000", "--to", "gemini"])
-        .arg(&session)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let output = run_ok(
+        condense()
+            .args(["compact", "--budget", "4000", "--to", "gemini"])
+            .arg(&session),
     );
     let lines = json_lines(&output.stdout);
     assert!(lines[0]["projectHash"].is_string());

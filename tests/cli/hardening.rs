@@ -903,6 +903,25 @@ fn in_place_never_takes_a_backup_name_that_is_in_use() {
     assert_eq!(case.strays(), ["in.jsonl.bak", "in.jsonl.bak.1"]);
 }
 
+/// Issue 31: after a backup numbered `u64::MAX` the next number wrapped to 0, a name in use.
+#[test]
+fn in_place_refuses_when_no_backup_number_is_left() {
+    let case = case(FOUR.as_bytes());
+    for name in ["in.jsonl.bak", &format!("in.jsonl.bak.{}", u64::MAX)] {
+        fs::write(case.dir.path().join(name), "an older backup\n").unwrap();
+    }
+    fails(
+        &case.run("inject", &["--in-place"]),
+        1,
+        "no backup number is left",
+    );
+    assert_eq!(case.bytes(), FOUR.as_bytes());
+    assert_eq!(
+        fs::read(case.dir.path().join("in.jsonl.bak")).unwrap(),
+        b"an older backup\n"
+    );
+}
+
 // --------------------------------------------------------------------------------------------
 // Regressions: what the fuzzers and the matrix found, one test each.
 
@@ -1044,4 +1063,419 @@ fn inject_never_writes_a_byte_order_mark_mid_file() {
     // The new checkpoint and usage records; the old usage record, measured before the
     // compaction, is not carried over.
     assert_eq!(report(&back)["bookkeeping"], 2);
+}
+
+// --------------------------------------------------------------------------------------------
+// Issue 31's adversarial run: what it found besides torn writes and races.
+
+/// `--to-session-dir` for kimi-cli rewrote `kimi.json` through `kimi.json.condense-ID`, a name
+/// anyone could predict from the input, with `fs::write`: a symlink planted there sent the
+/// write to any file the user may write, and the file's mode became 0644.
+#[test]
+fn kimi_json_is_replaced_whole_through_no_planted_name_and_keeps_its_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let session = crate::util::fixture("corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl");
+    let summary = dir.path().join("summary.md");
+    fs::write(&summary, "NOW: a summary\n").unwrap();
+    let handoff = |home: &Path| {
+        let mut cmd = condense();
+        cmd.args([
+            "inject",
+            "--to",
+            "openai",
+            "--cwd",
+            "/work/p",
+            "--to-session-dir",
+        ])
+        .arg(home)
+        .arg("--summary")
+        .arg(&summary)
+        .arg(&session);
+        run(cmd)
+    };
+    // A first handoff tells the session id (it is derived from the input).
+    let scratch = dir.path().join("scratch");
+    let first = handoff(&scratch);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let id = fs::read_dir(scratch.join("sessions"))
+        .unwrap()
+        .flatten()
+        .flat_map(|work_dir| fs::read_dir(work_dir.path()).unwrap().flatten())
+        .map(|s| s.file_name().to_string_lossy().into_owned())
+        .next()
+        .unwrap();
+    let home = dir.path().join("home");
+    fs::create_dir(&home).unwrap();
+    let kimi_json = home.join("kimi.json");
+    fs::write(&kimi_json, r#"{"work_dirs": [], "theme": "dark"}"#).unwrap();
+    fs::set_permissions(&kimi_json, fs::Permissions::from_mode(0o600)).unwrap();
+    let outside = dir.path().join("outside");
+    fs::write(&outside, "not kimi's\n").unwrap();
+    for planted in [
+        format!("kimi.json.condense-{id}"),
+        "kimi.json.tmp".to_owned(),
+    ] {
+        std::os::unix::fs::symlink(&outside, home.join(planted)).unwrap();
+    }
+    let placed = handoff(&home);
+    assert!(placed.status.success(), "{}", stderr(&placed));
+    assert_eq!(fs::read(&outside).unwrap(), b"not kimi's\n");
+    let metadata: Value = serde_json::from_slice(&fs::read(&kimi_json).unwrap()).unwrap();
+    assert_eq!(metadata["theme"], "dark");
+    assert_eq!(metadata["work_dirs"][0]["path"], "/work/p");
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!(fs::metadata(&kimi_json).unwrap().mode() & 0o777, 0o600);
+    // Nothing of condense's is left beside it.
+    let mut names: Vec<String> = fs::read_dir(&home)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "sessions")
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "kimi.json",
+            &format!("kimi.json.condense-{id}"),
+            "kimi.json.tmp"
+        ]
+    );
+}
+
+/// `--hook` read a FIFO named as the hook input's `transcript_path`, and waited forever for a
+/// writer.
+#[test]
+fn a_hook_transcript_path_that_is_a_fifo_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("session.jsonl");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let hook = json!({"session_id": "s", "transcript_path": fifo}).to_string();
+    for command in ["estimate", "caveman", "prompt"] {
+        let mut cmd = condense();
+        cmd.args([command, "--hook"]).write_stdin(hook.clone());
+        fails(
+            &run(cmd),
+            1,
+            "session.jsonl: the hook input's transcript_path is not a regular file",
+        );
+    }
+}
+
+/// A newline in a file name reached the terminal as it was, breaking a one-line message in two.
+#[test]
+fn a_newline_in_a_file_name_is_escaped_in_messages() {
+    let case = case(b"{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\n");
+    fs::rename(&case.input, case.dir.path().join("two\nlines.jsonl")).unwrap();
+    let mut cmd = condense();
+    cmd.current_dir(case.dir.path())
+        .args(["estimate", "two\nlines.jsonl"]);
+    let output = run(cmd);
+    fails(
+        &output,
+        1,
+        "condense: error: two\\nlines.jsonl:2: invalid JSON",
+    );
+    assert_eq!(stderr(&output).lines().count(), 1, "{}", stderr(&output));
+}
+
+/// `compact --skip-invalid` read a session with a malformed line, then failed on that same line
+/// when it measured (or, in place, verified) the result that kept it.
+#[test]
+fn compact_skip_invalid_keeps_a_malformed_line_of_the_tail_as_it_was() {
+    let original = fs::read(crate::util::fixture(
+        "corpus/claude-code/claude-code-viewer-5c0375b4.jsonl",
+    ))
+    .unwrap();
+    let lines: Vec<&[u8]> = original.split_inclusive(|&b| b == b'\n').collect();
+    let bad = b"{\"type\":\"user\",\"broken\n";
+    let mut input = lines[..lines.len() - 2].concat();
+    input.extend_from_slice(bad);
+    input.extend_from_slice(&lines[lines.len() - 2..].concat());
+    let case = case(&input);
+    let llm = ["--llm", "echo 'NOW: the viewer works'", "--skip-invalid"];
+    let out = succeeds(&case.run("compact", &llm), 0);
+    assert!(
+        memchr::memmem::find(&out, bad).is_some(),
+        "the line was dropped"
+    );
+    let mut in_place = llm.to_vec();
+    in_place.push("--in-place");
+    succeeds(&case.run("compact", &in_place), 0);
+    let after = case.bytes();
+    assert!(
+        after.starts_with(&input),
+        "appended after the session as it was"
+    );
+    assert!(after.len() > input.len());
+}
+
+/// `compact --in-place` that lost the race with a program rewriting the session said "run
+/// prompt again", a command its user never ran.
+#[test]
+fn compact_that_finds_its_plan_outdated_says_to_run_compact_again() {
+    let mut input = String::new();
+    for i in 0..12 {
+        let filler = "words of a long exchange ".repeat(60);
+        input.push_str(
+            &json!({"role": "user", "content": format!("question {i} {filler}")}).to_string(),
+        );
+        input.push('\n');
+        input.push_str(
+            &json!({"role": "assistant", "content": format!("answer {i} {filler}")}).to_string(),
+        );
+        input.push('\n');
+    }
+    let case = case(input.as_bytes());
+    // The "LLM" rewrites an early message while it is being asked: another program at work.
+    let llm = "sed -i 's/question 1 /question one /' in.jsonl; echo 'NOW: a summary'";
+    let output = case.run("compact", &["--llm", llm, "--in-place"]);
+    fails(
+        &output,
+        1,
+        "nothing was written; run compact again, which plans anew",
+    );
+    assert!(!stderr(&output).contains("run prompt again"));
+}
+
+/// `session` with `\ud83d` (half an emoji, as a JavaScript agent writes when it cuts a string
+/// inside one) put after each of `anchors`, and the same with U+FFFD's escape instead.
+fn with_lone_surrogates(session: &str, anchors: &[&str]) -> (String, String) {
+    let mut cut = fixture_text(session);
+    for anchor in anchors {
+        assert!(cut.contains(anchor), "{session}: no {anchor}");
+        cut = cut.replacen(anchor, &format!("{anchor}\\ud83d"), 1);
+    }
+    let replaced = cut.replace("\\ud83d", "\\ufffd");
+    (cut, replaced)
+}
+
+fn fixture_text(session: &str) -> String {
+    fs::read_to_string(crate::util::fixture(session)).unwrap()
+}
+
+/// Lone surrogate escapes made Gemini CLI and kimi-cli sessions unreadable by every command
+/// (serde_json refuses them where Claude Code's and pi's readers, which walk the line, read
+/// U+FFFD). They now read as U+FFFD in every format, and the lines that hold them are written
+/// back byte for byte.
+#[test]
+fn lone_surrogate_escapes_read_as_replacement_characters_and_are_written_back_as_they_were() {
+    let sessions = [
+        (
+            "corpus/gemini-cli/agent-sessions-jsonl_v040.jsonl",
+            // The user's text, a tool call's arguments, and the last answer (kept).
+            &["Say hello", "\"command\":\"ls", "Hello! I"][..],
+        ),
+        (
+            "corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl",
+            &["partial code base", "\"arguments\":\"{", "Perfect! The fix"][..],
+        ),
+    ];
+    for (session, anchors) in sessions {
+        let (cut, replaced) = with_lone_surrogates(session, anchors);
+        let lone = case(cut.as_bytes());
+        let fffd = case(replaced.as_bytes());
+        for command in COMMANDS {
+            let args = ["--preserve", "1"];
+            let plans = matches!(command, "split" | "prompt" | "inject");
+            let args: &[&str] = if plans { &args } else { &[] };
+            let output = lone.run(command, args);
+            let err = stderr(&output);
+            assert!(
+                matches!(output.status.code(), Some(0 | 4)),
+                "{session}: {command}: {err}"
+            );
+            // Read exactly as the same session with U+FFFD written out: the same output, but
+            // for the lines written back as they were and the plan's hash of their bytes.
+            let same = |stdout: Vec<u8>| {
+                let text = String::from_utf8(stdout)
+                    .unwrap()
+                    .replace("\\ud83d", "\\ufffd");
+                match command {
+                    "split" => {
+                        let mut plan: Value = serde_json::from_str(&text).unwrap();
+                        plan.as_object_mut().unwrap().remove("fingerprint");
+                        plan.to_string()
+                    }
+                    // The records inject writes have ids derived from the input's bytes.
+                    "inject" => text
+                        .lines()
+                        .map(|l| if replaced.contains(l) { l } else { "(new)" })
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    _ => text,
+                }
+            };
+            assert_eq!(
+                same(output.stdout.clone()),
+                same(fffd.run(command, args).stdout),
+                "{session}: {command}"
+            );
+        }
+        // Written back: what condense keeps is kept as it was, escape and all (the kept message
+        // is the last anchor's), and no replacement character is written in its place.
+        let output = lone.run("inject", &["--in-place", "--preserve", "1"]);
+        assert!(output.status.success(), "{session}: {}", stderr(&output));
+        let after = String::from_utf8(lone.bytes()).unwrap();
+        let kept = format!("{}\\ud83d", anchors[anchors.len() - 1]);
+        assert!(after.contains(&kept), "{session}: {kept} was not kept");
+        assert!(
+            !after.contains("\\ufffd") && !after.contains('\u{FFFD}'),
+            "{session}"
+        );
+        let check = lone.run("estimate", &[]);
+        assert!(check.status.success(), "{session}: {}", stderr(&check));
+    }
+}
+
+/// Runs `cmd` and polls its peak resident memory (`VmHWM`, the peak so far) until it exits;
+/// returns its output and that peak in bytes.
+fn peak_memory(mut cmd: std::process::Command) -> (Output, u64) {
+    use std::process::Stdio;
+    let mut child = cmd
+        .env_clear()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        let text = fs::read_to_string(&status).unwrap_or_default();
+        if let Some(kib) = text
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches(" kB").parse::<u64>().ok())
+        {
+            peak = peak.max(kib * 1024);
+        }
+        assert!(started.elapsed() < Duration::from_secs(300), "a hang");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    (child.wait_with_output().unwrap(), peak)
+}
+
+/// An endless line (here `/dev/zero` made text) was read until memory ran out: `estimate`
+/// aborted allocating 5 GiB (exit 134), the whole-file commands took all memory. Every reader
+/// now stops at the line size limit, 256 MiB, with the line's number, holding about that much.
+#[test]
+fn an_endless_line_is_refused_at_the_line_size_limit_holding_about_that_much() {
+    const LIMIT: u64 = 256 << 20;
+    for command in ["estimate", "split"] {
+        let mut endless = std::process::Command::new("tr")
+            .args(["\\0", "x"])
+            .stdin(fs::File::open("/dev/zero").unwrap())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("condense"));
+        cmd.arg(command).stdin(endless.stdout.take().unwrap());
+        let (output, peak) = peak_memory(cmd);
+        let _ = endless.kill();
+        let _ = endless.wait();
+        fails(
+            &output,
+            1,
+            "condense: error: <stdin>:1: the line is longer than 256 MiB, condense's line size \
+             limit",
+        );
+        assert!(stderr(&output).contains("CONDENSE_MAX_LINE"));
+        assert!(peak < LIMIT + LIMIT / 4, "{command}: {} MiB", peak >> 20);
+    }
+}
+
+/// The limit holds in every command that reads a transcript, and `CONDENSE_MAX_LINE` sets it.
+#[test]
+fn a_line_over_the_limit_fails_every_command_at_its_line() {
+    let mut input = FOUR.as_bytes().to_vec();
+    input.extend_from_slice(b"{\"role\":\"user\",\"content\":\"");
+    input.extend_from_slice(&b"long ".repeat(300_000));
+    input.extend_from_slice(b"\"}\n");
+    input.extend_from_slice(FOUR.as_bytes());
+    let case = case(&input);
+    let with_limit = |command: &str, extra: &[&str], limit: &str| {
+        let mut cmd = condense();
+        cmd.current_dir(case.dir.path())
+            .env("CONDENSE_MAX_LINE", limit)
+            .arg(command);
+        if command == "inject" {
+            cmd.arg("--summary").arg(&case.summary);
+        }
+        cmd.args(extra).arg("in.jsonl");
+        run(cmd)
+    };
+    let mut commands: Vec<(&str, &[&str])> = COMMANDS.iter().map(|c| (*c, &[][..])).collect();
+    commands.extend([
+        ("inject", &["--in-place"][..]),
+        ("compact", &["--llm", "echo NOW: a summary"][..]),
+        ("prune", &[][..]),
+        ("doctor", &[][..]),
+    ]);
+    for (command, extra) in commands {
+        fails(
+            &with_limit(command, extra, "1M"),
+            1,
+            "in.jsonl:5: the line is longer than 1 MiB, condense's line size limit",
+        );
+        // Raised, the same line is read.
+        let raised = with_limit(command, extra, "2M");
+        assert!(
+            matches!(raised.status.code(), Some(0 | 4)),
+            "{command} {extra:?}: {}",
+            stderr(&raised)
+        );
+        fs::write(&case.input, &input).unwrap();
+    }
+    fails(
+        &with_limit("estimate", &[], "lots"),
+        1,
+        "CONDENSE_MAX_LINE=lots: not a line size",
+    );
+}
+
+/// Streaming, long lines one after another were read ahead of the one being measured, each
+/// in a block of its own: memory held several lines at once. A long line is now worked on
+/// alone, in a buffer that grew by an eighth at a time.
+#[test]
+fn estimate_holds_about_one_long_line_at_a_time() {
+    const LINE: usize = 32 << 20;
+    let case = case(b"");
+    {
+        use std::io::Write;
+        let mut file = std::io::BufWriter::new(fs::File::create(&case.input).unwrap());
+        let text = "x".repeat(LINE);
+        for _ in 0..2 {
+            writeln!(file, "{{\"role\":\"user\",\"content\":\"{text}\"}}").unwrap();
+        }
+    }
+    // What the program itself holds, measured on a transcript of four short lines.
+    let short = self::case(FOUR.as_bytes());
+    let mut tiny = std::process::Command::new(assert_cmd::cargo::cargo_bin("condense"));
+    tiny.arg("estimate").arg(&short.input);
+    let (_, itself) = peak_memory(tiny);
+    for stdin in [false, true] {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("condense"));
+        cmd.arg("estimate");
+        if stdin {
+            cmd.stdin(fs::File::open(&case.input).unwrap());
+        } else {
+            cmd.arg(&case.input);
+        }
+        let (output, peak) = peak_memory(cmd);
+        assert!(output.status.success(), "{}", stderr(&output));
+        // The line and its index (three bits a byte): about one and a half times the line.
+        let held = peak.saturating_sub(itself);
+        assert!(
+            held < 2 * LINE as u64,
+            "stdin {stdin}: {} MiB for lines of {} MiB",
+            held >> 20,
+            LINE >> 20
+        );
+    }
 }

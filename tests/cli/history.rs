@@ -4,20 +4,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::util::{condense, fixture, json_lines};
+use crate::util::{condense, fixture, json_lines, run_ok};
 
 fn history(args: &[&str], path: &Path) -> Vec<u8> {
-    let output = condense()
-        .arg("history")
-        .args(args)
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = run_ok(condense().arg("history").args(args).arg(path));
     output.stdout
 }
 
@@ -85,13 +75,12 @@ fn condense_compactions_are_listed_and_searchable() {
     let summary = dir.path().join("s.md");
     std::fs::write(&summary, "HISTORY-SUMMARY first line\nmore").unwrap();
     let out = dir.path().join("pi.jsonl");
-    let injected = condense()
-        .args(["inject", "--summary"])
-        .arg(&summary)
-        .arg(&session)
-        .output()
-        .unwrap();
-    assert!(injected.status.success());
+    let injected = run_ok(
+        condense()
+            .args(["inject", "--summary"])
+            .arg(&summary)
+            .arg(&session),
+    );
     std::fs::write(&out, &injected.stdout).unwrap();
     let listed = epochs(&out);
     assert_eq!(listed.len(), 1);

@@ -8,7 +8,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Output, Stdio};
 
-use crate::util::{condense, fixture};
+use crate::util::{assert_success, condense, fixture, run_ok, stderr};
 
 const OPENAI: &str = "corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl";
 const PI: &str = "corpus/pi/pi-mono-large-session.jsonl";
@@ -59,10 +59,6 @@ impl Dir {
     }
 }
 
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
 #[track_caller]
 fn fails_with(output: &Output, code: i32, text: &str) {
     let err = stderr(output);
@@ -80,8 +76,7 @@ fn plain() -> StdCommand {
 
 #[track_caller]
 fn parses(path: &Path) {
-    let check = condense().arg("estimate").arg(path).output().unwrap();
-    assert!(check.status.success(), "{}", stderr(&check));
+    let check = run_ok(condense().arg("estimate").arg(path));
     assert!(check.stderr.is_empty(), "{}", stderr(&check));
 }
 
@@ -105,7 +100,7 @@ fn backups_are_kept_over_three_compactions_under_new_names() {
         fs::write(d.path("s.jsonl"), &now).unwrap();
         inputs.push(now);
         let output = d.inject(&[]);
-        assert!(output.status.success(), "{}", stderr(&output));
+        assert_success(&output, "");
         assert!(output.stdout.is_empty());
     }
     assert_eq!(
@@ -181,12 +176,12 @@ fn rewrite_replaces_an_append_only_session_and_keeps_a_backup() {
     let d = Dir::new(PI);
     let original = d.read("s.jsonl");
     let output = d.inject(&["--rewrite"]);
-    assert!(output.status.success(), "{}", stderr(&output));
+    assert_success(&output, "");
     assert_eq!(d.read("s.jsonl.bak"), original);
     parses(&d.path("s.jsonl"));
     // Without it, the same compaction is appended: no backup.
     let d = Dir::new(PI);
-    assert!(d.inject(&[]).status.success());
+    assert_success(&d.inject(&[]), "inject");
     assert_eq!(d.names(), ["s.jsonl", "summary.md"]);
     assert!(d.read("s.jsonl").starts_with(&original));
     // --rewrite needs --in-place.
@@ -215,7 +210,7 @@ fn a_planted_symlink_cannot_redirect_the_temporary_file() {
             .unwrap();
     }
     let output = d.inject(&[]);
-    assert!(output.status.success(), "{}", stderr(&output));
+    assert_success(&output, "");
     assert_eq!(fs::read(&secret).unwrap(), b"secret\n");
     assert_eq!(fs::metadata(&secret).unwrap().mode() & 0o777, 0o600);
     parses(&d.path("s.jsonl"));
@@ -233,7 +228,7 @@ fn the_new_file_has_the_originals_mode_owner_and_group() {
     }
     let before = fs::metadata(&session).unwrap();
     let output = d.inject(&[]);
-    assert!(output.status.success(), "{}", stderr(&output));
+    assert_success(&output, "");
     let after = fs::metadata(&session).unwrap();
     assert_ne!(after.ino(), before.ino(), "replaced");
     assert_eq!(after.mode() & 0o7777, 0o640);
@@ -244,6 +239,162 @@ fn the_new_file_has_the_originals_mode_owner_and_group() {
         before.ino(),
         "the backup is the original itself"
     );
+}
+
+/// A user attribute and a POSIX ACL (Linux keeps it as the `system.posix_acl_access`
+/// attribute: version 2, then tag, permissions and id of each entry, little-endian) that
+/// grants user 4242 read access beside a mode of 0640.
+fn attributes() -> [(&'static std::ffi::CStr, Vec<u8>); 2] {
+    const UNDEFINED: u32 = u32::MAX;
+    let mut acl = 2u32.to_le_bytes().to_vec();
+    // USER_OBJ rw, USER 4242 r, GROUP_OBJ r, MASK r, OTHER none.
+    for (tag, perm, id) in [
+        (0x01u16, 6u16, UNDEFINED),
+        (0x02, 4, 4242),
+        (0x04, 4, UNDEFINED),
+        (0x10, 4, UNDEFINED),
+        (0x20, 0, UNDEFINED),
+    ] {
+        acl.extend_from_slice(&tag.to_le_bytes());
+        acl.extend_from_slice(&perm.to_le_bytes());
+        acl.extend_from_slice(&id.to_le_bytes());
+    }
+    [
+        (c"user.condense-test.origin", b"kept by the owner".to_vec()),
+        (c"system.posix_acl_access", acl),
+    ]
+}
+
+fn set_attributes(path: &Path) -> rustix::io::Result<()> {
+    for (name, value) in attributes() {
+        rustix::fs::setxattr(path, name, &value, rustix::fs::XattrFlags::empty())?;
+    }
+    Ok(())
+}
+
+fn attribute(path: &Path, name: &std::ffi::CStr) -> Option<Vec<u8>> {
+    let mut value = vec![0u8; 4096];
+    let n = rustix::fs::getxattr(path, name, &mut value[..]).ok()?;
+    value.truncate(n);
+    Some(value)
+}
+
+/// A fresh directory on a file system that keeps user attributes and POSIX ACLs: the system's
+/// temporary folder, else cargo's (on the repository's file system), else `/dev/shm` (tmpfs,
+/// which keeps both since Linux 6.6). `None` where none does.
+fn attribute_dir() -> Option<tempfile::TempDir> {
+    let candidates = [
+        std::env::temp_dir(),
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")),
+        PathBuf::from("/dev/shm"),
+    ];
+    candidates.iter().find_map(|place| {
+        let dir = tempfile::tempdir_in(place).ok()?;
+        let probe = dir.path().join("probe");
+        fs::write(&probe, "").ok()?;
+        set_attributes(&probe).ok()?;
+        fs::remove_file(&probe).ok()?;
+        Some(dir)
+    })
+}
+
+#[test]
+fn extended_attributes_and_the_acl_stay_with_a_replaced_session() {
+    let Some(dir) = attribute_dir() else {
+        // CI must show that the replace keeps them: a skip there would prove nothing.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "no file system here keeps user attributes and POSIX ACLs (tried the temporary \
+             folder, cargo's, and /dev/shm)"
+        );
+        crate::util::say_skipped("no file system here keeps user attributes and POSIX ACLs");
+        return;
+    };
+    // The replace path (kimi-cli), and an append-only session rewritten (--rewrite).
+    for (session, extra) in [(OPENAI, &[][..]), (PI, &["--rewrite"][..])] {
+        let path = dir.path().join("s.jsonl");
+        fs::copy(fixture(session), &path).unwrap();
+        fs::write(dir.path().join("summary.md"), "NOW: a summary\n").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
+        set_attributes(&path).unwrap();
+        let before = fs::metadata(&path).unwrap();
+        let output = condense()
+            .current_dir(dir.path())
+            .args(["inject", "--in-place", "--summary", "summary.md"])
+            .args(extra)
+            .arg("s.jsonl")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        let after = fs::metadata(&path).unwrap();
+        assert_ne!(after.ino(), before.ino(), "{session}: replaced");
+        assert_eq!(after.mode() & 0o7777, 0o640, "{session}");
+        for (name, value) in attributes() {
+            assert_eq!(
+                attribute(&path, name),
+                Some(value),
+                "{session}: {name:?} was not kept"
+            );
+        }
+        for entry in fs::read_dir(dir.path()).unwrap().flatten() {
+            if entry.file_name() != "s.jsonl" {
+                fs::remove_file(entry.path()).unwrap();
+            }
+        }
+    }
+}
+
+/// A session named with 224 bytes or more could not be compacted in place: the temporary
+/// file, the backup and the journals beside it take the name and more, past the 255 bytes a
+/// directory entry holds ("cannot write in this directory: File name too long").
+#[test]
+fn a_session_with_a_254_byte_name_is_compacted_undone_and_compacted_again() {
+    let name = format!("{}.jsonl", "é".repeat(124));
+    assert_eq!(name.len(), 254);
+    for (session, kind) in [(OPENAI, "replace"), (PI, "append")] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(&name);
+        fs::copy(fixture(session), &path).unwrap();
+        fs::write(dir.path().join("summary.md"), "NOW: a summary\n").unwrap();
+        let inject = || {
+            condense()
+                .current_dir(dir.path())
+                .args(["inject", "--in-place", "--summary", "summary.md"])
+                .arg(&name)
+                .output()
+                .unwrap()
+        };
+        let output = inject();
+        assert!(output.status.success(), "{session}: {}", stderr(&output));
+        assert!(output.stderr.is_empty(), "{session}: {}", stderr(&output));
+        parses(&path);
+        let listed = condense()
+            .args(["undo", "--list"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let listed = crate::util::json_lines(&listed.stdout);
+        assert_eq!(
+            listed.len(),
+            1,
+            "{session}: the write is not in the journal"
+        );
+        assert_eq!(listed[0]["kind"], kind);
+        let undo = condense().arg("undo").arg(&path).output().unwrap();
+        assert!(undo.status.success(), "{session}: {}", stderr(&undo));
+        assert_eq!(
+            fs::read(&path).unwrap(),
+            fs::read(fixture(session)).unwrap()
+        );
+        // Twice more, so that numbered backups follow the first.
+        for _ in 0..2 {
+            let output = inject();
+            assert!(output.status.success(), "{session}: {}", stderr(&output));
+        }
+        for entry in fs::read_dir(dir.path()).unwrap().flatten() {
+            assert!(entry.file_name().len() <= 255);
+        }
+    }
 }
 
 #[test]
@@ -324,7 +475,7 @@ fn the_temporary_file_is_never_more_readable_than_the_session_while_it_is_writte
         std::thread::sleep(std::time::Duration::from_micros(200));
     }
     let output = child.wait_with_output().unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
+    assert_success(&output, "");
     assert!(
         seen > 0,
         "the temporary file was never seen: the test watched nothing"
@@ -352,7 +503,7 @@ fn a_symlinked_session_compacts_its_target_and_keeps_the_link() {
     let original = fs::read(&real).unwrap();
     std::os::unix::fs::symlink(&real, d.path("s.jsonl")).unwrap();
     let output = d.inject(&[]);
-    assert!(output.status.success(), "{}", stderr(&output));
+    assert_success(&output, "");
     let link = fs::symlink_metadata(d.path("s.jsonl")).unwrap();
     assert!(link.file_type().is_symlink(), "the link is kept");
     assert_eq!(fs::read_link(d.path("s.jsonl")).unwrap(), real);
@@ -437,7 +588,7 @@ fn an_append_goes_ahead_while_another_process_holds_the_session() {
     let output = d.inject(&[]);
     let _ = child.kill();
     let _ = child.wait();
-    assert!(output.status.success(), "{}", stderr(&output));
+    assert_success(&output, "");
     assert!(d.read("s.jsonl").starts_with(&original));
     assert_eq!(d.names(), ["s.jsonl", "summary.md"]);
 }
@@ -469,7 +620,7 @@ fn a_line_half_written_at_read_time_is_waited_for_and_never_split() {
         }
         let output = d.inject(&[]);
         assert!(writer.wait().unwrap().success());
-        assert!(output.status.success(), "{}", stderr(&output));
+        assert_success(&output, "");
         let now = String::from_utf8(d.read("s.jsonl")).unwrap();
         assert!(now.lines().any(|l| l == line), "the line is whole");
         parses(&d.path("s.jsonl"));
@@ -506,7 +657,7 @@ fn a_last_line_without_a_newline_that_no_one_is_writing_is_compacted() {
     assert_eq!(original.pop(), Some(b'\n'));
     fs::write(d.path("s.jsonl"), &original).unwrap();
     let output = d.inject(&[]);
-    assert!(output.status.success(), "{}", stderr(&output));
+    assert_success(&output, "");
     let now = d.read("s.jsonl");
     assert!(now.starts_with(&original));
     assert_eq!(now[original.len()], b'\n');
@@ -706,7 +857,7 @@ fn a_closed_or_full_stdout_is_an_error_that_names_stdout() {
         .stdout(devnull)
         .output()
         .unwrap();
-    assert!(discarded.status.success(), "{}", stderr(&discarded));
+    assert_success(&discarded, "");
     assert!(discarded.stderr.is_empty(), "{}", stderr(&discarded));
     // A command that writes nothing to stdout does not care that it is closed.
     let d = Dir::new(OPENAI);
@@ -718,5 +869,5 @@ fn a_closed_or_full_stdout_is_an_error_that_names_stdout() {
         .env_clear()
         .output()
         .unwrap();
-    assert!(closed.status.success(), "{}", stderr(&closed));
+    assert_success(&closed, "");
 }

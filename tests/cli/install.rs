@@ -4,11 +4,19 @@
 use std::path::Path;
 use std::process::Command as StdCommand;
 
-use crate::util::condense;
+use crate::util::{assert_success, condense, run_ok};
 
 /// What a crate user never needs: other projects' transcripts, golden files, benchmark scripts
 /// and data, fuzz targets, the test suite and CI.
-const EXCLUDED: [&str; 6] = ["fixtures/", "bench/", "fuzz/", "tests/", ".ci/", "target/"];
+const EXCLUDED: [&str; 7] = [
+    "fixtures/",
+    "benches/scripts/",
+    "benches/data/",
+    "fuzz/",
+    "tests/",
+    ".ci/",
+    "target/",
+];
 
 #[test]
 fn the_crate_lists_the_code_the_man_pages_and_recipes_and_nothing_excluded() {
@@ -31,10 +39,7 @@ fn the_crate_lists_the_code_the_man_pages_and_recipes_and_nothing_excluded() {
         ));
         return;
     }
-    assert!(
-        output.status.success(),
-        "cargo package --list failed: {stderr}"
-    );
+    assert_success(&output, "cargo package --list");
     assert!(
         !stderr.contains("warning"),
         "cargo package --list warns: {stderr}"
@@ -78,7 +83,7 @@ fn the_crate_lists_the_code_the_man_pages_and_recipes_and_nothing_excluded() {
         .output()
         .expect("cargo runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "cargo package failed: {stderr}");
+    assert_success(&output, "cargo package");
     let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains("warning")).collect();
     assert!(
         warnings.iter().all(|w| w.contains("ignoring test `cli`")),
@@ -99,7 +104,7 @@ fn completions_are_generated_for_each_shell() {
         ("elvish", "edit:completion:arg-completer[condense]"),
     ] {
         let output = condense().args(["completions", shell]).output().unwrap();
-        assert!(output.status.success(), "{shell}");
+        assert_success(&output, format_args!("{shell}"));
         let script = String::from_utf8(output.stdout).unwrap();
         assert!(script.contains(marker), "{shell}: no {marker:?}");
         for word in ["estimate", "sessions", "--latest", "--files-from"] {
@@ -120,7 +125,7 @@ fn bash_accepts_its_completion_script() {
         crate::util::say_skipped("no bash");
         return;
     };
-    assert!(bash.status.success());
+    assert_success(&bash, "");
     let script = condense()
         .args(["completions", "bash"])
         .output()
@@ -135,11 +140,7 @@ fn bash_accepts_its_completion_script() {
         .arg(format!(". {} && complete -p condense", path.display()))
         .output()
         .unwrap();
-    assert!(
-        check.status.success(),
-        "{}",
-        String::from_utf8_lossy(&check.stderr)
-    );
+    assert_success(&check, "");
     assert!(String::from_utf8_lossy(&check.stdout).contains("_condense"));
 }
 
@@ -153,16 +154,7 @@ fn man_writes_every_page_as_it_is_in_the_repository() {
     assert!(String::from_utf8_lossy(&refused.stderr)
         .contains("no such directory; create it, or pass --parents"));
     assert!(!target.exists());
-    let output = condense()
-        .args(["man", "-p"])
-        .arg(&target)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = run_ok(condense().args(["man", "-p"]).arg(&target));
     let listed = String::from_utf8(output.stdout).unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("man");
     let pages: Vec<_> = std::fs::read_dir(&root)
@@ -201,8 +193,7 @@ fn recipes_lists_prints_and_installs_every_example_as_it_is_in_the_repository() 
         }
     }
     files.sort();
-    let listed = condense().arg("recipes").output().unwrap();
-    assert!(listed.status.success());
+    let listed = run_ok(condense().arg("recipes"));
     let mut names: Vec<String> = String::from_utf8(listed.stdout)
         .unwrap()
         .lines()
@@ -212,7 +203,7 @@ fn recipes_lists_prints_and_installs_every_example_as_it_is_in_the_repository() 
     assert_eq!(names, files);
     for name in &files {
         let printed = condense().args(["recipes", name]).output().unwrap();
-        assert!(printed.status.success(), "{name}");
+        assert_success(&printed, format_args!("{name}"));
         assert_eq!(
             printed.stdout,
             std::fs::read(root.join(name)).unwrap(),
@@ -228,16 +219,7 @@ fn recipes_lists_prints_and_installs_every_example_as_it_is_in_the_repository() 
     assert_eq!(unknown.status.code(), Some(1));
 
     let dir = tempfile::tempdir().unwrap();
-    let written = condense()
-        .args(["recipes", "--dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        written.status.success(),
-        "{}",
-        String::from_utf8_lossy(&written.stderr)
-    );
+    run_ok(condense().args(["recipes", "--dir"]).arg(dir.path()));
     for name in &files {
         let path = dir.path().join(name);
         assert_eq!(
@@ -309,11 +291,7 @@ fn rust_version_is_at_least_every_dependency_s() {
         .current_dir(root)
         .output()
         .expect("cargo runs");
-    assert!(
-        output.status.success(),
-        "cargo metadata: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output, "cargo metadata");
     let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     // "1.85" and "1.85.0" are one version: missing parts are 0.
     let version = |text: &str| -> [u64; 3] {

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::util::{condense, context_tokens, fixture, CORPUS};
+use crate::util::{assert_success, condense, context_tokens, fixture, run_ok, CORPUS};
 
 fn due(path: &Path, max_context: u64) -> bool {
     let status = condense()
@@ -23,16 +23,11 @@ fn due(path: &Path, max_context: u64) -> bool {
 }
 
 fn inject(session: &Path, summary: &Path, out: &Path) {
-    let output = condense()
-        .args(["inject", "--summary"])
-        .arg(summary)
-        .arg(session)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let output = run_ok(
+        condense()
+            .args(["inject", "--summary"])
+            .arg(summary)
+            .arg(session),
     );
     assert!(
         output.stdout.ends_with(b"\n"),
@@ -42,12 +37,7 @@ fn inject(session: &Path, summary: &Path, out: &Path) {
 }
 
 fn prompt(session: &Path) -> String {
-    let output = condense().arg("prompt").arg(session).output().unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = run_ok(condense().arg("prompt").arg(session));
     String::from_utf8(output.stdout).unwrap()
 }
 
@@ -235,11 +225,7 @@ fn the_readme_makefile_compacts_once() {
                 .env("CALLS", &calls)
                 .output()
                 .unwrap();
-            assert!(
-                output.status.success(),
-                "{file}: {}",
-                String::from_utf8_lossy(&output.stderr)
-            );
+            assert_success(&output, format_args!("{file}"));
         }
         let count = std::fs::read_to_string(&calls).unwrap().lines().count();
         assert_eq!(count, 1, "{file}: the LLM was called {count} times");
@@ -268,12 +254,7 @@ fn split_emits_the_messages_of_a_gemini_set_one_a_line() {
     )
     .unwrap();
     for (region, expected) in [("compact", &messages[..2]), ("tail", &messages[2..])] {
-        let output = condense()
-            .args(["split", "--emit", region])
-            .arg(&session)
-            .output()
-            .unwrap();
-        assert!(output.status.success());
+        let output = run_ok(condense().args(["split", "--emit", region]).arg(&session));
         let text = String::from_utf8(output.stdout).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines, expected, "{region}");

@@ -16,6 +16,7 @@ mod hardening;
 mod history;
 mod in_place;
 mod install;
+mod layers;
 mod live;
 mod manners;
 mod pipeline;

@@ -4,16 +4,12 @@
 use std::fs;
 use std::io::Write;
 
-use crate::util::{condense, fixture, json_lines, CORPUS};
+use crate::util::{assert_success, condense, fixture, json_lines, run_ok, stderr, CORPUS};
 
 const CODEX: &str = "corpus/codex/agent-sessions-small.jsonl";
 const GEMINI: &str = "corpus/gemini-cli/agent-sessions-jsonl_v040.jsonl";
 const OPENAI: &str = "corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl";
 const CLAUDE: &str = "corpus/claude-code/claude-code-viewer-5c0375b4.jsonl";
-
-fn stderr(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 #[test]
 fn check_quiet_prints_nothing_and_answers_with_the_status() {
@@ -157,12 +153,7 @@ fn files_from_reads_newline_and_nul_separated_lists_from_a_file_or_stdin() {
     assert_eq!(json_lines(&both.stdout)[0]["format"], "gemini");
     // An empty list is no input at all, not standard input.
     fs::write(&list, "").unwrap();
-    let none = condense()
-        .args(["estimate", "--files-from"])
-        .arg(&list)
-        .output()
-        .unwrap();
-    assert!(none.status.success());
+    let none = run_ok(condense().args(["estimate", "--files-from"]).arg(&list));
     assert!(none.stdout.is_empty());
 }
 
@@ -190,7 +181,7 @@ fn gzip_and_zstd_input_reads_as_the_plain_file_and_xz_is_refused_with_a_hint() {
             cmd.write_stdin(stdin);
         }
         let output = cmd.output().unwrap();
-        assert!(output.status.success(), "{}", stderr(&output));
+        assert_success(&output, "");
         output.stdout
     };
     let expected = tokens(&["estimate", "--total"], Some(&fixture(CODEX)), None);
@@ -251,6 +242,68 @@ fn gzip_and_zstd_input_reads_as_the_plain_file_and_xz_is_refused_with_a_hint() {
     assert!(stderr(&output).contains("xz-compressed; decompress it first: xz -dc"));
 }
 
+/// What the `zstd` tool writes (see `fixtures/compressed/README.md`) reads as the plain file:
+/// compressed blocks, a checksum, several frames and a skippable frame between them. A frame
+/// whose checksum does not match its content is an error naming the file, with nothing on
+/// standard output.
+#[test]
+fn zstd_files_the_zstd_tool_wrote_read_as_the_plain_file_and_a_bad_checksum_is_an_error() {
+    if !has_zstd() {
+        return say_skipped_without_zstd();
+    }
+    let total = |file: &std::path::Path| {
+        let output = run_ok(condense().args(["estimate", "--total"]).arg(file));
+        output.stdout
+    };
+    let expected = total(&fixture(CODEX));
+    for name in [
+        "agent-sessions-small.jsonl.zst",
+        "agent-sessions-small.frames.jsonl.zst",
+    ] {
+        let zst = fixture(&format!("compressed/{name}"));
+        assert_eq!(total(&zst), expected, "{name}");
+        // Piped, recognised by its first bytes.
+        let output = condense()
+            .args(["estimate", "--total"])
+            .write_stdin(fs::read(&zst).unwrap())
+            .output()
+            .unwrap();
+        assert_success(&output, format_args!("{name}"));
+        assert_eq!(output.stdout, expected, "{name} on standard input");
+    }
+    // The checksum is the frame's last 4 bytes.
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = fs::read(fixture("compressed/agent-sessions-small.jsonl.zst")).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    let bad = dir.path().join("bad.jsonl.zst");
+    fs::write(&bad, &bytes).unwrap();
+    let output = condense().arg("estimate").arg(&bad).output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let message = stderr(&output);
+    assert!(
+        message.contains("bad.jsonl.zst") && message.contains("checksum of a zstd frame"),
+        "{message}"
+    );
+    assert!(output.stdout.is_empty());
+    // Bytes after the last frame that are no frame.
+    let mut trailing = fs::read(fixture("compressed/agent-sessions-small.jsonl.zst")).unwrap();
+    trailing.extend_from_slice(b"{\"role\":\"user\"}\n");
+    fs::write(&bad, &trailing).unwrap();
+    let output = condense().arg("estimate").arg(&bad).output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("not a valid zstd stream"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// Says why a zstd test has nothing to check in a build without the `zstd` feature.
+fn say_skipped_without_zstd() {
+    crate::util::say_skipped("this condense is built without the `zstd` feature");
+}
+
 /// A zstd frame holding `data` in raw blocks (no compression, no checksum).
 fn raw_zstd_frame(data: &[u8]) -> Vec<u8> {
     let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd];
@@ -293,12 +346,11 @@ fn from_that_matches_no_line_is_an_error() {
         assert!(output.stdout.is_empty());
     }
     // The right format still reads.
-    let output = condense()
-        .args(["estimate", "--from", "openai"])
-        .arg(fixture(OPENAI))
-        .output()
-        .unwrap();
-    assert!(output.status.success());
+    run_ok(
+        condense()
+            .args(["estimate", "--from", "openai"])
+            .arg(fixture(OPENAI)),
+    );
 }
 
 #[test]
@@ -325,12 +377,11 @@ fn mixed_formats_are_an_error_unless_from_names_one() {
         "{err}"
     );
     assert!(err.contains("mixes transcript formats; name the one to read with --from"));
-    let output = condense()
-        .args(["estimate", "--from", "codex"])
-        .write_stdin(mixed)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
+    run_ok(
+        condense()
+            .args(["estimate", "--from", "codex"])
+            .write_stdin(mixed),
+    );
     // No corpus session is taken for a mixture.
     for (path, format) in CORPUS {
         let output = condense()
@@ -338,19 +389,18 @@ fn mixed_formats_are_an_error_unless_from_names_one() {
             .arg(fixture(path))
             .output()
             .unwrap();
-        assert!(output.status.success(), "{path}: {}", stderr(&output));
+        assert_success(&output, format_args!("{path}"));
         assert_eq!(json_lines(&output.stdout)[0]["format"], format);
     }
 }
 
 #[test]
 fn prompt_format_anthropic_is_a_messages_request_body() {
-    let output = condense()
-        .args(["prompt", "--format", "anthropic"])
-        .arg(fixture(OPENAI))
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
+    let output = run_ok(
+        condense()
+            .args(["prompt", "--format", "anthropic"])
+            .arg(fixture(OPENAI)),
+    );
     let body = json_lines(&output.stdout).remove(0);
     assert_eq!(body["model"], "claude-haiku-4-5");
     assert_eq!(body["max_tokens"], 8192);
@@ -402,18 +452,14 @@ fn prompt_format_anthropic_is_a_messages_request_body() {
 
 #[test]
 fn prompt_body_is_the_style_text_alone_with_the_instruction() {
-    let output = condense()
-        .args([
-            "prompt",
-            "--body",
-            "--style",
-            "handoff",
-            "--instructions",
-            "keep the schema",
-        ])
-        .output()
-        .unwrap();
-    assert!(output.status.success());
+    let output = run_ok(condense().args([
+        "prompt",
+        "--body",
+        "--style",
+        "handoff",
+        "--instructions",
+        "keep the schema",
+    ]));
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(
         !text.starts_with('\n') && !text.starts_with("---"),

@@ -7,7 +7,7 @@ use std::process::{Command as StdCommand, Stdio};
 use predicates::prelude::*;
 use serde_json::{json, Value};
 
-use crate::util::{condense, fixture, json_lines, required_llm, CORPUS};
+use crate::util::{assert_success, condense, fixture, json_lines, required_llm, run_ok, CORPUS};
 
 const SYSTEM_PROMPT: &str = "You are a helpful assistant that compacts conversation context.";
 const WRAPPER: &str =
@@ -23,17 +23,12 @@ fn text(role: &str, text: &str) -> Value {
 
 /// `prompt --format jsonl` on `input`: the user message's text parts.
 fn request_parts(args: &[&str], input: &str) -> Vec<String> {
-    let output = condense()
-        .args(["prompt", "--format", "jsonl", "--prompt-file"])
-        .arg(fixture("prompts/P.md"))
-        .args(args)
-        .write_stdin(input.to_owned())
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let output = run_ok(
+        condense()
+            .args(["prompt", "--format", "jsonl", "--prompt-file"])
+            .arg(fixture("prompts/P.md"))
+            .args(args)
+            .write_stdin(input.to_owned()),
     );
     let lines = json_lines(&output.stdout);
     assert_eq!(
@@ -231,16 +226,11 @@ fn d4_the_summary_message_then_the_tail() {
     let summary = dir.path().join("summary.md");
     std::fs::write(&summary, "<think>...</think>SUMMARY").unwrap();
     let input = d1_input();
-    let output = condense()
-        .args(["inject", "--summary"])
-        .arg(&summary)
-        .write_stdin(input.clone())
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let output = run_ok(
+        condense()
+            .args(["inject", "--summary"])
+            .arg(&summary)
+            .write_stdin(input.clone()),
     );
     let lines: Vec<&str> = std::str::from_utf8(&output.stdout)
         .unwrap()
@@ -316,11 +306,7 @@ fn records_appended_after_prompt_are_kept() {
     let output = inject_with_plan(&plan, &summary, &session)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output, "");
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(
         text.contains(appended.trim_end()),
@@ -446,7 +432,7 @@ fn in_place_killed_at_any_moment_leaves_the_original_intact_and_no_full_size_str
             if now != original {
                 // Either the original or the complete new transcript, never anything between.
                 let check = condense().arg("estimate").arg(&session).output().unwrap();
-                assert!(check.status.success(), "attempt {attempt}: a partial file");
+                assert_success(&check, format_args!("attempt {attempt}: a partial file"));
                 if appends {
                     assert!(now.starts_with(&original), "attempt {attempt}");
                 } else {
@@ -492,11 +478,7 @@ fn every_corpus_session_through_a_real_llm_cli() {
             .arg(&session)
             .output()
             .unwrap();
-        assert!(
-            request.status.success(),
-            "{file}: {}",
-            String::from_utf8_lossy(&request.stderr)
-        );
+        assert_success(&request, format_args!("{file}"));
         let reply = StdCommand::new(&llm)
             .args(["-m", "echo", "--no-log", "-s", SYSTEM_PROMPT])
             .env("LLM_USER_PATH", dir.path())
@@ -509,7 +491,7 @@ fn every_corpus_session_through_a_real_llm_cli() {
                 child.wait_with_output()
             })
             .unwrap();
-        assert!(reply.status.success(), "{file}: llm failed");
+        assert_success(&reply, format_args!("{file}: llm failed"));
         // llm-echo answers with what it received: both prompts reached the model intact.
         let echoed: Value = serde_json::from_slice(&reply.stdout).unwrap();
         assert_eq!(echoed["system"], SYSTEM_PROMPT, "{file}");
@@ -526,11 +508,7 @@ fn every_corpus_session_through_a_real_llm_cli() {
         let injected = inject_with_plan(&plan, &summary, &session)
             .output()
             .unwrap();
-        assert!(
-            injected.status.success(),
-            "{file}: {}",
-            String::from_utf8_lossy(&injected.stderr)
-        );
+        assert_success(&injected, format_args!("{file}"));
         std::fs::write(&compacted, &injected.stdout).unwrap();
 
         let report = &json_lines(

@@ -372,9 +372,10 @@ proptest! {
     ) {
         let transcript = parse(&input, None);
         prop_assert_eq!(transcript.format, Some(FormatId::Openai));
-        let Ok(plan) = plan(&transcript.records, mode, tokenizer, transcript.dialect()) else {
-            return Ok(()); // --upto in the middle of a call and its result: refused
-        };
+        let plan = plan(&transcript.records, mode, tokenizer, transcript.dialect());
+        // --upto in the middle of a call and its result: refused.
+        prop_assume!(plan.is_ok());
+        let plan = plan.unwrap();
         let n = transcript.records.len();
         prop_assert_eq!(
             (plan.lead.start, plan.lead.end, plan.head.end, plan.compact.end, plan.tail.end),
@@ -401,16 +402,14 @@ proptest! {
         } else {
             (openai, FormatId::Openai)
         };
-        let Ok(summary) = summary::clean(format!("NOW: {raw_summary}").as_bytes()) else {
-            return Ok(());
-        };
+        let summary = summary::clean(format!("NOW: {raw_summary}").as_bytes());
+        prop_assume!(summary.is_ok());
+        let summary = summary.unwrap();
         let transcript = parse(&input, Some(format));
-        let Ok(plan) = plan(&transcript.records, mode, Tokenizer::Chars4, transcript.dialect()) else {
-            return Ok(());
-        };
-        if plan.noop.is_some() {
-            return Ok(());
-        }
+        let plan = plan(&transcript.records, mode, Tokenizer::Chars4, transcript.dialect());
+        prop_assume!(plan.is_ok());
+        let plan = plan.unwrap();
+        prop_assume!(plan.noop.is_none());
         let out = inject(&transcript, &plan, &summary, format);
         // kimi-cli files get new checkpoint and usage records: the old ones are not kept.
         let kimi = format == FormatId::Openai && is_kimi(&transcript);
@@ -461,16 +460,14 @@ proptest! {
         } else {
             (openai, FormatId::Openai)
         };
-        let Ok(summary) = summary::clean(format!("{raw_summary} done").as_bytes()) else {
-            return Ok(());
-        };
+        let summary = summary::clean(format!("{raw_summary} done").as_bytes());
+        prop_assume!(summary.is_ok());
+        let summary = summary.unwrap();
         let transcript = parse(&input, Some(format));
-        let Ok(plan) = plan(&transcript.records, mode, Tokenizer::Chars4, transcript.dialect()) else {
-            return Ok(());
-        };
-        if plan.noop.is_some() {
-            return Ok(());
-        }
+        let plan = plan(&transcript.records, mode, Tokenizer::Chars4, transcript.dialect());
+        prop_assume!(plan.is_ok());
+        let plan = plan.unwrap();
+        prop_assume!(plan.noop.is_none());
         let out = inject(&transcript, &plan, &summary, format);
         let back = parse(&out, Some(format));
         prop_assert_eq!(back.incomplete, None);
@@ -674,8 +671,8 @@ proptest! {
         let (out, pruned) = prune_bytes(&bytes, &args, from);
         if !pruned {
             prop_assert_eq!(&out, &bytes);
-            return Ok(());
         }
+        prop_assume!(pruned);
         let old = full_lines(&bytes);
         let new = full_lines(&out);
         let kimi = is_kimi(&parse(&bytes, None));

@@ -11,7 +11,7 @@ use condense::transcript::load::{LoadOptions, Transcript};
 use condense::transcript::{Part, Record};
 use serde_json::Value;
 
-use crate::util::{condense, fixture, json_lines, CORPUS};
+use crate::util::{assert_success, condense, fixture, json_lines, run_ok, CORPUS};
 
 const PLACEHOLDER: &str = "[condense pruned";
 
@@ -51,12 +51,7 @@ fn write_temp(dir: &Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {
 }
 
 fn context_tokens(path: &Path) -> u64 {
-    let output = condense()
-        .args(["estimate", "--context"])
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(output.status.success());
+    let output = run_ok(condense().args(["estimate", "--context"]).arg(path));
     json_lines(&output.stdout)[0]["context"]["tokens"]
         .as_u64()
         .unwrap()
@@ -439,11 +434,7 @@ fn make(dir: &Path) -> String {
         .env("CONDENSE", assert_cmd::cargo::cargo_bin("condense"))
         .output()
         .expect("make runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output, "");
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
@@ -672,17 +663,12 @@ fn the_config_file_sets_the_knobs_and_flags_win() {
     let dir = tempfile::tempdir().unwrap();
     let file = fixture("corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl");
     let report = |args: &[&str]| -> Value {
-        let output = condense()
-            .current_dir(dir.path())
-            .args(["prune", "--report"])
-            .args(args)
-            .arg(&file)
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
+        let output = run_ok(
+            condense()
+                .current_dir(dir.path())
+                .args(["prune", "--report"])
+                .args(args)
+                .arg(&file),
         );
         json_lines(&output.stdout).remove(0)
     };

@@ -8,7 +8,7 @@
 #[path = "../../benches/quality/score.rs"]
 mod score;
 
-use crate::util::{condense, fixture};
+use crate::util::{check_golden, condense_text, fixture};
 
 /// Goals the extractor does not reach yet, with the margin it reached when this was written
 /// (see the benchmark's output for the figures). A change that lowers the margin fails; one
@@ -25,28 +25,17 @@ use crate::util::{condense, fixture};
 /// Code's `toolUseResult.originalFile` copy of the edited file, in the block the edit sits in.
 const NOT_YET: [(&str, f64); 1] = [(score::COVERAGE, -53.0)];
 
+/// The standard output of `condense ARGS`, which must succeed.
 fn run(args: &[&str]) -> String {
-    let output = condense().args(args).output().expect("condense runs");
-    assert!(
-        output.status.success(),
-        "condense {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).expect("condense prints UTF-8")
+    condense_text(args)
 }
 
-fn check_golden(name: &str, actual: &str) {
-    let path = fixture(&format!("probes/{name}"));
-    if std::env::var_os("CONDENSE_BLESS").is_some() {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("{} is missing; run with CONDENSE_BLESS=1", path.display()));
-    assert!(
-        expected == actual,
-        "{name} differs; rerun with CONDENSE_BLESS=1 and check the quality benchmark's tables\n\
-         --- expected\n{expected}\n--- actual\n{actual}"
+/// A summary of the quality benchmark against its golden file.
+fn check_probe_golden(name: &str, actual: &str) {
+    check_golden(
+        &fixture(&format!("probes/{name}")),
+        actual,
+        "check the quality benchmark's tables",
     );
 }
 
@@ -55,7 +44,7 @@ fn compaction_keeps_what_the_agent_needed_after_the_cut() {
     let report = score::run(&fixture(""), &run);
     let tables = report.render();
     for (name, text) in report.goldens() {
-        check_golden(&name, text);
+        check_probe_golden(&name, text);
     }
     for session in report.sessions() {
         let caveman = session.row(score::CAVEMAN).expect("caveman row");

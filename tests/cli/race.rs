@@ -5,8 +5,11 @@
 //! so `/proc` shows it as another process, as it would the agent.
 //!
 //! Every line the writer wrote must be in the session afterwards (not only in a backup), inside
-//! the live context the agent resumes with (issue 31), and the session must parse. Runs go in parallel threads; `CONDENSE_RACE_RUNS` sets how many per
-//! case (20 by default, 200 in `bench/race.sh`), and each case prints its figures.
+//! the live context the agent resumes with (issue 31), and the session must parse. Runs go in
+//! parallel threads; `CONDENSE_RACE_RUNS` sets how many per case (20 by default), and each
+//! case prints its figures. `CONDENSE_RACE_MB` grows the sessions to that many megabytes
+//! ([`inflated`]), with a writer that goes on through the whole compaction
+//! (`benches/scripts/race.sh`).
 
 use std::fmt;
 use std::fs;
@@ -25,6 +28,9 @@ pub enum Style {
     Reopen,
     /// `exec 3>>S` once, then every line to fd 3.
     KeepOpen,
+    /// `>> S` per line, and every twentieth line a rewrite of the whole file by rename (`cat S >
+    /// S.w; … >> S.w; mv S.w S`), as an agent that saves its session anew does now and then.
+    Rename,
 }
 
 /// A session format under test, with the writer's line template (`{head}{n}{tail}`).
@@ -48,8 +54,23 @@ impl Session {
     }
 
     /// The session at its start: a real transcript (pi cut to its first 300 lines, so that
-    /// an unoptimised build compacts it in a few tens of milliseconds).
+    /// an unoptimised build compacts it in a few tens of milliseconds), grown to
+    /// `CONDENSE_RACE_MB` megabytes when that is set (see [`inflated`]).
     fn original(self) -> Vec<u8> {
+        static BIG: std::sync::OnceLock<[Vec<u8>; 2]> = std::sync::OnceLock::new();
+        match big_mb() {
+            Some(mb) => {
+                let big = BIG.get_or_init(|| {
+                    [Session::Pi, Session::Openai].map(|s| inflated(&s.as_found(), mb << 20))
+                });
+                big[self as usize].clone()
+            }
+            None => self.as_found(),
+        }
+    }
+
+    /// The transcript as the corpus has it (pi cut to 300 lines).
+    fn as_found(self) -> Vec<u8> {
         match self {
             Session::Pi => {
                 let all = fs::read(fixture("corpus/pi/pi-mono-large-session.jsonl")).unwrap();
@@ -67,16 +88,77 @@ impl Session {
     }
 }
 
-/// The writer: `count` lines, one every 2 ms, in `style`, each whole or in two chunks. Its
-/// `sleep`s close descriptor 3, so that the shell is the one process holding the file open:
-/// one that inherited it would be named in a refusal as well as the shell.
+/// The size the sessions are grown to, in megabytes (`CONDENSE_RACE_MB`), if any.
+fn big_mb() -> Option<usize> {
+    std::env::var("CONDENSE_RACE_MB").ok()?.parse().ok()
+}
+
+/// `session` grown to about `size` bytes: the longest string of each line in its first half
+/// (the part a compaction summarises) gets words of filler, so that the compaction reads,
+/// plans and writes a session of that size while its records stay those of the real one.
+pub fn inflated(session: &[u8], size: usize) -> Vec<u8> {
+    let lines: Vec<&[u8]> = session.split_inclusive(|&b| b == b'\n').collect();
+    // The lines of the first half that hold text (a message, a tool's output; not an id or a
+    // path), read.
+    let mut values: Vec<Option<serde_json::Value>> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let mut value = serde_json::from_slice::<serde_json::Value>(line).ok()?;
+            let text = longest_string(&mut value).is_some_and(|s| s.len() >= 40);
+            (i < lines.len() / 2 && text).then_some(value)
+        })
+        .collect();
+    let grown = values.iter().flatten().count().max(1);
+    let each = size.saturating_sub(session.len()) / grown;
+    let filler = "the agent reads the file again and keeps every line whole ".repeat(each / 58 + 1);
+    let mut out = Vec::with_capacity(size + session.len());
+    for (line, value) in lines.iter().zip(&mut values) {
+        let Some(value) = value else {
+            out.extend_from_slice(line);
+            continue;
+        };
+        if let Some(longest) = longest_string(value) {
+            longest.push_str(&filler[..each]);
+        }
+        out.extend_from_slice(value.to_string().as_bytes());
+        out.push(b'\n');
+    }
+    out
+}
+
+/// The longest string anywhere in `value`.
+fn longest_string(value: &mut serde_json::Value) -> Option<&mut String> {
+    use serde_json::Value;
+    match value {
+        Value::String(text) => Some(text),
+        Value::Array(items) => items
+            .iter_mut()
+            .filter_map(longest_string)
+            .max_by_key(|s| s.len()),
+        Value::Object(fields) => fields
+            .values_mut()
+            .filter_map(longest_string)
+            .max_by_key(|s| s.len()),
+        _ => None,
+    }
+}
+
+/// The writer: `count` lines, one every 2 ms, in `style`, each whole or in two chunks, and
+/// after every `burst` lines (0: never) a pause of `pause` seconds, as an agent waits for its
+/// model. Its `sleep`s close descriptor 3, so that the shell is the one process holding the
+/// file open: one that inherited it would be named in a refusal as well as the shell.
 const WRITER: &str = r#"
-path=$1 count=$2 style=$3 split=$4 head=$5 tail=$6
+path=$1 count=$2 style=$3 split=$4 head=$5 tail=$6 burst=$7 pause=$8
 i=0
 if [ "$style" = keep ]; then exec 3>>"$path"; fi
 while [ "$i" -lt "$count" ]; do
   i=$((i + 1))
-  if [ "$style" = keep ]; then
+  if [ "$style" = rename ] && [ $((i % 20)) = 0 ]; then
+    cat "$path" > "$path.w"
+    printf '%s%s%s\n' "$head" "$i" "$tail" >> "$path.w"
+    mv "$path.w" "$path"
+  elif [ "$style" = keep ]; then
     if [ "$split" = 1 ]; then
       printf '%s%s' "$head" "$i" >&3; sleep 0.001 3>&-; printf '%s\n' "$tail" >&3
     else
@@ -90,17 +172,37 @@ while [ "$i" -lt "$count" ]; do
     fi
   fi
   sleep 0.002 3>&-
+  if [ "$burst" -gt 0 ] && [ $((i % burst)) = 0 ]; then sleep "$pause" 3>&-; fi
 done
 "#;
 
-/// Lines each writer writes: it starts before inject and ends well after it.
-const LINES: usize = 80;
+/// Lines each writer writes: it starts before inject and ends well after it. On big sessions
+/// (`CONDENSE_RACE_MB`) it writes for the whole of a compaction of seconds, in bursts of 40
+/// lines with a pause of 0.4 s between (else an append, which builds again while the agent
+/// writes, would always refuse after 30 s); `CONDENSE_RACE_LINES` sets the count.
+fn line_count() -> usize {
+    let default = if big_mb().is_some() { 600 } else { 80 };
+    std::env::var("CONDENSE_RACE_LINES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Lines between the writer's pauses, and the pause (see [`line_count`]).
+fn bursts() -> (usize, &'static str) {
+    if big_mb().is_some() {
+        (40, "0.4")
+    } else {
+        (0, "0")
+    }
+}
 
 /// What one case measured. Outside the live context: a line of the writer's that
 /// `estimate --per-message` does not count, so the resumed agent would not see it.
 #[derive(Default, Debug)]
 pub struct Figures {
     runs: usize,
+    session_bytes: usize,
     written: usize,
     lost: usize,
     runs_losing: usize,
@@ -118,10 +220,11 @@ impl fmt::Display for Figures {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "runs {} | lines written {} | lines lost {} (in {} runs) | lines outside the live \
+            "runs {} on sessions of {:.1} MB | lines written {} | lines lost {} (in {} runs) | lines outside the live \
              context {} (in {} runs) | unparsable results {} | original lost {} | inject ran \
              while the writer wrote {} | warned {} | exit codes {:?}",
             self.runs,
+            self.session_bytes as f64 / 1e6,
             self.written,
             self.lost,
             self.runs_losing,
@@ -166,14 +269,17 @@ fn one_run(dir: &Path, session: Session, style: Style, split: bool) -> Run {
         .arg(WRITER)
         .arg("writer")
         .arg(&path)
-        .arg(LINES.to_string())
+        .arg(line_count().to_string())
         .arg(match style {
             Style::Reopen => "reopen",
             Style::KeepOpen => "keep",
+            Style::Rename => "rename",
         })
         .arg(if split { "1" } else { "0" })
         .arg(head)
         .arg(tail)
+        .arg(bursts().0.to_string())
+        .arg(bursts().1)
         .stdin(Stdio::null())
         .spawn()
         .unwrap();
@@ -182,7 +288,7 @@ fn one_run(dir: &Path, session: Session, style: Style, split: bool) -> Run {
     // CONDENSE_RACE_BIN: another build's inject, to measure it the same way.
     let inject = std::env::var_os("CONDENSE_RACE_BIN")
         .map_or_else(|| assert_cmd::cargo::cargo_bin("condense"), Into::into);
-    let last_line = format!("{head}{LINES}{tail}");
+    let last_line = format!("{head}{}{tail}", line_count());
     let at_start = fs::read_to_string(&path).unwrap_or_default();
     let output = StdCommand::new(inject)
         .env_clear()
@@ -202,7 +308,7 @@ fn one_run(dir: &Path, session: Session, style: Style, split: bool) -> Run {
     assert!(writer.wait().unwrap().success());
     let now = fs::read_to_string(&path).unwrap();
     let lines: std::collections::HashSet<&str> = now.lines().collect();
-    let lost = (1..=LINES)
+    let lost = (1..=line_count())
         .filter(|i| !lines.contains(format!("{head}{i}{tail}").as_str()))
         .count();
     // The writer's lines the agent would not see on resume: not among the live context's
@@ -234,7 +340,7 @@ fn one_run(dir: &Path, session: Session, style: Style, split: bool) -> Run {
                 && fs::read(e.path()).is_ok_and(|b| b.starts_with(&original))
         });
     Run {
-        written: LINES,
+        written: line_count(),
         lost,
         outside,
         parses,
@@ -250,9 +356,12 @@ pub fn race(session: Session, style: Style, split: bool, runs: usize) -> Figures
     let next = AtomicUsize::new(0);
     let figures = Mutex::new(Figures {
         runs,
+        session_bytes: session.original().len(),
         ..Figures::default()
     });
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 4));
+    // Big sessions take memory and disk bandwidth: two at a time.
+    let most = if big_mb().is_some() { 2 } else { 4 };
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, most));
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
@@ -361,6 +470,18 @@ fn replace_with_a_writer_that_reopens_per_line_and_splits_lines() {
     // A writer between the two halves of a line holds the file for a millisecond: a run may
     // see it every time it looks, and refuse; it never loses the line.
     let figures = check(Session::Openai, Style::Reopen, true);
+    assert_eq!(other_exits(&figures, &[0, 1]), [], "{:?}", figures.refusals);
+}
+
+#[test]
+fn replace_with_a_writer_that_also_rewrites_the_file_by_rename() {
+    let figures = check(Session::Openai, Style::Rename, false);
+    assert_eq!(other_exits(&figures, &[0, 1]), [], "{:?}", figures.refusals);
+}
+
+#[test]
+fn append_with_a_writer_that_also_rewrites_the_file_by_rename() {
+    let figures = check(Session::Pi, Style::Rename, false);
     assert_eq!(other_exits(&figures, &[0, 1]), [], "{:?}", figures.refusals);
 }
 

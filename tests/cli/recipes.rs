@@ -8,7 +8,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::util::{condense, fixture, json_lines};
+use crate::util::{assert_success, condense, fixture, json_lines};
 
 const OPENAI: &str = "corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl";
 const CLAUDE: &str = "corpus/claude-code/claude-code-viewer-5c0375b4.jsonl";
@@ -18,13 +18,21 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The fenced block that follows `<!-- tested: NAME -->` in the README.
+/// The documents whose examples the tests run: the README and the guide it points to.
+const TESTED_DOCS: [&str; 2] = ["README.md", "docs/GUIDE.md"];
+
+/// The fenced block that follows `<!-- tested: NAME -->` in the README or the guide.
 fn readme_block(name: &str) -> String {
-    let readme = fs::read_to_string(root().join("README.md")).unwrap();
     let marker = format!("<!-- tested: {name} -->");
-    let after = &readme[readme
-        .find(&marker)
-        .unwrap_or_else(|| panic!("no {marker}"))..];
+    let docs: Vec<String> = TESTED_DOCS
+        .iter()
+        .map(|doc| fs::read_to_string(root().join(doc)).unwrap())
+        .collect();
+    let doc = docs
+        .iter()
+        .find(|doc| doc.contains(&marker))
+        .unwrap_or_else(|| panic!("no {marker} in {TESTED_DOCS:?}"));
+    let after = &doc[doc.find(&marker).unwrap()..];
     let open = after.find("```").unwrap();
     let body = &after[open..];
     let body = &body[body.find('\n').unwrap() + 1..];
@@ -192,12 +200,7 @@ impl Bench {
 }
 
 fn ok(output: &Output, what: &str) -> String {
-    assert!(
-        output.status.success(),
-        "{what}: exit {:?}\nstderr: {}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(output, what);
     String::from_utf8(output.stdout.clone()).unwrap()
 }
 

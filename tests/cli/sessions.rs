@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use crate::util::{condense, fixture, json_lines};
+use crate::util::{assert_success, condense, fixture, json_lines};
 
 const CLAUDE_ID: &str = "5c0375b4-0000-4000-8000-00000000c1a0";
 const CODEX_ID: &str = "019fc8be-3658-7ca3-9e29-000000000000";
@@ -99,11 +99,7 @@ impl Home {
 }
 
 fn stdout_lines(output: &std::process::Output) -> Vec<String> {
-    assert!(
-        output.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(output, "");
     String::from_utf8(output.stdout.clone())
         .unwrap()
         .lines()
@@ -174,11 +170,7 @@ fn latest_reads_the_newest_session_of_any_agent_or_of_one() {
     let home = Home::new();
     let report = |args: &[&str]| {
         let output = home.condense().arg("estimate").args(args).output().unwrap();
-        assert!(
-            output.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        assert_success(&output, format_args!("{args:?}"));
         json_lines(&output.stdout).remove(0)
     };
     let newest = report(&["--latest"]);
@@ -200,7 +192,7 @@ fn latest_reads_the_newest_session_of_any_agent_or_of_one() {
         .args(["bare", "--latest", "--agent", "pi"])
         .output()
         .unwrap();
-    assert!(output.status.success());
+    assert_success(&output, "");
     assert!(String::from_utf8_lossy(&output.stdout).starts_with("NOW:"));
 }
 
@@ -231,7 +223,7 @@ fn session_finds_an_id_in_file_names_kimi_directories_and_gemini_short_ids() {
             .args(["estimate", "--total", "--session", id])
             .output()
             .unwrap();
-        assert!(output.status.success(), "{id}");
+        assert_success(&output, format_args!("{id}"));
     }
     let missing = home
         .condense()
@@ -340,7 +332,7 @@ fn a_directory_is_its_sessions_for_estimate_and_its_newest_for_the_others() {
         .arg(&projects)
         .output()
         .unwrap();
-    assert!(output.status.success());
+    assert_success(&output, "");
 
     let empty = tempfile::tempdir().unwrap();
     let output = condense().arg("split").arg(empty.path()).output().unwrap();
@@ -368,7 +360,7 @@ fn hook_reads_the_transcript_path_of_a_hook_input() {
         .arg(&session)
         .output()
         .unwrap();
-    assert!(by_hook.status.success());
+    assert_success(&by_hook, "");
     assert_eq!(by_hook.stdout, by_file.stdout);
 
     let output = condense()

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::util::{condense, fixture, json_lines};
+use crate::util::{assert_success, condense, fixture, json_lines};
 
 const PI: &str = "corpus/pi/pi-mono-large-session.jsonl";
 
@@ -324,7 +324,7 @@ mod trust {
         std::fs::write(dir.path().join("prompts/ours.md"), "OUR-BODY").unwrap();
         config(dir.path(), "[compaction]\nprompt = \"prompts/ours.md\"\n");
         let output = run_in(dir.path(), &["prompt", &session()]);
-        assert!(output.status.success());
+        assert_success(&output, "");
         assert!(String::from_utf8_lossy(&output.stdout).ends_with("OUR-BODY"));
         let err = String::from_utf8_lossy(&output.stderr);
         assert!(

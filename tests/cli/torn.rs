@@ -12,9 +12,10 @@ use std::time::Instant;
 
 use rustix::process::Signal;
 
-use crate::util::fixture;
+use crate::util::{assert_success, fixture};
 
 const CLAUDE: &str = "corpus/claude-code/claude-code-viewer-5c0375b4.jsonl";
+const KIMI: &str = "corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl";
 
 fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("condense")
@@ -155,6 +156,92 @@ fn a_full_disk_leaves_the_session_whole_or_untouched_at_every_fill_level() {
     );
 }
 
+#[test]
+fn a_full_disk_on_the_replace_path_names_the_session_and_leaves_it_untouched() {
+    if !can_mount() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must be able to mount a tmpfs (root, unshare -m)"
+        );
+        crate::util::say_skipped("cannot mount a tmpfs here (needs root and unshare -m)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.md");
+    fs::write(&summary, "NOW: a summary\n").unwrap();
+    // kimi-cli's context.jsonl is rewritten: the new file needs as much room again.
+    let session = fixture(KIMI);
+    let original = fs::read(&session).unwrap();
+    let (mut refused, mut replaced) = (0, 0);
+    for step in 0..24u64 {
+        let size = (original.len() as u64).div_ceil(4096) * 4096 + step * 4096;
+        let scratch = tempfile::tempdir().unwrap();
+        let (output, after, names) = inject_on_tmpfs(&session, &summary, size, scratch.path());
+        let err = String::from_utf8_lossy(&output.stderr);
+        match output.status.code() {
+            Some(0) => {
+                replaced += 1;
+                assert!(reads_cleanly(&after), "size {size}");
+                assert!(names.lines().any(|n| n == "s.jsonl.bak"), "{names}");
+            }
+            Some(1) => {
+                refused += 1;
+                assert_eq!(after, original, "size {size}: touched on failure: {err}");
+                assert_eq!(names.trim(), "s.jsonl", "size {size}: strays left");
+                // It says which file it could not write (it said only the OS error).
+                assert!(err.contains("s.jsonl: "), "size {size}: {err}");
+                assert!(
+                    err.contains("No space left on device"),
+                    "size {size}: {err}"
+                );
+            }
+            other => panic!("size {size}: exit {other:?}: {err}"),
+        }
+    }
+    eprintln!("\nfull disk, replace path: {refused} refused, {replaced} replaced");
+    assert!(refused > 0 && replaced > 0, "the sizes missed a case");
+}
+
+/// A run killed after its records were whole and synced, before its journal line said so: the
+/// next run finds them whole, and `condense undo` takes them back (with an undo file apart from
+/// the repair journal, this write could not be undone).
+#[test]
+fn records_whole_before_their_journal_line_was_done_can_still_be_undone() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("s.jsonl");
+    let original = fs::read(fixture(CLAUDE)).unwrap();
+    let summary = dir.path().join("summary.md");
+    fs::write(&summary, "NOW: a summary\n").unwrap();
+    fs::write(&session, &original).unwrap();
+    let output = StdCommand::new(bin())
+        .args(["inject", "--summary"])
+        .arg(&summary)
+        .arg(&session)
+        .env_clear()
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let records = output.stdout[original.len()..].to_vec();
+    fs::write(&session, &output.stdout).unwrap();
+    fs::write(
+        dir.path().join("s.jsonl.condense-undo"),
+        pending(&session, original.len(), &records),
+    )
+    .unwrap();
+    let undo = StdCommand::new(bin())
+        .arg("undo")
+        .arg(&session)
+        .env_clear()
+        .output()
+        .unwrap();
+    assert!(
+        undo.status.success(),
+        "{}",
+        String::from_utf8_lossy(&undo.stderr)
+    );
+    assert_eq!(fs::read(&session).unwrap(), original);
+}
+
 /// What a killed or signalled run left, and what the next run made of it.
 #[derive(Debug, Default)]
 struct Outcomes {
@@ -166,11 +253,38 @@ struct Outcomes {
 
 /// Kills `inject --in-place` with `signal` after each of `points` delays spread over a run's
 /// length, then runs it again; every session must end whole.
-fn kill_at_points(signal: Signal, points: usize, summary_bytes: usize) -> Outcomes {
+/// The two ways an in-place write goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Way {
+    /// A Claude Code session: the records are appended.
+    Append,
+    /// A kimi-cli session of 20 MB: a new file takes its place by rename.
+    Replace,
+}
+
+/// The session a kill test compacts, the given way.
+fn kill_session(way: Way) -> Vec<u8> {
+    match way {
+        Way::Append => fs::read(fixture(CLAUDE)).unwrap(),
+        // Big enough that writing and syncing the new file takes a while to kill in.
+        Way::Replace => crate::race::inflated(&fs::read(fixture(KIMI)).unwrap(), 20 << 20),
+    }
+}
+
+/// Whether a backup beside `session` holds `original`.
+fn backed_up(session: &Path, original: &[u8]) -> bool {
+    let dir = session.parent().unwrap();
+    fs::read_dir(dir).unwrap().flatten().any(|e| {
+        e.file_name().to_string_lossy().starts_with("s.jsonl.bak")
+            && fs::read(e.path()).is_ok_and(|b| b == original)
+    })
+}
+
+fn kill_at_points(signal: Signal, points: usize, summary_bytes: usize, way: Way) -> Outcomes {
     let dir = tempfile::tempdir().unwrap();
     let summary = dir.path().join("summary.md");
     fs::write(&summary, big_summary(summary_bytes)).unwrap();
-    let original = fs::read(fixture(CLAUDE)).unwrap();
+    let original = kill_session(way);
     let session = dir.path().join("s.jsonl");
     let run = |session: &Path| {
         StdCommand::new(bin())
@@ -189,13 +303,29 @@ fn kill_at_points(signal: Signal, points: usize, summary_bytes: usize) -> Outcom
     let compacted = fs::read(&session).unwrap();
     let mut outcomes = Outcomes::default();
     for point in 0..points {
+        // Each point starts from the original, with no backup of an earlier one.
+        for entry in fs::read_dir(dir.path()).unwrap().flatten() {
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with("s.jsonl.bak")
+            {
+                fs::remove_file(entry.path()).unwrap();
+            }
+        }
         fs::write(&session, &original).unwrap();
         let mut child = run(&session);
         // The even points aim at the write itself: the kill follows the session's first growth
-        // by 0 to a few hundred microseconds. The odd ones fall anywhere in a run's second half.
+        // (an append) or its backup's link, made just before the rename (a replace), by 0 to a
+        // few hundred microseconds. The odd ones fall anywhere in a run's second half.
         if point % 2 == 0 {
             let waiting = Instant::now();
-            let grown = || fs::metadata(&session).is_ok_and(|m| m.len() > original.len() as u64);
+            let grown = || match way {
+                Way::Append => {
+                    fs::metadata(&session).is_ok_and(|m| m.len() > original.len() as u64)
+                }
+                Way::Replace => dir.path().join("s.jsonl.bak").exists(),
+            };
             while !grown() && waiting.elapsed() < span * 3 {
                 std::hint::spin_loop();
             }
@@ -235,7 +365,13 @@ fn kill_at_points(signal: Signal, points: usize, summary_bytes: usize) -> Outcom
             }
         }
         let after = fs::read(&session).unwrap();
-        if !(after.starts_with(&original) && reads_cleanly(&after)) {
+        let kept = match way {
+            Way::Append => after.starts_with(&original),
+            // The original is in a backup (or still in place, when the kill came first and the
+            // next run found nothing to compact... which it never does here).
+            Way::Replace => after == original || backed_up(&session, &original),
+        };
+        if !(kept && reads_cleanly(&after)) {
             outcomes.torn_after_repair += 1;
         }
         let strays: Vec<_> = fs::read_dir(dir.path())
@@ -252,6 +388,17 @@ fn kill_at_points(signal: Signal, points: usize, summary_bytes: usize) -> Outcom
     outcomes
 }
 
+/// `SIGKILL`, `SIGINT`, … for the figures.
+fn signal_name(signal: Signal) -> &'static str {
+    match signal {
+        Signal::KILL => "SIGKILL",
+        Signal::INT => "SIGINT",
+        Signal::TERM => "SIGTERM",
+        Signal::HUP => "SIGHUP",
+        _ => "another signal",
+    }
+}
+
 fn points() -> usize {
     std::env::var("CONDENSE_KILL_POINTS")
         .ok()
@@ -262,9 +409,12 @@ fn points() -> usize {
 #[test]
 fn sigkill_at_many_points_of_an_append_leaves_nothing_the_next_run_cannot_repair() {
     // Records of 16 MB: long enough a write for a kill to land inside it.
-    let outcomes = kill_at_points(Signal::KILL, points(), 16_000_000);
+    let outcomes = kill_at_points(Signal::KILL, points(), 16_000_000, Way::Append);
     // On a line of its own: libtest prints the test's name without a newline before it.
-    eprintln!("\nkill-figures SIGKILL {outcomes:?}");
+    eprintln!(
+        "\nkill-figures append {} {outcomes:?}",
+        signal_name(Signal::KILL)
+    );
     assert_eq!(outcomes.torn_after_repair, 0, "{outcomes:?}");
     // The kills must reach the write, or the test proves nothing about it.
     assert!(
@@ -276,8 +426,8 @@ fn sigkill_at_many_points_of_an_append_leaves_nothing_the_next_run_cannot_repair
 #[test]
 fn sigint_sigterm_and_sighup_during_an_append_leave_the_original_or_the_result() {
     for signal in [Signal::INT, Signal::TERM, Signal::HUP] {
-        let outcomes = kill_at_points(signal, points() / 2, 4_000_000);
-        eprintln!("\nkill-figures {signal:?} {outcomes:?}");
+        let outcomes = kill_at_points(signal, points() / 2, 4_000_000, Way::Append);
+        eprintln!("\nkill-figures append {} {outcomes:?}", signal_name(signal));
         assert!(
             outcomes.whole > 0,
             "no signal came during or after the write: {outcomes:?}"
@@ -288,6 +438,48 @@ fn sigint_sigterm_and_sighup_during_an_append_leave_the_original_or_the_result()
             "{outcomes:?}"
         );
     }
+}
+
+#[test]
+fn every_signal_at_many_points_of_a_replace_leaves_the_original_or_the_result() {
+    for signal in [Signal::KILL, Signal::INT, Signal::TERM, Signal::HUP] {
+        let points = if signal == Signal::KILL {
+            points()
+        } else {
+            points() / 2
+        };
+        let outcomes = kill_at_points(signal, points, 4_000, Way::Replace);
+        eprintln!(
+            "\nkill-figures replace {} {outcomes:?}",
+            signal_name(signal)
+        );
+        assert_eq!(
+            outcomes.repaired + outcomes.torn_after_repair,
+            0,
+            "{outcomes:?}"
+        );
+        assert!(
+            outcomes.whole > 0,
+            "no signal came after the rename: {outcomes:?}"
+        );
+        assert!(
+            outcomes.original > 0,
+            "no signal came before the rename: {outcomes:?}"
+        );
+    }
+}
+
+/// The journal line of an append under way: `records` about to land after the first `at`
+/// bytes of `session`.
+fn pending(session: &Path, at: usize, records: &[u8]) -> Vec<u8> {
+    let meta = fs::metadata(session).unwrap();
+    let line = serde_json::json!({"appending": {
+        "dev": meta.dev(),
+        "ino": meta.ino(),
+        "at": at,
+        "records": std::str::from_utf8(records).unwrap(),
+    }});
+    format!("{line}\n").into_bytes()
 }
 
 #[test]
@@ -307,7 +499,7 @@ fn a_torn_record_found_by_its_journal_is_removed_and_the_agents_line_after_it_ke
         .env_clear()
         .output()
         .unwrap();
-    assert!(output.status.success());
+    assert_success(&output, "");
     let records = &output.stdout[original.len()..];
     let agent_line = original
         .split_inclusive(|&b| b == b'\n')
@@ -318,17 +510,11 @@ fn a_torn_record_found_by_its_journal_is_removed_and_the_agents_line_after_it_ke
         torn.extend_from_slice(&records[..cut]);
         torn.extend_from_slice(agent_line);
         fs::write(&session, &torn).unwrap();
-        let meta = fs::metadata(&session).unwrap();
-        let mut header = format!(
-            "{{\"dev\":{},\"ino\":{},\"at\":{},\"len\":{}}}\n",
-            meta.dev(),
-            meta.ino(),
-            original.len(),
-            records.len()
+        fs::write(
+            dir.path().join("s.jsonl.condense-undo"),
+            pending(&session, original.len(), records),
         )
-        .into_bytes();
-        header.extend_from_slice(records);
-        fs::write(dir.path().join(".s.jsonl.condense-append"), &header).unwrap();
+        .unwrap();
         let output = StdCommand::new(bin())
             .args(["inject", "--in-place", "--summary"])
             .arg(&summary)
@@ -337,7 +523,7 @@ fn a_torn_record_found_by_its_journal_is_removed_and_the_agents_line_after_it_ke
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&output.stderr);
-        assert!(output.status.success(), "cut {cut}: {err}");
+        assert_success(&output, format_args!("cut {cut}: {err}"));
         assert!(
             err.contains("a condense run was killed while appending"),
             "{err}"
@@ -350,7 +536,10 @@ fn a_torn_record_found_by_its_journal_is_removed_and_the_agents_line_after_it_ke
             "cut {cut}: the agent's line was not kept whole"
         );
         assert!(reads_cleanly(&after), "cut {cut}");
-        assert!(!dir.path().join(".s.jsonl.condense-append").exists());
+        // The pending line went; the journal holds the repairing run's own write.
+        let journal = fs::read_to_string(dir.path().join("s.jsonl.condense-undo")).unwrap();
+        assert!(!journal.contains("appending"), "{journal}");
+        assert_eq!(journal.lines().count(), 1, "{journal}");
     }
 }
 
@@ -374,7 +563,13 @@ fn a_torn_record_of_condense_is_never_blamed_on_the_agent() {
     // Without a journal, the cut-off line may be the agent's, still being written.
     let agents = run(&["inject", "--summary", "summary.md"]);
     assert!(String::from_utf8_lossy(&agents.stderr).contains("wait until the agent"));
-    fs::write(dir.path().join(".s.jsonl.condense-append"), "{}\n").unwrap();
+    let original = fs::read(fixture(CLAUDE)).unwrap();
+    let records = &torn[original.len()..];
+    fs::write(
+        dir.path().join("s.jsonl.condense-undo"),
+        pending(&session, original.len(), records),
+    )
+    .unwrap();
     let ours = run(&["inject", "--summary", "summary.md"]);
     let err = String::from_utf8_lossy(&ours.stderr);
     assert_eq!(ours.status.code(), Some(1), "{err}");

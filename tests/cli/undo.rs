@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::util::{condense, fixture, json_lines, CORPUS};
+use crate::util::{condense, fixture, json_lines, run_ok, CORPUS};
 
 /// A copy of `session` in `dir`, compacted in place.
 fn compacted(session: &Path, dir: &Path) -> PathBuf {
@@ -29,12 +29,7 @@ fn compacted(session: &Path, dir: &Path) -> PathBuf {
 }
 
 fn list(path: &Path) -> Vec<Value> {
-    let output = condense()
-        .args(["undo", "--list"])
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(output.status.success());
+    let output = run_ok(condense().args(["undo", "--list"]).arg(path));
     json_lines(&output.stdout)
 }
 
@@ -148,4 +143,49 @@ fn a_replaced_session_the_agent_wrote_to_since_is_not_undone() {
     assert!(String::from_utf8(output.stderr)
         .unwrap()
         .contains("the file changed since condense replaced it"));
+}
+
+/// Every in-place write is recorded where it is made (issue 31: the persist core keeps the one
+/// journal): `prune --in-place` and `doctor --repair` could not be undone before.
+#[test]
+fn a_prune_in_place_is_undone_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let session = fixture("corpus/claude-code/claude-code-viewer-5c0375b4.jsonl");
+    std::fs::copy(&session, &path).unwrap();
+    condense()
+        .args(["prune", "--in-place", "--keep", "0"])
+        .arg(&path)
+        .assert()
+        .success();
+    assert_ne!(
+        std::fs::read(&path).unwrap(),
+        std::fs::read(&session).unwrap()
+    );
+    let listed = list(&path);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["kind"], "replace");
+    condense().arg("undo").arg(&path).assert().success();
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        std::fs::read(&session).unwrap()
+    );
+    assert!(list(&path).is_empty());
+}
+
+/// The journal lies beside the file a symlink names, where every run on the session finds it,
+/// whichever name it was given.
+#[test]
+fn a_session_compacted_through_a_symlink_is_undone_by_either_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = compacted(&fixture(CORPUS[0].0), dir.path());
+    let link = dir.path().join("link.jsonl");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    assert_eq!(list(&link).len(), 1);
+    assert!(!dir.path().join("link.jsonl.condense-undo").exists());
+    condense().arg("undo").arg(&link).assert().success();
+    assert_eq!(
+        std::fs::read(&real).unwrap(),
+        std::fs::read(fixture(CORPUS[0].0)).unwrap()
+    );
 }

@@ -1,7 +1,10 @@
-//! A hermetic way to run `condense`: cleared environment, fixture paths from the repository.
+//! What every test file shares: a hermetic way to run `condense` (cleared environment, fixture
+//! paths from the repository), the check that a command succeeded, and golden files.
 
+use std::ffi::OsStr;
+use std::fmt::Display;
 use std::path::{Path, PathBuf};
-use std::process::Command as StdCommand;
+use std::process::{Command as StdCommand, Output};
 
 use assert_cmd::Command;
 
@@ -10,6 +13,96 @@ pub fn condense() -> Command {
     let mut cmd = Command::cargo_bin("condense").expect("the condense binary is built");
     cmd.env_clear();
     cmd
+}
+
+/// The standard error of a finished command, as text.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Fails the test unless `output` ended with status 0, saying `what` ran (nothing when it is
+/// empty), its exit status and its standard error.
+#[track_caller]
+pub fn assert_success(output: &Output, what: impl Display) {
+    if output.status.success() {
+        return;
+    }
+    let what = what.to_string();
+    let what = if what.is_empty() {
+        String::new()
+    } else {
+        format!("{what}: ")
+    };
+    panic!(
+        "{what}failed ({})\nstderr: {}",
+        output.status,
+        stderr(output)
+    );
+}
+
+/// Runs `cmd`, fails the test unless it succeeds (showing its standard error), and returns its
+/// output.
+#[track_caller]
+pub fn run_ok(cmd: &mut Command) -> Output {
+    let output = cmd.output().expect("the command runs");
+    assert_success(&output, "");
+    output
+}
+
+/// The standard output of `condense ARGS`, which must succeed.
+#[track_caller]
+pub fn condense_ok<S: AsRef<OsStr>>(args: &[S]) -> Vec<u8> {
+    let output = condense().args(args).output().expect("condense runs");
+    let shown: Vec<&OsStr> = args.iter().map(AsRef::as_ref).collect();
+    assert_success(&output, format_args!("condense {shown:?}"));
+    output.stdout
+}
+
+/// [`condense_ok`] as text.
+#[track_caller]
+pub fn condense_text<S: AsRef<OsStr>>(args: &[S]) -> String {
+    String::from_utf8(condense_ok(args)).expect("condense prints UTF-8")
+}
+
+/// Compares `actual` with the golden file at `path`; with `CONDENSE_BLESS` set, writes it
+/// there instead. A difference fails the test with its first differing line, and both texts
+/// when they are short; `review` says what to check before blessing the new text.
+#[track_caller]
+pub fn check_golden(path: &Path, actual: &str, review: &str) {
+    if std::env::var_os("CONDENSE_BLESS").is_some() {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        std::fs::write(path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(path)
+        .unwrap_or_else(|_| panic!("{} is missing; run with CONDENSE_BLESS=1", path.display()));
+    if expected == actual {
+        return;
+    }
+    let (line, want, got) = expected
+        .split_inclusive('\n')
+        .zip(actual.split_inclusive('\n'))
+        .enumerate()
+        .find(|(_, (want, got))| want != got)
+        .map(|(n, (want, got))| (n + 1, want, got))
+        .unwrap_or_else(|| {
+            let n = expected.lines().count().min(actual.lines().count());
+            (n + 1, "(the end)", "(the end)")
+        });
+    let whole = if expected.lines().count() + actual.lines().count() <= 400 {
+        format!("\n--- expected\n{expected}\n--- actual\n{actual}")
+    } else {
+        String::new()
+    };
+    panic!(
+        "{} differs from line {line} on ({} lines expected, {} now); {review}, then rerun with \
+         CONDENSE_BLESS=1\n--- expected line {line}\n{want}\n--- actual line {line}\n{got}{whole}",
+        path.display(),
+        expected.lines().count(),
+        actual.lines().count(),
+    );
 }
 
 /// A path inside `fixtures/`.
@@ -71,11 +164,7 @@ pub fn estimate_stdin(args: &[&str], stdin: &str) -> serde_json::Value {
         .write_stdin(stdin.to_owned())
         .output()
         .expect("condense runs");
-    assert!(
-        output.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output, format_args!("estimate {args:?}"));
     let mut lines = json_lines(&output.stdout);
     assert_eq!(lines.len(), 1);
     lines.remove(0)
@@ -131,10 +220,9 @@ pub fn context_tokens(path: &Path) -> u64 {
         .arg(path)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    assert_success(
+        &output,
+        format_args!("estimate --context {}", path.display()),
     );
     json_lines(&output.stdout)[0]["context"]["tokens"]
         .as_u64()

@@ -9,7 +9,6 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::Run;
-use crate::cmd::journal;
 use crate::cmd::options;
 use crate::cmd::verified::{verify_pruned, write_compaction, Verify};
 use crate::compaction::check::check_plan;
@@ -80,9 +79,8 @@ impl Run<'_, '_> {
         let options = options::persist(&args.in_place, &[]);
         let name = path.display().to_string();
         let load = options::load(&args.input.read);
-        let (mut built, mut read) = (Vec::new(), 0);
+        let mut built = Vec::new();
         let done = persist::in_place(path, &options, |bytes, out| {
-            read = bytes.len();
             let parsed;
             let now = if bytes == self.bytes {
                 self.transcript
@@ -90,7 +88,11 @@ impl Run<'_, '_> {
                 parsed = Transcript::parse(&name, bytes, load)?;
                 &parsed
             };
-            let (plan, tokenizer) = check_plan(&saved, now)?;
+            let (plan, tokenizer) = check_plan(
+                &saved,
+                now,
+                "nothing was written; run compact again, which plans anew",
+            )?;
             let compacted = compaction(now, &plan, &choice.summary, tokenizer);
             let verify = Verify {
                 enabled: !args.in_place.no_verify,
@@ -110,12 +112,6 @@ impl Run<'_, '_> {
             )?;
             Ok(())
         })?;
-        if let Err(error) = journal::record(path, &done.done, read, &built) {
-            // The session is written; only its undo is lost, which the user should know.
-            warnings.push(format!(
-                "{error:#}; condense undo cannot take this write back"
-            ));
-        }
         for warning in done.warnings {
             warnings.push(warning);
         }

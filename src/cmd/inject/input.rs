@@ -109,7 +109,8 @@ impl<'a> Planner<'a> {
         };
         let planned = match &source {
             PlanSource::File(saved, path) => {
-                check_plan(saved, transcript).with_context(|| path.display().to_string())
+                check_plan(saved, transcript, "run prompt --plan again")
+                    .with_context(|| path.display().to_string())
             }
             PlanSource::Flags(options) => options
                 .plan(transcript)

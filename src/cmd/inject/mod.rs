@@ -10,7 +10,6 @@ use anyhow::Result;
 
 use self::input::{in_place_target, read_summary, Planner};
 use super::handoff;
-use super::journal;
 use super::options;
 use super::shared::{refuse_cut_off, transcript_warnings};
 use super::source::{read_source, refuse_compressed_in_place, single_source};
@@ -106,9 +105,8 @@ impl Inject<'_> {
         inputs.extend(args.plan_file.as_deref());
         let options = options::persist(&args.in_place, &inputs);
         let name = path.display().to_string();
-        let (mut built, mut read) = (Vec::new(), 0);
+        let mut built = Vec::new();
         let done = persist::in_place(path, &options, |bytes, out| {
-            read = bytes.len();
             let transcript = Transcript::parse(&name, bytes, self.load)?;
             let verify = Verify {
                 enabled: !args.in_place.no_verify,
@@ -125,14 +123,7 @@ impl Inject<'_> {
                 |(_, _, planned)| planned.as_ref(),
             )
         })?;
-        let journaled = journal::record(path, &done.done, read, &built);
         let (outcome, mut warnings, _) = done.value;
-        if let Err(error) = journaled {
-            // The session is written; only its undo is lost, which the user should know.
-            warnings.push(format!(
-                "{error:#}; condense undo cannot take this write back"
-            ));
-        }
         for warning in done.warnings {
             warnings.push(warning);
         }

@@ -12,10 +12,9 @@
 //! the escaped byte is classed as what it stands for (`n` and `r` a newline, `t` a space, `b`
 //! and `f` neither letter nor anything else), which the caller works out per escape.
 
-use wide::{i8x64, u16x32, u8x64};
-
 use super::scalar::{DIGIT, LOWER, NEWLINE, OTHER, PUNCT, SPACE, UPPER};
 use super::Features;
+use crate::simd::Lanes;
 
 /// Which of 64 bytes are in which class, one bit per byte (bit `k` for byte `k`), as the bytes
 /// stand: no escape is decoded here.
@@ -38,77 +37,95 @@ pub(super) struct ByteMasks {
 
 /// Which bytes of `window` are not ASCII (≥ 0x80), one bit per byte: where a chunk must end.
 #[inline(always)]
-pub(super) fn non_ascii(window: &[u8; 64]) -> u64 {
-    wide::bytemuck::cast::<_, u8x64>(*window).to_bitmask()
+pub(super) fn non_ascii<L: Lanes>(simd: L, window: &[u8; 64]) -> u64 {
+    let mut bits = 0;
+    let mut at = 0;
+    while at < 64 {
+        bits |= simd.top_bits(simd.load(window, at)) << at;
+        at += L::WIDTH;
+    }
+    bits
 }
 
 impl ByteMasks {
-    /// The masks of `window`. `JSON_BODY` says it is part of an escaped JSON string body,
-    /// which holds no raw control char (its newlines and tabs are all escapes) and whose
-    /// backslashes start escapes, so those are looked for instead.
+    /// The masks of `window`, compared [`Lanes::WIDTH`] bytes at a time. `JSON_BODY` says it is
+    /// part of an escaped JSON string body, which holds no raw control char (its newlines and
+    /// tabs are all escapes) and whose backslashes start escapes, so those are looked for
+    /// instead.
     #[inline(always)]
-    pub(super) fn of<const JSON_BODY: bool>(window: &[u8; 64]) -> ByteMasks {
-        let bytes: u8x64 = wide::bytemuck::cast(*window);
-        let bits = |lanes: u8x64| lanes.to_bitmask();
-        // An unsigned range test in two instructions: adding `0x7F - hi` moves `lo..=hi` to the
-        // top of the signed range, where one signed compare (SSE2 has no unsigned one) tells
-        // it from everything else.
-        let in_range = |lanes: u8x64, lo: u8, hi: u8| {
-            let moved: i8x64 = wide::bytemuck::cast(lanes + u8x64::splat(0x7F - hi));
-            moved
-                .simd_gt(i8x64::splat((0x7E - (hi - lo)) as i8))
-                .to_bitmask()
+    pub(super) fn of<const JSON_BODY: bool, L: Lanes>(simd: L, window: &[u8; 64]) -> ByteMasks {
+        let mut masks = ByteMasks {
+            letters: 0,
+            case_bit: 0,
+            digits: 0,
+            printable: 0,
+            newlines: 0,
+            spaces: 0,
+            backslashes: 0,
         };
-        let is = |b: u8| bytes.simd_eq(u8x64::splat(b));
-        // Shifting each 16-bit pair left by two moves bit 5 of every byte to its bit 7, which
-        // is the bit a mask takes (bits crossing into the next byte land below it).
-        let case_bit: u8x64 = wide::bytemuck::cast(wide::bytemuck::cast::<_, u16x32>(bytes) << 2);
+        let mut at = 0;
+        while at < 64 {
+            let part = ByteMasks::of_lanes::<JSON_BODY, L>(simd, simd.load(window, at));
+            masks.letters |= part.letters << at;
+            masks.case_bit |= part.case_bit << at;
+            masks.digits |= part.digits << at;
+            masks.printable |= part.printable << at;
+            masks.newlines |= part.newlines << at;
+            masks.spaces |= part.spaces << at;
+            masks.backslashes |= part.backslashes << at;
+            at += L::WIDTH;
+        }
+        masks
+    }
+
+    /// The masks of the bytes of one vector, in its low [`Lanes::WIDTH`] bits. (Plain functions
+    /// and no closures: a closure is compiled on its own, without the vector instructions of
+    /// the function it is written in, and would call each vector operation instead of holding
+    /// it.)
+    #[inline(always)]
+    fn of_lanes<const JSON_BODY: bool, L: Lanes>(simd: L, bytes: L::Vector) -> ByteMasks {
         ByteMasks {
             // Setting bit 0x20 folds `A-Z` onto `a-z`.
-            letters: in_range(bytes | u8x64::splat(0x20), b'a', b'z'),
-            case_bit: bits(case_bit),
-            digits: in_range(bytes, b'0', b'9'),
-            printable: in_range(bytes, 0x21, 0x7E),
-            newlines: if JSON_BODY {
-                0
-            } else {
-                bits(is(b'\n') | is(b'\r'))
+            letters: in_range(simd, simd.or(bytes, simd.splat(0x20)), b'a', b'z'),
+            // Bit 5 of every byte moved to its bit 7, the bit a mask takes.
+            case_bit: simd.top_bits(simd.shift_pairs_left_2(bytes)),
+            digits: in_range(simd, bytes, b'0', b'9'),
+            printable: in_range(simd, bytes, 0x21, 0x7E),
+            newlines: match JSON_BODY {
+                true => 0,
+                false => either(simd, bytes, b'\n', b'\r'),
             },
-            spaces: if JSON_BODY {
-                bits(is(b' '))
-            } else {
-                bits(is(b' ') | is(b'\t'))
+            spaces: match JSON_BODY {
+                true => simd.top_bits(is(simd, bytes, b' ')),
+                false => either(simd, bytes, b' ', b'\t'),
             },
-            backslashes: if JSON_BODY { bits(is(b'\\')) } else { 0 },
+            backslashes: match JSON_BODY {
+                true => simd.top_bits(is(simd, bytes, b'\\')),
+                false => 0,
+            },
         }
     }
 }
 
-/// A way to classify a window of 64 bytes: [`Sse2`] on every x86-64 CPU (and, through `wide`,
-/// elsewhere), [`super::avx2::Avx2`] where the CPU has it. The walk is generic over it rather
-/// than handed closures: a closure is compiled on its own, without the vector instructions of
-/// the function it is called from, and would call each vector operation instead of holding it.
-pub(super) trait Classifier: Copy {
-    /// [`ByteMasks::of`].
-    fn masks<const JSON_BODY: bool>(self, window: &[u8; 64]) -> ByteMasks;
-    /// [`non_ascii`].
-    fn non_ascii(self, window: &[u8; 64]) -> u64;
+/// All ones in the lanes that hold `b`.
+#[inline(always)]
+fn is<L: Lanes>(simd: L, lanes: L::Vector, b: u8) -> L::Vector {
+    simd.eq(lanes, simd.splat(b))
 }
 
-/// 16-byte compares (`wide`'s, on SSE2).
-#[derive(Clone, Copy)]
-pub(super) struct Sse2;
+/// The lanes that hold `a` or `b`, one bit each.
+#[inline(always)]
+fn either<L: Lanes>(simd: L, lanes: L::Vector, a: u8, b: u8) -> u64 {
+    simd.top_bits(simd.or(is(simd, lanes, a), is(simd, lanes, b)))
+}
 
-impl Classifier for Sse2 {
-    #[inline(always)]
-    fn masks<const JSON_BODY: bool>(self, window: &[u8; 64]) -> ByteMasks {
-        ByteMasks::of::<JSON_BODY>(window)
-    }
-
-    #[inline(always)]
-    fn non_ascii(self, window: &[u8; 64]) -> u64 {
-        non_ascii(window)
-    }
+/// The lanes in `lo..=hi`, one bit each. An unsigned range test in two instructions: adding
+/// `0x7F - hi` moves `lo..=hi` to the top of the signed range, where one signed compare (SSE2
+/// has no unsigned one) tells it from everything else.
+#[inline(always)]
+fn in_range<L: Lanes>(simd: L, lanes: L::Vector, lo: u8, hi: u8) -> u64 {
+    let moved = simd.add(lanes, simd.splat(0x7F - hi));
+    simd.top_bits(simd.greater_signed(moved, simd.splat(0x7E - (hi - lo))))
 }
 
 /// The bits below bit `len` (0 to 64).
@@ -332,14 +349,27 @@ mod tests {
         let want = expected::<JSON_BODY>(window);
         let non_ascii_bits =
             (0..64).fold(0u64, |bits, k| bits | (u64::from(window[k] >= 0x80) << k));
-        assert_eq!(fields(Sse2.masks::<JSON_BODY>(window)), want, "{what}");
-        assert_eq!(Sse2.non_ascii(window), non_ascii_bits, "{what}");
+        let portable = crate::simd::Portable;
+        assert_eq!(
+            fields(ByteMasks::of::<JSON_BODY, _>(portable, window)),
+            want,
+            "{what}"
+        );
+        assert_eq!(non_ascii(portable, window), non_ascii_bits, "{what}");
         #[cfg(target_arch = "x86_64")]
-        if let Some(simd) = pulp::x86::V3::try_new() {
-            let avx2 = super::super::avx2::Avx2(simd);
-            let masks = simd.vectorize(|| fields(avx2.masks::<JSON_BODY>(window)));
+        {
+            let sse2 = crate::simd::Sse2::new();
+            let masks = fields(ByteMasks::of::<JSON_BODY, _>(sse2, window));
+            assert_eq!(masks, want, "SSE2: {what}");
+            assert_eq!(non_ascii(sse2, window), non_ascii_bits, "SSE2: {what}");
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = crate::simd::Avx2::detect() {
+            let masks = avx2
+                .0
+                .vectorize(|| fields(ByteMasks::of::<JSON_BODY, _>(avx2, window)));
             assert_eq!(masks, want, "AVX2: {what}");
-            let non_ascii = simd.vectorize(|| avx2.non_ascii(window));
+            let non_ascii = avx2.0.vectorize(|| non_ascii(avx2, window));
             assert_eq!(non_ascii, non_ascii_bits, "AVX2: {what}");
         }
     }

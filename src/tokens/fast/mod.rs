@@ -11,18 +11,16 @@
 //! spaces, plus CJK and other non-ASCII characters that BPE vocabularies cover poorly.
 //!
 //! Speed: transcript text is mostly ASCII, so it is read 64 bytes at a time, each class of
-//! char a bit mask and each feature a population count of a few of them (`chunk`; with 32-byte
-//! compares on a CPU with AVX2, `avx2`). An escaped JSON string is read as it stands, escapes
-//! and all (`walk`). Non-ASCII chars and `\u` escapes are decoded and counted one at a time
-//! (`scalar`), where the rules are also stated char by char.
+//! char a bit mask and each feature a population count of a few of them (`chunk`, with the
+//! compares of [`crate::simd`]: 32 bytes at a time on a CPU with AVX2). An escaped JSON string
+//! is read as it stands, escapes and all (`walk`). Non-ASCII chars and `\u` escapes are decoded
+//! and counted one at a time (`scalar`), where the rules are also stated char by char.
 //!
 //! Blind spots, inherent to the spec's features (checked against o200k on the fixtures):
 //! box-drawing trees are overestimated (o200k merges `──` into one token, the model charges
 //! every such char as "other"), base64 blobs are underestimated by ~25 %, and combining marks
 //! count as "other" rather than continuing a letter run.
 
-#[cfg(target_arch = "x86_64")]
-mod avx2;
 mod chunk;
 mod scalar;
 #[cfg(test)]

@@ -13,9 +13,10 @@
 //! On a CPU with AVX2 (found at run time) the whole walk runs compiled for it: its windows are
 //! classified 32 bytes at a time, and its population counts are one instruction each.
 
-use super::chunk::{below, Carry, Chunk, Classifier, Escapes, Sse2};
+use super::chunk::{below, non_ascii, ByteMasks, Carry, Chunk, Escapes};
 use super::scalar::MAX_SHORT;
 use super::Features;
+use crate::simd::{self, Lanes};
 use crate::transcript::text::escape;
 
 /// Fewer bytes than this, at the end of a text, are read char by char.
@@ -42,8 +43,8 @@ fn window(rest: &[u8]) -> [u8; 64] {
 
 /// How many bytes of ASCII `window` starts with, at most `left` (what is left of the text).
 #[inline(always)]
-fn ascii_len(classify: impl Classifier, window: &[u8; 64], left: usize) -> usize {
-    (classify.non_ascii(window).trailing_zeros() as usize).min(left)
+fn ascii_len(simd: impl Lanes, window: &[u8; 64], left: usize) -> usize {
+    (non_ascii(simd, window).trailing_zeros() as usize).min(left)
 }
 
 /// Adds the features of `text`, which follows what `hist` describes. `JSON_BODY` says it is
@@ -52,22 +53,21 @@ fn ascii_len(classify: impl Classifier, window: &[u8; 64], left: usize) -> usize
 /// it is decoded text, where a backslash is punctuation like any other.
 pub(super) fn read<const JSON_BODY: bool>(f: &mut Features, text: &str, hist: &mut usize) {
     #[cfg(target_arch = "x86_64")]
-    if let Some(simd) = pulp::x86::V3::try_new() {
-        let classify = super::avx2::Avx2(simd);
-        return simd.vectorize(Read::<JSON_BODY, _> {
-            classify,
+    if let Some(avx2) = simd::Avx2::detect() {
+        return avx2.0.vectorize(Read::<JSON_BODY, _> {
+            simd: avx2,
             f,
             text,
             hist,
         });
     }
-    read_with::<JSON_BODY>(Sse2, f, text, hist);
+    read_with::<JSON_BODY>(simd::Baseline::default(), f, text, hist);
 }
 
-/// A [`read`] with the classifier it runs.
+/// A [`read`] with the compares it runs.
 #[cfg(target_arch = "x86_64")]
-struct Read<'r, const JSON_BODY: bool, C> {
-    classify: C,
+struct Read<'r, const JSON_BODY: bool, L> {
+    simd: L,
     f: &'r mut Features,
     text: &'r str,
     hist: &'r mut usize,
@@ -75,19 +75,19 @@ struct Read<'r, const JSON_BODY: bool, C> {
 
 /// The AVX2 read: `V3::vectorize` compiles it for the instructions the token proves.
 #[cfg(target_arch = "x86_64")]
-impl<const JSON_BODY: bool> pulp::NullaryFnOnce for Read<'_, JSON_BODY, super::avx2::Avx2> {
+impl<const JSON_BODY: bool> pulp::NullaryFnOnce for Read<'_, JSON_BODY, simd::Avx2> {
     type Output = ();
 
     #[inline(always)]
     fn call(self) {
-        read_with::<JSON_BODY>(self.classify, self.f, self.text, self.hist)
+        read_with::<JSON_BODY>(self.simd, self.f, self.text, self.hist)
     }
 }
 
-/// [`read`] with `classify`.
+/// [`read`] with the compares of `simd`.
 #[inline(always)]
 fn read_with<const JSON_BODY: bool>(
-    classify: impl Classifier,
+    simd: impl Lanes,
     f: &mut Features,
     text: &str,
     hist: &mut usize,
@@ -102,7 +102,7 @@ fn read_with<const JSON_BODY: bool>(
     while bytes.len() - i >= SHORT_END {
         let rest = &bytes[i..];
         let window = window(rest);
-        let mut len = ascii_len(classify, &window, rest.len());
+        let mut len = ascii_len(simd, &window, rest.len());
         let before_non_ascii = len < rest.len().min(64);
         if before_non_ascii && len < SHORT_STRETCH {
             // Escapes are ASCII, so the stretch holds whole ones.
@@ -113,7 +113,7 @@ fn read_with<const JSON_BODY: bool>(
             carry = Carry::from_hist(*hist);
             continue;
         }
-        let masks = classify.masks::<JSON_BODY>(&window);
+        let masks = ByteMasks::of::<JSON_BODY, _>(simd, &window);
         let mut escapes = Escapes::default();
         let mut unicode = false;
         // A backslash escapes the byte after it, itself included: `\\n` is a backslash and an

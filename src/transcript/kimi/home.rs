@@ -93,10 +93,7 @@ fn register_work_dir(home: &Path, cwd: &str, id: &str) -> Result<()> {
     }
     list.push(serde_json::json!({"path": cwd, "kaos": "local", "last_session_id": id}));
     fs::create_dir_all(home).with_context(|| format!("{}: cannot create", home.display()))?;
-    let temporary = home.join(format!("kimi.json.condense-{id}"));
-    fs::write(&temporary, serde_json::to_vec_pretty(&metadata)?)
-        .with_context(|| format!("{}: cannot write", temporary.display()))?;
-    fs::rename(&temporary, &path).with_context(|| format!("{}: cannot replace", path.display()))
+    crate::persist::atomic::write(&path, &serde_json::to_vec_pretty(&metadata)?)
 }
 
 #[cfg(test)]

@@ -16,7 +16,10 @@ use super::classify::{self, Word};
 #[derive(Default)]
 pub struct Scanner<'a> {
     bytes: &'a [u8],
+    /// The bitmap: its first `count` words. The vector is a spare reused from scanner to
+    /// scanner ([`classify::index`]), so the words past them are an earlier text's, never read.
     words: Vec<Word>,
+    count: usize,
 }
 
 thread_local! {
@@ -42,10 +45,18 @@ impl<'a> Scanner<'a> {
     /// Scans `bytes`.
     pub fn new(bytes: &'a [u8]) -> Self {
         let mut words = SPARE_WORDS.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
-        words.clear();
-        words.reserve(bytes.len().div_ceil(64));
-        classify::index(bytes, &mut words);
-        Scanner { bytes, words }
+        let count = classify::index(bytes, &mut words);
+        Scanner {
+            bytes,
+            words,
+            count,
+        }
+    }
+
+    /// Word `index` of the bitmap, if the text reaches it.
+    #[inline]
+    fn word(&self, index: usize) -> Option<&Word> {
+        self.words.get(index).filter(|_| index < self.count)
     }
 
     /// The string whose opening quote is at `open` and closing quote at `close` in `line`
@@ -63,7 +74,7 @@ impl<'a> Scanner<'a> {
         let mut extra = 0u64;
         let mut escaped = false;
         let mut word = body.start / 64;
-        let mut bits = self.words.get(word)?.escapes & (u64::MAX << (body.start % 64));
+        let mut bits = self.word(word)?.escapes & (u64::MAX << (body.start % 64));
         'words: loop {
             while bits != 0 {
                 let at = word * 64 + bits.trailing_zeros() as usize;
@@ -92,7 +103,7 @@ impl<'a> Scanner<'a> {
             if word * 64 >= body.end {
                 break;
             }
-            bits = self.words.get(word)?.escapes;
+            bits = self.word(word)?.escapes;
         }
         // Quotes are ASCII, so the body starts and ends on character boundaries.
         let text = line.get(body.clone())?;
@@ -119,10 +130,10 @@ impl<'a> Scanner<'a> {
     pub fn skip_string(&self, i: usize) -> Option<usize> {
         let from = i + 1;
         let mut word = from / 64;
-        let mut bits = self.words.get(word)?.quotes & (u64::MAX << (from % 64));
+        let mut bits = self.word(word)?.quotes & (u64::MAX << (from % 64));
         while bits == 0 {
             word += 1;
-            bits = self.words.get(word)?.quotes;
+            bits = self.word(word)?.quotes;
         }
         Some(word * 64 + bits.trailing_zeros() as usize + 1)
     }
@@ -136,7 +147,7 @@ impl<'a> Scanner<'a> {
                 // From bracket to bracket outside strings, counting how deep each one is.
                 let mut depth = 0usize;
                 let mut word = i / 64;
-                let mut bits = self.words.get(word)?.structure & (u64::MAX << (i % 64));
+                let mut bits = self.word(word)?.structure & (u64::MAX << (i % 64));
                 loop {
                     while bits != 0 {
                         let at = word * 64 + bits.trailing_zeros() as usize;
@@ -153,7 +164,7 @@ impl<'a> Scanner<'a> {
                         }
                     }
                     word += 1;
-                    bits = self.words.get(word)?.structure;
+                    bits = self.word(word)?.structure;
                 }
             }
             _ => {
@@ -232,6 +243,23 @@ pub fn skip_space(line: &[u8], mut i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A scanner reuses the bitmap of the one before it on the thread, which holds more words
+    /// after a longer text: none of them is read for the shorter one.
+    #[test]
+    fn a_shorter_text_after_a_longer_one_sees_none_of_its_words() {
+        let long = format!("\"{}\" [\"]\"] \"x\"", "a".repeat(300));
+        let scanner = Scanner::new(long.as_bytes());
+        assert_eq!(scanner.skip_string(0), Some(302));
+        drop(scanner);
+        // Unterminated: the long text's quotes and brackets past its end must not close it.
+        for short in [&b"\"abc"[..], b"[1,", b"\"", b"["] {
+            let scanner = Scanner::new(short);
+            assert_eq!(scanner.skip_value(0), None, "{}", short.escape_ascii());
+        }
+        let scanner = Scanner::new(b"\"abc\"");
+        assert_eq!(scanner.skip_string(0), Some(5));
+    }
 
     #[test]
     fn values_skip_from_bracket_to_bracket_and_bytes_like_brackets_outside_strings_stop_it() {

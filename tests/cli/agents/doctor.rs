@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::harness::{condense_ok, distinctive};
+use super::harness::distinctive;
 use super::{claude, pi};
+use crate::util::condense_ok;
 use crate::util::fixture;
 
 /// `session` with the parent field of line `line` (1-based) pointing at an id no line has,

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::harness::{inject, strings};
 use super::{claude, codex, gemini, kimi, pi, SUMMARY};
-use crate::util::fixture;
+use crate::util::{assert_success, fixture};
 
 /// An agent of the suite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -261,11 +261,7 @@ fn placed(target: &str, home: &Path, cwd: &Path) -> (String, String) {
         .arg(fixture("agents/codex-turns.jsonl"))
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output, "");
     let resume = String::from_utf8(output.stdout).unwrap().trim().to_owned();
     let last = resume.rsplit(' ').next().unwrap().to_owned();
     (resume, last)
@@ -381,8 +377,7 @@ fn a_handoff_with_caveman_as_its_summary_needs_no_model() {
     }
     let dir = tempfile::tempdir().unwrap();
     let session = fixture("agents/claude-rewind.jsonl");
-    let caveman =
-        super::harness::condense_ok(&[std::ffi::OsStr::new("caveman"), session.as_os_str()]);
+    let caveman = crate::util::condense_ok(&[std::ffi::OsStr::new("caveman"), session.as_os_str()]);
     let caveman = String::from_utf8(caveman).unwrap();
     let first = caveman.lines().next().unwrap().to_owned();
     assert!(first.starts_with("# caveman |"), "{first}");

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::util::condense;
+use crate::util::{assert_success, condense_ok};
 
 /// The repository root.
 pub fn repo() -> PathBuf {
@@ -60,11 +60,7 @@ pub fn installed(what: &str, path: &Path) -> bool {
 /// Runs `cmd`, requires success, and parses its stdout as one JSON value.
 pub fn run_json(cmd: &mut Command) -> Value {
     let output = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        output.status.success(),
-        "{cmd:?} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output, format_args!("{cmd:?}"));
     serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|e| panic!("{cmd:?}: stdout is not JSON: {e}"))
 }
@@ -80,18 +76,6 @@ pub fn offline(program: impl AsRef<OsStr>) -> Command {
 /// A node loader script run on `session`, e.g. `pi-context.mjs`.
 pub fn node_loader(name: &str, session: &Path) -> Value {
     run_json(offline("node").arg(script(name)).arg(session))
-}
-
-/// `condense ARGS`, required to succeed; its stdout.
-pub fn condense_ok<S: AsRef<OsStr>>(args: &[S]) -> Vec<u8> {
-    let output = condense().args(args).output().expect("condense runs");
-    assert!(
-        output.status.success(),
-        "condense {:?}: {}",
-        args.iter().map(AsRef::as_ref).collect::<Vec<_>>(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output.stdout
 }
 
 /// `condense inject --summary SUMMARY EXTRA SESSION`, written to `dir/NAME`.
@@ -180,12 +164,12 @@ pub fn isolated(
         cmd.env(key, value);
     }
     let output = cmd.output().expect("isolated.sh runs");
-    assert!(
-        output.status.success(),
-        "{shell_script} {args:?} failed ({}):\n{}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
+    assert_success(
+        &output,
+        format_args!(
+            "{shell_script} {args:?}, which printed\n{}\n",
+            String::from_utf8_lossy(&output.stdout)
+        ),
     );
     recorded(record)
 }

@@ -11,7 +11,7 @@ use super::harness::{
     inject, installed, kimi_python, newest_question, offline, prompt_parts, run_json, script,
 };
 use super::SUMMARY;
-use crate::util::{condense, fixture};
+use crate::util::{condense, fixture, run_ok};
 
 const SESSIONS: [&str; 2] = [
     "corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl",
@@ -194,14 +194,9 @@ fn kimi_loads_the_recipe_s_summariser_with_no_tools_and_condense_s_system_prompt
     }
     let dir = tempfile::tempdir().unwrap();
     let agent = dir.path().join("summariser.yaml");
-    let recipe = condense()
-        .args(["recipes", "kimi/summariser.yaml"])
-        .output()
-        .unwrap();
-    assert!(recipe.status.success());
+    let recipe = run_ok(condense().args(["recipes", "kimi/summariser.yaml"]));
     std::fs::write(&agent, &recipe.stdout).unwrap();
-    let system = condense().args(["prompt", "--system"]).output().unwrap();
-    assert!(system.status.success());
+    let system = run_ok(condense().args(["prompt", "--system"]));
     std::fs::write(dir.path().join("system.md"), &system.stdout).unwrap();
 
     let loaded = run_json(

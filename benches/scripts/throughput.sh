@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/throughput.sh: how fast `condense estimate` reads a large transcript of each format, next
+# throughput.sh: how fast `condense estimate` reads a large transcript of each format, next
 # to common tools reading the same bytes. Issue 15's targets: 2 GB/s on Claude Code files, 1.5
 # GB/s on Codex and pi files (GB = 10^9 bytes; the tables are in MiB/s, 2^20 bytes a second).
 #
@@ -8,15 +8,15 @@
 #   wc -l FILE                                  reading the bytes and finding the newlines
 #   condense estimate FILE                      chars4, the default estimator, file argument
 #   cat FILE | condense estimate                the same through a pipe (standard input)
-#   cat FILE | python3 bench/drain.py           the pipe alone: what the pipe costs, with the
+#   cat FILE | python3 drain.py                 the pipe alone: what the pipe costs, with the
 #                                               1 MiB buffer condense asks for, and no work
 #   condense estimate --tokenizer fast FILE     the character-class estimator
 #   jq -c . FILE > /dev/null                    a JSON parse and re-serialisation (Claude Code only)
-#   python3 json.loads per line                 a full JSON parse, line by line (bench/loads.py)
+#   python3 json.loads per line                 a full JSON parse, line by line (loads.py)
 #   python3 orjson.loads per line               the same with orjson (a parser written in Rust)
 # and, when claude-code is among the formats, on a smaller Claude Code file ($BPE_MB MiB):
 #   condense estimate --tokenizer o200k FILE    exact BPE
-#   bench/bpe-baseline (tiktoken-rs alone)      o200k counts of the same file, on 1 thread and on
+#   bpe-baseline/ (tiktoken-rs alone)           o200k counts of the same file, on 1 thread and on
 #                                               all cores: of every JSON string value, and of
 #                                               only the message parts condense counts
 # Each figure is the best wall time of $RUNS runs after one warm-up run that fills the page cache
@@ -33,7 +33,7 @@
 # same text, so that is the like-for-like ratio. MiB = 2^20 bytes everywhere (the *_MB knobs
 # and file names too).
 #
-# The files, in bench/data/ (git-ignored), reused while they have the expected size:
+# The files, in benches/data/ (git-ignored), reused while they have the expected size:
 #   claude-code   fixtures/corpus/claude-code/*.jsonl, concatenated and repeated
 #   codex         fixtures/corpus/codex/*.jsonl + fixtures/agents/codex-*.jsonl, concatenated and
 #                 repeated; a `session_meta` line starts each copy of each rollout, as in Codex's
@@ -55,21 +55,21 @@
 # jq and python are much slower than the rest: each is first run once on the $PREFIX_MB MiB
 # prefix; if a run on the full file would take longer than $SLOW_S seconds it is timed on that
 # prefix instead (the MiB column shows the size timed; MiB/s is of the bytes actually read).
-# orjson $ORJSON_VERSION is installed from PyPI (pip) into a venv in bench/data/ the first time;
+# orjson $ORJSON_VERSION is installed from PyPI (pip) into a venv in benches/data/ the first time;
 # when that fails its row is left out with a note, and jq and python3 are left out when missing.
 #
-# Run from anywhere:   bash bench/throughput.sh
+# Run from anywhere:   bash benches/scripts/throughput.sh
 # Knobs (environment): SIZE_MB=1024 PREFIX_MB=100 BPE_MB=30 RUNS=3 SLOW_S=3
 #                      FORMATS=claude-code,codex,pi,openai-chat ORJSON_VERSION=3.13.0
 #                      CONDENSE_BIN=PATH times that binary instead of building this checkout
 # With the defaults it takes 2.5-3.5 minutes on 2 cores (the first run also builds 4.4 GB of
-# files in bench/data/ and installs orjson; building condense is not counted); the numbers are
+# files in benches/data/ and installs orjson; building condense is not counted); the numbers are
 # only meaningful on an otherwise idle machine (the load average is printed first, at the start
 # of each format, and at the end). SIZE_MB=200 RUNS=1 takes under a minute.
 
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ROOT=$PWD
 
 SIZE_MB=${SIZE_MB:-1024}
@@ -81,12 +81,12 @@ FORMATS=${FORMATS:-claude-code,codex,pi,openai-chat}
 ORJSON_VERSION=${ORJSON_VERSION:-3.13.0}
 BUILD_TRIES=${BUILD_TRIES:-3}
 
-DATA=$ROOT/bench/data
+DATA=$ROOT/benches/data
 CONDENSE=${CONDENSE_BIN:-$ROOT/target/release/condense}
-LOADS=$ROOT/bench/loads.py
-DRAIN=$ROOT/bench/drain.py
+LOADS=$ROOT/benches/scripts/loads.py
+DRAIN=$ROOT/benches/scripts/drain.py
 VENV=$DATA/venv-orjson-$ORJSON_VERSION
-BASELINE_DIR=$ROOT/bench/bpe-baseline
+BASELINE_DIR=$ROOT/benches/scripts/bpe-baseline
 BASELINE_TARGET=$DATA/target-bpe-baseline
 BASELINE=$BASELINE_TARGET/release/bpe-baseline
 
@@ -329,7 +329,7 @@ if ((WANT_BPE)); then
         CARGO_TARGET_DIR=$BASELINE_TARGET cargo build --release --quiet --offline --manifest-path "$BASELINE_DIR/Cargo.toml"; then
         HAVE_BASELINE=1
     else
-        note "  (bench/bpe-baseline did not build: the BPE comparison is skipped)"
+        note "  (benches/scripts/bpe-baseline did not build: the BPE comparison is skipped)"
     fi
 fi
 
@@ -481,7 +481,7 @@ echo
 echo "condense throughput  $(date -u '+%Y-%m-%d %H:%M UTC')  commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- src Cargo.toml 2>/dev/null || echo ' (+ uncommitted changes)')"
 [[ -n ${CONDENSE_BIN:-} ]] && echo "condense timed: $CONDENSE_BIN (CONDENSE_BIN), not this checkout's build"
 echo "nproc: $(nproc)   cpu: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)   load average at start $LOAD_START, at end $(loadavg)"
-echo "command: SIZE_MB=$SIZE_MB PREFIX_MB=$PREFIX_MB BPE_MB=$BPE_MB RUNS=$RUNS SLOW_S=$SLOW_S FORMATS=$FORMATS ORJSON_VERSION=$ORJSON_VERSION bash bench/throughput.sh"
+echo "command: SIZE_MB=$SIZE_MB PREFIX_MB=$PREFIX_MB BPE_MB=$BPE_MB RUNS=$RUNS SLOW_S=$SLOW_S FORMATS=$FORMATS ORJSON_VERSION=$ORJSON_VERSION bash benches/scripts/throughput.sh"
 echo "wall = best of $RUNS after a warm-up (page cache warm); cpu = user+sys of that run; RSS = peak over the runs"
 echo "MiB = 2^20 bytes; x cat / x orjson / x json = this row's MiB/s divided by that of cat / orjson / json.loads on the same format"
 echo "$PYTHON_NOTE; $(jq --version 2>/dev/null || echo 'no jq'); $(cat --version | head -n 1)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/compaction.sh: how long the compaction commands take, and how much memory they use.
+# compaction.sh: how long the compaction commands take, and how much memory they use.
 #
 #   split, prompt, inject   on a 100 MB Claude Code session (targets: under 1 s each, peak
 #                           memory under 2x the input)
@@ -8,14 +8,14 @@
 #
 # Sessions are the real Claude Code transcripts of fixtures/corpus/claude-code/ concatenated
 # (each copy newline-terminated) and repeated to the size wanted, so each stays one valid
-# claude-code transcript; they are written to bench/data/ (git-ignored) and reused.
+# claude-code transcript; they are written to benches/data/ (git-ignored) and reused.
 # Each figure is the best wall time of RUNS runs after a warm-up (page cache warm), with the peak
-# RSS from /usr/bin/time. Run from anywhere: bash bench/compaction.sh   Knob: RUNS=5
+# RSS from /usr/bin/time. Run from anywhere: bash benches/scripts/compaction.sh   Knob: RUNS=5
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 RUNS=${RUNS:-5}
-DATA=bench/data
+DATA=benches/data
 CONDENSE=target/release/condense
 mkdir -p "$DATA"
 cargo build --release --quiet

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/prune.sh: how much `condense prune` takes off the live context of every real session in
+# prune.sh: how much `condense prune` takes off the live context of every real session in
 # fixtures/corpus/, per format. Prints a Markdown table: the context as `estimate --context`
 # reports it (the last provider figure plus the estimate after it, or the estimate alone when
 # the file records none) before and after each setting, and the share freed. Settings:
@@ -10,11 +10,11 @@
 #   all/fast     the same, counted with --tokenizer fast (which counts arguments and thinking,
 #                which chars4 does not)
 #
-# Run from anywhere: bash bench/prune.sh   Knob: CONDENSE=path/to/condense (default: a release
-# build of this tree).
+# Run from anywhere: bash benches/scripts/prune.sh   Knob: CONDENSE=path/to/condense (default:
+# a release build of this tree).
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 if [ -z "${CONDENSE:-}" ]; then
   cargo build --release --quiet
   CONDENSE=target/release/condense

@@ -1,6 +1,6 @@
-"""bench/drain.py: read standard input to its end and do nothing else, for bench/throughput.sh.
+"""drain.py: read standard input to its end and do nothing else, for throughput.sh.
 
-Usage: cat FILE | python3 bench/drain.py
+Usage: cat FILE | python3 benches/scripts/drain.py
 
 It asks for the same 1 MiB pipe buffer condense asks for (F_SETPIPE_SZ, ignored when refused)
 and reads 8 MiB at a time into one buffer, so its time is what the pipe itself costs: cat

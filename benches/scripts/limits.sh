@@ -1,28 +1,28 @@
 #!/usr/bin/env bash
-# bench/limits.sh: peak memory (and wall time) of condense on the two extreme shapes of input,
+# limits.sh: peak memory (and wall time) of condense on the two extreme shapes of input,
 # measured with /usr/bin/time -v:
 #
 #   one 200 MiB line     a transcript whose third line is a 200 MiB message
 #   1,000,000 lines      tiny messages, {"role":"user","content":"x"} (29 MB)
 #   4,000,000 lines      the same, 4x longer: estimate's memory must not grow with it
 #
-# `estimate` streams its input in 8 MiB blocks (a block grows only to hold one long line), so
+# `estimate` streams its input in 2 MiB blocks (a block grows only to hold one long line), so
 # its peak stays a few blocks on many lines and about one line's worth on the long line,
 # whatever the file size. `split` (like prompt and inject) reads the whole transcript into
 # memory by design, and holds every record; its peak is printed beside it for comparison.
 #
-# Inputs are generated into bench/data/ (git-ignored) and reused. Needs python3 only for the
+# Inputs are generated into benches/data/ (git-ignored) and reused. Needs python3 only for the
 # table; /usr/bin/time (GNU time) for the measurements.
-#   bash bench/limits.sh
+#   bash benches/scripts/limits.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
-[ -x /usr/bin/time ] || { echo "bench/limits.sh needs GNU time at /usr/bin/time" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "benches/scripts/limits.sh needs GNU time at /usr/bin/time" >&2; exit 1; }
 cargo build --release --quiet
 bin=target/release/condense
-mkdir -p bench/data
+mkdir -p benches/data
 
-long=bench/data/limits-200MiB-line.jsonl
+long=benches/data/limits-200MiB-line.jsonl
 if [ ! -s "$long" ]; then
   {
     printf '{"role":"user","content":"q"}\n{"role":"assistant","content":"a"}\n'
@@ -38,8 +38,8 @@ lines() { # lines N FILE
     mv "$2.tmp" "$2"
   fi
 }
-lines 1000000 bench/data/limits-1M-lines.jsonl
-lines 4000000 bench/data/limits-4M-lines.jsonl
+lines 1000000 benches/data/limits-1M-lines.jsonl
+lines 4000000 benches/data/limits-4M-lines.jsonl
 
 # measure LABEL INPUT COMMAND...: one row of the table, tab-separated.
 measure() {
@@ -56,7 +56,7 @@ measure() {
 }
 
 rows=$(mktemp)
-for input in "$long" bench/data/limits-1M-lines.jsonl bench/data/limits-4M-lines.jsonl; do
+for input in "$long" benches/data/limits-1M-lines.jsonl benches/data/limits-4M-lines.jsonl; do
   measure "estimate FILE" "$input" "$bin" estimate "$input" >>"$rows"
   measure "estimate < FILE" "$input" sh -c "\"$bin\" estimate < \"$input\"" >>"$rows"
   measure "split FILE" "$input" "$bin" split "$input" >>"$rows"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/eval.sh: the eval scoreboard (issue 25). `condense eval` over every real compaction of
+# eval.sh: the eval scoreboard (issue 25). `condense eval` over every real compaction of
 # the eval corpus (../shared/corpus/eval/, when present) and every fixture session
 # (fixtures/corpus/, cut at their own compactions or at 70 % of their messages), for the
 # agents' own summaries (native), caveman, bare and the frequency-list baseline at caveman's
@@ -14,7 +14,7 @@
 # totals itself, so the scoreboard is two invocations of the binary, and the quality bench's
 # goldens and goals (checked by tests/cli/quality.rs with its own older matchers) stay apart.
 #
-# Run from anywhere: bash bench/eval.sh > benches/quality/BASELINE-eval.md
+# Run from anywhere: bash benches/scripts/eval.sh > benches/quality/BASELINE-eval.md
 # Knobs: EVAL_CORPUS=DIR (default ../shared/corpus/eval, or ../../shared/corpus/eval from a
 # worktree under /work/wt/; its sessions are DIR/*/*.jsonl and DIR/*.jsonl), PROBES=DIR (default
 # fixtures/probes/eval), EVAL_AT=N|P% (also cut the sessions with no compaction there, as
@@ -22,7 +22,7 @@
 # EVAL_CORPUS=fixtures/eval/codex PROBES=fixtures/eval/codex/probes EVAL_AT=70% bash bench/eval.sh
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 if [ -z "${EVAL_CORPUS:-}" ]; then
   EVAL_CORPUS=../shared/corpus/eval
   [ -d "$EVAL_CORPUS" ] || EVAL_CORPUS=../../shared/corpus/eval
@@ -49,7 +49,7 @@ fi
 
 echo "# The eval scoreboard"
 echo
-echo "\`bash bench/eval.sh\` at $(git rev-parse --short HEAD) ($("$CONDENSE_BIN" --version))."
+echo "\`bash benches/scripts/eval.sh\` at $(git rev-parse --short HEAD) ($("$CONDENSE_BIN" --version))."
 echo "Counts are re-used entities carried / re-used (docs/EVAL.md defines both); probes from"
 echo "${probes[1]:-(none)}."
 echo

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/calls.sh: issue 33's per-call rows, beside bench/throughput.sh's per-byte ones.
+# calls.sh: issue 33's per-call rows, beside throughput.sh's per-byte ones.
 #
 #   start-up      `estimate --tokenizer o200k` (and cl100k) against chars4 on one small session:
 #                 the extra wall time of an exact count (target: <= 30 ms)
@@ -15,18 +15,18 @@
 # the figures of this run. Wall time is only meaningful on an otherwise idle machine; the load
 # average is printed first and last.
 #
-# The files, in bench/data/ (git-ignored), are made from fixtures/corpus/claude-code/:
+# The files, in benches/data/ (git-ignored), are made from fixtures/corpus/claude-code/:
 #   projects/    $SESSIONS sessions: each the first $SESSION_LINES lines of a corpus file, in
 #                $PROJECTS project folders, named <n>.jsonl
 #   big-cc.jsonl the corpus files, newline-terminated, repeated to $BIG_MB MiB
 #
-# Run from anywhere:   bash bench/calls.sh
+# Run from anywhere:   bash benches/scripts/calls.sh
 # Knobs (environment): SESSIONS=10000 PROJECTS=40 SESSION_LINES=12 BIG_MB=100 RUNS=3
 #                      CONDENSE_BIN=PATH times that binary instead of building this checkout
 
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ROOT=$PWD
 
 SESSIONS=${SESSIONS:-10000}
@@ -38,7 +38,7 @@ for knob in SESSIONS PROJECTS SESSION_LINES BIG_MB RUNS; do
     [[ ${!knob} =~ ^[0-9]+$ && ${!knob} -gt 0 ]] || { echo "calls.sh: $knob must be a positive integer" >&2; exit 2; }
 done
 
-DATA=$ROOT/bench/data
+DATA=$ROOT/benches/data
 CONDENSE=${CONDENSE_BIN:-$ROOT/target/release/condense}
 [[ -x /usr/bin/time ]] || { echo "calls.sh: needs /usr/bin/time (GNU time) for peak memory" >&2; exit 1; }
 

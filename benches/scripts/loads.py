@@ -1,11 +1,11 @@
-"""bench/loads.py: parse every line of a JSONL file, for bench/throughput.sh.
+"""loads.py: parse every line of a JSONL file, for benches/scripts/throughput.sh.
 
-Usage: python3 bench/loads.py json|orjson FILE
+Usage: python3 benches/scripts/loads.py json|orjson FILE
 
 `json` parses with the standard library's json.loads, `orjson` with orjson.loads (run it with an
-interpreter that has orjson, such as the venv bench/throughput.sh makes). Lines are read as
-bytes, as both parsers take them, so the time is reading plus parsing and no decoding step of
-Python's own. Prints the number of lines parsed.
+interpreter that has orjson, such as the venv throughput.sh makes). Lines are read as bytes, as
+both parsers take them, so the time is reading plus parsing and no decoding step of Python's
+own. Prints the number of lines parsed.
 """
 
 import sys
