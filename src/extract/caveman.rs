@@ -83,6 +83,9 @@ struct Line {
     /// The directory a file line prints under, with the line's text when it is the only one of
     /// its directory shown (the whole path on one line).
     group: Option<(String, String)>,
+    /// For a line shown short at first (a decision): its characters then; budget left over
+    /// lengthens it towards the whole text.
+    start: Option<usize>,
 }
 
 /// Candidate lines per section beyond which the rest is only counted.
@@ -107,7 +110,10 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
     order.sort_by_key(|&i| (lines[i].priority, lines[i].tie));
     for &i in &order {
         let line = &lines[i];
-        shown[i] = Some(line.text.full.clone());
+        shown[i] = Some(match line.start {
+            Some(chars) => line.text.at(chars),
+            None => line.text.full.clone(),
+        });
         let within_share = line
             .share
             .is_none_or(|share| tokenizer.text_tokens(&line.text.full) * 100 <= share * budget);
@@ -135,7 +141,7 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
         let Some(current) = shown[i].clone() else {
             continue;
         };
-        if line.share.is_none() || current == line.text.full {
+        if (line.share.is_none() && line.start.is_none()) || current == line.text.full {
             continue;
         }
         let from = current.chars().count();
@@ -208,6 +214,7 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
             priority,
             tie: 0,
             group: None,
+            start: None,
         });
     };
     let mut head = String::from("# caveman");
@@ -243,10 +250,18 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
     if let Some(brief) = &ex.brief {
         push(Section::Goal, cut(&brief.text, 300), Some(20), 3);
     }
-    decision_lines(ex, &mut push);
+    decision_lines(ex, &mut lines);
     if let (None, Some(pending)) = (&ex.task, &ex.pending) {
         let text = format!("pending (from the summary): {}", cut(&pending.text, 240));
-        push(Section::Now, text, Some(20), 2);
+        lines.push(Line {
+            section: Section::Now,
+            text: Shortening::plain(text),
+            share: Some(20),
+            priority: 2,
+            tie: 0,
+            group: None,
+            start: None,
+        });
     }
     let same_as_goal = ex.task.as_ref().map(|t| t.index) == ex.goal.as_ref().map(|g| g.index);
     if let Some(task) = &ex.task {
@@ -262,6 +277,7 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
             priority: 2,
             tie: 0,
             group: None,
+            start: None,
         });
     }
     let mut push = |section, text: String, share, priority| {
@@ -272,6 +288,7 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
             priority,
             tie: 0,
             group: None,
+            start: None,
         });
     };
     if let Some(doing) = &ex.doing {
@@ -347,6 +364,7 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
             priority,
             tie: n,
             group,
+            start: None,
         });
     }
     let mut push = |section, text: String, share, priority| {
@@ -357,6 +375,7 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
             priority,
             tie: 0,
             group: None,
+            start: None,
         });
     };
     let test = ex.test_command().map(|c| c.command.as_str());
@@ -450,7 +469,8 @@ fn commits_note(ex: &Extract) -> Option<String> {
     let last = ex.commits.last()?;
     let mut text = format!("committed {}", last.hash);
     text.push_str(&match ex.uncommitted {
-        0 => ", nothing uncommitted".to_owned(),
+        // What the commits held is not known, only that nothing was edited after them.
+        0 => ", no edit since".to_owned(),
         n => format!(", {n} {} uncommitted", plural(n, "file")),
     });
     Some(text)
@@ -470,12 +490,15 @@ fn around_line(around: &Around) -> Option<String> {
 /// Characters shown of a decision line.
 const DECISION_SHOWN: usize = 80;
 
+/// Characters of a decision that budget left over may show.
+const DECISION_WHOLE: usize = 150;
+
 /// The decisions, in session order, each at a priority from its rank: the user's rules and
 /// answers first, then their other turns, newest first; the agent's choices newest first. As
 /// the checkpoint guidance ranks them, the newest of each come right after the goal and the
 /// task, ahead of the first error and the test command: a decision without its reason gets
 /// re-litigated.
-fn decision_lines(ex: &Extract, push: &mut impl FnMut(Section, String, Option<u64>, u32)) {
+fn decision_lines(ex: &Extract, lines: &mut Vec<Line>) {
     let mut user: Vec<usize> = (0..ex.decisions.len())
         .filter(|&i| ex.decisions[i].user)
         .collect();
@@ -520,8 +543,16 @@ fn decision_lines(ex: &Extract, push: &mut impl FnMut(Section, String, Option<u6
     for i in chosen {
         let (decision, priority) = (&ex.decisions[i], priority[i]);
         let who = if decision.user { "user" } else { "agent" };
-        let text = format!("- {who}: {}", cut(&decision.text, DECISION_SHOWN));
-        push(Section::Decisions, text, None, priority);
+        let head = format!("- {who}: ");
+        lines.push(Line {
+            section: Section::Decisions,
+            text: Shortening::plain(format!("{head}{}", cut(&decision.text, DECISION_WHOLE))),
+            share: None,
+            priority,
+            tie: 0,
+            group: None,
+            start: Some(head.chars().count() + DECISION_SHOWN),
+        });
     }
 }
 

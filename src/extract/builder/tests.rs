@@ -719,7 +719,7 @@ fn the_commits_made_and_the_files_changed_after_the_last() {
     assert_eq!(ex.uncommitted, 0);
     let text = crate::extract::caveman(&ex, 500, crate::tokens::Tokenizer::Chars4);
     assert!(
-        text.contains("committed f6b2c87, nothing uncommitted\n"),
+        text.contains("committed f6b2c87, no edit since\n"),
         "{text}"
     );
     let ex = extract(&records[..2]);
