@@ -2,8 +2,8 @@
 //! verbatim within token budgets, the compacted summary, and a marker saying how much lies
 //! between them. `inject --format markdown` prints it instead of a transcript.
 
+use crate::extract::request_text;
 use crate::tokens::Tokenizer;
-use crate::transcript::classify::{is_real_user_request, text_of};
 use crate::transcript::{Part, Record};
 
 /// The marker for text cut to fit its budget.
@@ -30,12 +30,12 @@ pub struct Handoff<'h, 'a> {
 /// Renders the handoff document.
 pub fn render(handoff: &Handoff) -> String {
     let tokenizer = handoff.tokenizer;
+    // The user's first request in their own words, as the summaries read it: not a bare
+    // harness command (`/mode`), an expanded slash-command prompt or a harness's context.
     let request = handoff
         .records
         .iter()
-        .filter_map(Record::message)
-        .find(|m| is_real_user_request(m))
-        .map(text_of)
+        .find_map(|r| r.message().and_then(|m| request_text(r, m)))
         .unwrap_or_default();
     let state: Vec<String> = handoff
         .tail
@@ -161,6 +161,32 @@ mod tests {
                 .unwrap_or_else(|| panic!("{part} in {text}"));
             at += found + part.len();
         }
+    }
+
+    #[test]
+    fn a_harness_command_is_not_the_original_request() {
+        let records = [
+            record(Role::User, "/mode"),
+            record(
+                Role::User,
+                "<session_context>\nToday is Tuesday.\n</session_context>",
+            ),
+            record(Role::User, "Build the importer"),
+            record(Role::Assistant, "working"),
+        ];
+        let text = render(&Handoff {
+            records: &records,
+            tail: vec![3],
+            compacted_tokens: 1,
+            summary: "S",
+            head_tokens: 500,
+            tail_tokens: 1000,
+            tokenizer: Tokenizer::Chars4,
+        });
+        assert!(
+            text.contains("### Original Request (preserved)\n\nBuild the importer\n"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::model::Extract;
+use super::next::AWAIT_USER;
 use super::shell::compact_command;
 use super::shorten::{ask, with_outcome, Shortening};
 use super::text::one_line;
@@ -44,7 +45,15 @@ impl Bare {
 /// below it the labels alone may not, and they print anyway.
 pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     let none = || Shortening::plain("none".to_owned());
+    // A request the agent has not acted on is what comes next; now is where it left off.
+    let fresh = ex.task.as_ref().filter(|_| ex.fresh);
+    let left_off = ex
+        .doing
+        .as_ref()
+        .or(ex.last_call.as_ref())
+        .map(|said| Shortening::plain(said.text.clone()));
     let now = match (&ex.task, &ex.pending) {
+        (Some(_), _) if fresh.is_some() && left_off.is_some() => left_off.unwrap_or_else(none),
         (Some(task), _) => ask(ex.context.as_ref(), task, ""),
         (None, Some(pending)) => Shortening::plain(pending.text.clone()),
         (None, None) => ex
@@ -56,7 +65,16 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         Some(file) => with_file(now, &file.path, function_in(ex, &file.path)),
         None => now,
     };
-    let next = ex.next().map_or_else(none, Shortening::plain);
+    let now = with_names(now, &ex.touched);
+    let next = match (fresh, ex.next()) {
+        (Some(task), _) => ask(ex.context.as_ref(), task, ""),
+        // The turn is over: what the agent answered is what the user will answer to.
+        (None, Some(next)) if next == AWAIT_USER => match &ex.doing {
+            Some(said) => Shortening::plain(format!("{next}; said: {}", said.text)),
+            None => Shortening::plain(next),
+        },
+        (None, next) => next.map_or_else(none, Shortening::plain),
+    };
     let test = |compact: bool| {
         ex.test_command().map_or_else(none, |c| {
             let command = if compact {
@@ -111,6 +129,30 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     at(&values, low)
 }
 
+/// Names of the latest edits shown after the current task.
+const NOW_NAMES: usize = 3;
+
+/// The current task and ` [names]`, the first [`NOW_NAMES`] names the latest edits wrote or
+/// replaced that the line does not show yet: the code the work is changing. When the line is
+/// cut, they stay while the task before them shortens.
+fn with_names(now: Shortening, touched: &[String]) -> Shortening {
+    let names: Vec<&str> = touched
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !now.full.contains(n))
+        .take(NOW_NAMES)
+        .collect();
+    if names.is_empty() || now.full == "none" {
+        return now;
+    }
+    // The names are kept whole longest, like the latest request after the one it leans on.
+    Shortening {
+        tail: now.tail,
+        full: format!("{} [{}]", now.full, names.join(" ")),
+        fallback: now.fallback,
+    }
+}
+
 /// The definition the latest edit sits in, when that edit is in this file.
 fn function_in<'e>(ex: &'e Extract, path: &str) -> Option<&'e str> {
     let around = ex.around.as_ref().filter(|a| a.path == path)?;
@@ -144,6 +186,40 @@ fn with_file(now: Shortening, path: &str, function: Option<&str>) -> Shortening 
 mod tests {
     use super::*;
     use crate::extract::testkit::*;
+
+    #[test]
+    fn now_names_the_latest_edits_and_next_the_answer_a_finished_turn_gave() {
+        let records = [
+            user("make the retry count configurable"),
+            call(
+                "1",
+                "Edit",
+                r#"{"file_path":"src/upload.rs","old_string":"const retry_count: u32 = 3;","new_string":"let retries = config.maxRetries.unwrap_or(default_retries());"}"#,
+            ),
+            assistant("Done: the count is read from the config, 3 by default."),
+        ];
+        let lines = bare(&extract(&records), 100, Tokenizer::Chars4);
+        assert_eq!(
+            lines.now,
+            "make the retry count configurable @ upload.rs [maxRetries unwrap_or default_retries]"
+        );
+        assert_eq!(
+            lines.next,
+            "await user; said: Done: the count is read from the config, 3 by default."
+        );
+    }
+
+    #[test]
+    fn a_request_not_acted_on_is_next_and_now_is_where_the_agent_left_off() {
+        let records = [
+            user("add the retry flag to the uploader"),
+            assistant("Added --retry; all 12 tests pass."),
+            user("call it --retries, not --retry"),
+        ];
+        let lines = bare(&extract(&records), 100, Tokenizer::Chars4);
+        assert_eq!(lines.now, "Added --retry; all 12 tests pass.");
+        assert_eq!(lines.next, "call it --retries, not --retry");
+    }
 
     #[test]
     fn bare_keeps_four_lines_within_the_budget() {

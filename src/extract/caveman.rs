@@ -1,6 +1,7 @@
 //! caveman: the Markdown summary of an extract within a token budget, lines admitted by
 //! priority and cut to fit, with a count of what did not.
 
+use super::dirs::by_directory;
 use super::model::{Around, Extract};
 use super::shorten::{ask, Shortening};
 use super::text::{cut, one_line};
@@ -76,6 +77,15 @@ struct Line {
     share: Option<u64>,
     /// Lower prints sooner when the budget is short.
     priority: u32,
+    /// Among lines of one priority, lower goes first (a file's rank, where files print in
+    /// directory order); equal ones go in print order.
+    tie: usize,
+    /// The directory a file line prints under, with the line's text when it is the only one of
+    /// its directory shown (the whole path on one line).
+    group: Option<(String, String)>,
+    /// For a line shown short at first (a decision): its characters then; budget left over
+    /// lengthens it towards the whole text.
+    start: Option<usize>,
 }
 
 /// Candidate lines per section beyond which the rest is only counted.
@@ -97,10 +107,13 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
     let fits = |text: &str| tokenizer.text_tokens(text) <= budget;
     let mut shown: Vec<Option<String>> = vec![None; lines.len()];
     let mut order: Vec<usize> = (0..lines.len()).collect();
-    order.sort_by_key(|&i| lines[i].priority);
+    order.sort_by_key(|&i| (lines[i].priority, lines[i].tie));
     for &i in &order {
         let line = &lines[i];
-        shown[i] = Some(line.text.full.clone());
+        shown[i] = Some(match line.start {
+            Some(chars) => line.text.at(chars),
+            None => line.text.full.clone(),
+        });
         let within_share = line
             .share
             .is_none_or(|share| tokenizer.text_tokens(&line.text.full) * 100 <= share * budget);
@@ -128,7 +141,7 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
         let Some(current) = shown[i].clone() else {
             continue;
         };
-        if line.share.is_none() || current == line.text.full {
+        if (line.share.is_none() && line.start.is_none()) || current == line.text.full {
             continue;
         }
         let from = current.chars().count();
@@ -162,6 +175,16 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
     }
 }
 
+/// Characters of the agent's last words shown as `said:`.
+const SAID_SHOWN: usize = 200;
+
+/// True when `said:` shows `text` whole: the plan sentence of the same last message.
+fn shown_in_said(ex: &Extract, text: &str) -> bool {
+    ex.doing
+        .as_ref()
+        .is_some_and(|doing| cut(&doing.text, SAID_SHOWN).contains(text.trim()))
+}
+
 /// Characters below which a cut text says nothing and is dropped instead.
 const MIN_CUT: usize = 16;
 
@@ -189,17 +212,33 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
             text: Shortening::plain(text),
             share,
             priority,
+            tie: 0,
+            group: None,
+            start: None,
         });
     };
     let mut head = String::from("# caveman");
     if let Some(root) = &ex.root {
         head.push_str(&format!(" | cwd:{root}"));
     }
+
     head.push_str(&format!(
         " | {} msgs | {} calls | {} asks",
         ex.messages, ex.calls, ex.requests
     ));
     push(Section::Head, head, None, 0);
+    // A work branch names the work; the default branch says nothing.
+    let default = |b: &str| matches!(b, "main" | "master" | "trunk" | "develop");
+    // With where the work stands in git: short, since the subjects are in the files' names.
+    let branch = ex.branch.as_deref().filter(|b| !default(b));
+    let git: Vec<String> = branch
+        .map(|b| format!("branch: {b}"))
+        .into_iter()
+        .chain(commits_note(ex))
+        .collect();
+    if !git.is_empty() {
+        push(Section::Head, git.join(" | "), None, 25);
+    }
     if let Some(goal) = &ex.goal {
         let text = if ex.summarised {
             format!("(from the summary) {}", cut(&goal.text, 300))
@@ -211,10 +250,18 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
     if let Some(brief) = &ex.brief {
         push(Section::Goal, cut(&brief.text, 300), Some(20), 3);
     }
-    decision_lines(ex, &mut push);
+    decision_lines(ex, &mut lines);
     if let (None, Some(pending)) = (&ex.task, &ex.pending) {
         let text = format!("pending (from the summary): {}", cut(&pending.text, 240));
-        push(Section::Now, text, Some(20), 2);
+        lines.push(Line {
+            section: Section::Now,
+            text: Shortening::plain(text),
+            share: Some(20),
+            priority: 2,
+            tie: 0,
+            group: None,
+            start: None,
+        });
     }
     let same_as_goal = ex.task.as_ref().map(|t| t.index) == ex.goal.as_ref().map(|g| g.index);
     if let Some(task) = &ex.task {
@@ -228,6 +275,9 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
             text,
             share: Some(20),
             priority: 2,
+            tie: 0,
+            group: None,
+            start: None,
         });
     }
     let mut push = |section, text: String, share, priority| {
@@ -236,10 +286,13 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
             text: Shortening::plain(text),
             share,
             priority,
+            tie: 0,
+            group: None,
+            start: None,
         });
     };
     if let Some(doing) = &ex.doing {
-        let text = format!("said: {}", cut(&doing.text, 200));
+        let text = format!("said: {}", cut(&doing.text, SAID_SHOWN));
         push(Section::Now, text, Some(10), 6);
     }
     // Work in flight and what the sub-agents found: current state a summary must not lose.
@@ -247,9 +300,14 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         let text = format!("running: {}", cut(&task.text, 160));
         push(Section::Now, text, None, if n == 0 { 16 } else { 38 });
     }
+    // Commands left running (a dev server, a watcher): the next turn may talk to them.
+    for (n, process) in ex.running.iter().rev().take(CANDIDATES).enumerate() {
+        let text = format!("running: {}", cut(&process.text, 120));
+        push(Section::Now, text, None, if n == 0 { 17 } else { 41 });
+    }
     for (n, report) in ex.reports.iter().rev().enumerate() {
         let text = format!("found: {}", cut(&report.text, 200));
-        push(Section::Now, text, None, if n == 0 { 19 } else { 39 });
+        push(Section::Now, text, None, if n == 0 { 60 } else { 90 });
     }
     if let Some(call) = &ex.last_call {
         let text = format!("last: {}", cut(&call.text, 100));
@@ -272,18 +330,54 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         if error.count > 1 {
             text.push_str(&format!(" ×{}", error.count));
         }
-        let priority = [4, 20, 21].get(n).copied().unwrap_or(60);
+        let priority = [4, 35, 45].get(n).copied().unwrap_or(60);
         push(Section::Errors, text, None, priority);
     }
-    for (n, file) in ex.files.iter().take(CANDIDATES).enumerate() {
+    let paths: Vec<&str> = ex
+        .files
+        .iter()
+        .take(CANDIDATES)
+        .map(|f| f.path.as_str())
+        .collect();
+    for placed in by_directory(&paths) {
+        let n = placed.rank;
+        let file = &ex.files[n];
         let priority = match n {
             0..=2 => 10 + n as u32,
             3..=7 => 40,
             _ => 70,
         };
-        let text = format!("- {} {}", cut(&file.path, 160), file.label());
-        push(Section::Files, text, None, priority);
+        let whole = format!("- {} {}", cut(&file.path, 160), file.label());
+        let (text, group) = match placed.dir {
+            // Under its directory, indented, so that a whole path after the group does not
+            // read as inside it.
+            Some(dir) => (
+                format!("  {} {}", cut(placed.name, 120), file.label()),
+                Some((cut(dir, 120), whole)),
+            ),
+            None => (whole, None),
+        };
+        lines.push(Line {
+            section: Section::Files,
+            text: Shortening::plain(text),
+            share: None,
+            priority,
+            tie: n,
+            group,
+            start: None,
+        });
     }
+    let mut push = |section, text: String, share, priority| {
+        lines.push(Line {
+            section,
+            text: Shortening::plain(text),
+            share,
+            priority,
+            tie: 0,
+            group: None,
+            start: None,
+        });
+    };
     let test = ex.test_command().map(|c| c.command.as_str());
     let mut others = 0;
     for command in ex.commands.iter().take(CANDIDATES) {
@@ -309,7 +403,10 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         };
         push(Section::Commands, text, None, priority);
     }
-    if let Some(plan) = &ex.plan {
+    // The plan sentence comes from the agent's last words: when `said:` already shows it, a
+    // second copy under next only takes the room of a file or a name.
+    let plan = ex.plan.as_ref().filter(|p| !shown_in_said(ex, &p.text));
+    if let Some(plan) = plan {
         let text = format!("- {}", cut(&plan.text, 200));
         push(Section::Next, text, Some(15), 7);
     }
@@ -339,7 +436,7 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
             Section::Names,
             format!("- {}", group.join(" ")),
             None,
-            [32, 48, 72].get(n).copied().unwrap_or(95),
+            [21, 48, 72].get(n).copied().unwrap_or(95),
         );
     }
     // Last, the names the session keeps coming back to, a few to a line, filling what budget
@@ -360,10 +457,23 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
             Section::Names,
             format!("- {}", group.join(" ")),
             None,
-            100 + n as u32,
+            22 + 8 * n as u32,
         );
     }
     lines
+}
+
+/// Where the work stands in git: the latest commit the session made and how many files
+/// changed after it.
+fn commits_note(ex: &Extract) -> Option<String> {
+    let last = ex.commits.last()?;
+    let mut text = format!("committed {}", last.hash);
+    text.push_str(&match ex.uncommitted {
+        // What the commits held is not known, only that nothing was edited after them.
+        0 => ", no edit since".to_owned(),
+        n => format!(", {n} {} uncommitted", plural(n, "file")),
+    });
+    Some(text)
 }
 
 /// The line of the code around the latest edit: `edit in <function>, beside: <calls>`.
@@ -378,14 +488,17 @@ fn around_line(around: &Around) -> Option<String> {
 }
 
 /// Characters shown of a decision line.
-const DECISION_SHOWN: usize = 150;
+const DECISION_SHOWN: usize = 80;
+
+/// Characters of a decision that budget left over may show.
+const DECISION_WHOLE: usize = 150;
 
 /// The decisions, in session order, each at a priority from its rank: the user's rules and
 /// answers first, then their other turns, newest first; the agent's choices newest first. As
 /// the checkpoint guidance ranks them, the newest of each come right after the goal and the
 /// task, ahead of the first error and the test command: a decision without its reason gets
 /// re-litigated.
-fn decision_lines(ex: &Extract, push: &mut impl FnMut(Section, String, Option<u64>, u32)) {
+fn decision_lines(ex: &Extract, lines: &mut Vec<Line>) {
     let mut user: Vec<usize> = (0..ex.decisions.len())
         .filter(|&i| ex.decisions[i].user)
         .collect();
@@ -408,18 +521,17 @@ fn decision_lines(ex: &Extract, push: &mut impl FnMut(Section, String, Option<u6
             0 => 4,
             1 => 9,
             2 => 14,
-            3..=5 => 42,
-            6..=11 => 62,
-            _ => 77,
+            3..=5 => 60,
+            _ => 85,
         };
     }
     for (rank, &i) in agent.iter().enumerate() {
         priority[i] = match rank {
             0 => 4,
             1 => 9,
-            2 => 18,
-            3 => 42,
-            _ => 62,
+            2 => 35,
+            3 => 60,
+            _ => 85,
         };
     }
     // The best-ranked candidates, printed in session order.
@@ -431,8 +543,16 @@ fn decision_lines(ex: &Extract, push: &mut impl FnMut(Section, String, Option<u6
     for i in chosen {
         let (decision, priority) = (&ex.decisions[i], priority[i]);
         let who = if decision.user { "user" } else { "agent" };
-        let text = format!("- {who}: {}", cut(&decision.text, DECISION_SHOWN));
-        push(Section::Decisions, text, None, priority);
+        let head = format!("- {who}: ");
+        lines.push(Line {
+            section: Section::Decisions,
+            text: Shortening::plain(format!("{head}{}", cut(&decision.text, DECISION_WHOLE))),
+            share: None,
+            priority,
+            tie: 0,
+            group: None,
+            start: Some(head.chars().count() + DECISION_SHOWN),
+        });
     }
 }
 
@@ -444,6 +564,7 @@ fn render(lines: &[Line], shown: &[Option<String>], ex: &Extract, footer: bool) 
     let mut out = String::new();
     for section in Section::ALL {
         let mut first = true;
+        let mut under: Option<&str> = None;
         for (line, text) in lines.iter().zip(shown) {
             let Some(text) = text else { continue };
             if line.section != section {
@@ -456,6 +577,24 @@ fn render(lines: &[Line], shown: &[Option<String>], ex: &Extract, footer: bool) 
                 }
                 first = false;
             }
+            let text = match &line.group {
+                Some((dir, whole)) if shown_in(lines, shown, dir) < 2 => {
+                    under = None;
+                    whole
+                }
+                Some((dir, _)) => {
+                    if under != Some(dir.as_str()) {
+                        out.push_str(dir.trim_end_matches('/'));
+                        out.push_str("/\n");
+                        under = Some(dir);
+                    }
+                    text
+                }
+                None => {
+                    under = None;
+                    text
+                }
+            };
             out.push_str(text);
             out.push('\n');
         }
@@ -503,6 +642,15 @@ fn render(lines: &[Line], shown: &[Option<String>], ex: &Extract, footer: bool) 
     out
 }
 
+/// How many shown lines print under directory `dir`.
+fn shown_in(lines: &[Line], shown: &[Option<String>], dir: &str) -> usize {
+    lines
+        .iter()
+        .zip(shown)
+        .filter(|(l, s)| s.is_some() && l.group.as_ref().is_some_and(|(d, _)| d == dir))
+        .count()
+}
+
 fn plural(n: usize, noun: &str) -> String {
     if n == 1 {
         noun.to_owned()
@@ -535,11 +683,79 @@ mod tests {
         assert!(text.contains("more files"), "{text}");
         let roomy = caveman(&ex, 5000, Tokenizer::Chars4);
         assert!(!roomy.contains("## cut"), "{roomy}");
-        assert!(roomy.contains("- cargo test -p crate29 → 5pass"), "{roomy}");
+        // Files print under their directory, once; a file alone in its directory keeps its
+        // whole path.
         assert!(
-            roomy.contains("## next\n- Next, I will update the docs."),
+            roomy.contains("## files\nsrc/\n  module_29.rs r1\n  module_28.rs r1\n"),
             "{roomy}"
         );
+        let mut alone = ex.clone();
+        alone.files.truncate(1);
+        alone.files[0].path = "src/parse/module_29.rs".into();
+        let text = caveman(&alone, 5000, Tokenizer::Chars4);
+        assert!(
+            text.contains("## files\n- src/parse/module_29.rs r1\n"),
+            "{text}"
+        );
+        assert!(roomy.contains("- cargo test -p crate29 → 5pass"), "{roomy}");
+        // The plan sentence is in the agent's last words, shown as said: once is enough.
+        assert!(
+            roomy.contains("said: All green. Next, I will update the docs.\n"),
+            "{roomy}"
+        );
+        assert!(!roomy.contains("## next"), "{roomy}");
+        // A plan that said: does not show whole gets its own line.
+        let mut long = ex.clone();
+        let words = "the build passed on every target after the cache fix ".repeat(4);
+        long.doing.as_mut().unwrap().text = format!("{words}Next, I will update the docs.");
+        let text = caveman(&long, 5000, Tokenizer::Chars4);
+        assert!(
+            text.contains("## next\n- Next, I will update the docs."),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_work_branch_is_shown_under_the_header_and_the_default_one_is_not() {
+        let mut ex = busy();
+        ex.branch = Some("soph/agent-attribution".into());
+        let text = caveman(&ex, 5000, Tokenizer::Chars4);
+        assert!(
+            text.contains(" asks\nbranch: soph/agent-attribution\n## goal"),
+            "{text}"
+        );
+        ex.branch = Some("main".into());
+        assert!(!caveman(&ex, 5000, Tokenizer::Chars4).contains("branch:"));
+    }
+
+    #[test]
+    fn frequent_names_come_before_older_decisions_and_reports() {
+        let mut ex = busy();
+        ex.files.truncate(3);
+        ex.commands.truncate(1);
+        ex.decisions = (0..8)
+            .map(|n| crate::extract::Decision {
+                text: format!("we decided thing {n} because of reason {n}"),
+                index: n,
+                user: true,
+                rule: true,
+            })
+            .collect();
+        ex.names = ["parse_line", "QuoteState", "read_quoted"]
+            .map(String::from)
+            .to_vec();
+        ex.reports = vec![crate::extract::Said {
+            text: "I have gathered comprehensive information".into(),
+            index: 9,
+        }];
+        let text = caveman(&ex, 150, Tokenizer::Chars4);
+        assert!(
+            text.contains("## names\n- parse_line QuoteState read_quoted"),
+            "{text}"
+        );
+        assert!(text.contains("thing 7"), "{text}");
+        assert!(!text.contains("thing 0"), "{text}");
+        assert!(!text.contains("found:"), "{text}");
     }
 
     #[test]

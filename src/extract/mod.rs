@@ -26,35 +26,59 @@
 //!   command, the CI check);
 //! - `builder`: the one pass over the records that fills it;
 //! - `said`: the user's requests and the agent's stated plan, in their words;
+//! - `ask`: a long request compressed to its first line and its details;
 //! - `goal`: the goal a compaction summary states, and the document a request points at;
+//! - `chore`: a first request that was a chore gives way to the first one of substance;
 //! - `decisions`: the user's turns and answers, and the agent's stated choices;
 //! - `tools`: what a tool call does, from its name and argument keys;
+//! - `code_mode` and `js`: the tool calls inside a Codex code-mode cell's script, and what its
+//!   output says of them;
+//! - `background`: commands left running, and the calls that read or stop them;
 //! - `shell`: a small shell lexer, and what a command line does to files;
+//! - `gates`: linters, format checks and type checks, shown like test runs;
 //! - `paths`: the working directory and path-like words;
+//! - `branch`: the git branch the session works on;
+//! - `commits`: the commits the session made, from what `git commit` printed;
 //! - `outcome`: exit statuses and error lines in tool results;
+//! - `failures`: a failed run's findings, and the later runs that fix an error;
+//! - `stopped`: runs the agent stopped, which did not fail;
 //! - `runners`: test-runner summary lines;
 //! - `ci`: workflow files and `gh` check listings;
 //! - `names`: the code names a session keeps mentioning;
+//! - `next`: the next step, a request not acted on first;
 //! - `around`: the code around the latest edit, from the fullest copy of its file;
 //! - `text`: one-line text, cuts, escape removal;
 //! - `shorten`: texts that shorten with a protected tail, shared by both renderers;
+//! - `dirs`: files in print order under their directory;
 //! - `caveman` and `bare`: the two renderings.
 
 mod around;
+mod ask;
+mod background;
 mod bare;
+mod branch;
 mod builder;
 mod caveman;
+mod chore;
 mod ci;
+mod code_mode;
+mod commits;
 mod decisions;
+mod dirs;
+mod failures;
+mod gates;
 mod goal;
+mod js;
 mod model;
 mod names;
+mod next;
 mod outcome;
 mod paths;
 mod runners;
 mod said;
 mod shell;
 mod shorten;
+mod stopped;
 #[cfg(test)]
 mod testkit;
 mod text;
@@ -63,25 +87,34 @@ mod tools;
 pub use bare::{bare, Bare, BARE_FLOOR};
 pub use caveman::caveman;
 pub use model::{
-    Around, CiCheck, CommandUse, Decision, ErrorSeen, Extract, FileUse, RunOutcome, Said,
+    Around, CiCheck, CommandUse, Commit, Decision, ErrorSeen, Extract, FileUse, RunOutcome, Said,
     TestCounts, Todo,
 };
 pub use names::frequent_names;
 pub use paths::is_pathlike;
 pub use runners::test_counts;
+pub use said::request_text;
 pub use text::{cut, one_line};
 
-use crate::transcript::Record;
+use crate::transcript::{Entry, Record};
 
 use builder::Builder;
+use code_mode::has_item_events;
 use names::NAMES;
 use paths::find_root;
 
-/// Characters kept of the goal in the [`Extract`]; the renderers cut further to fit.
+/// Characters kept of the brief beside the goal; the renderers cut further to fit.
 const GOAL_CHARS: usize = 600;
 
 /// Characters kept of a request, an assistant text or a plan sentence.
 const SAID_CHARS: usize = 300;
+
+/// Characters kept of the latest request, compressed to its first line and its details (see
+/// `ask`).
+const ASK_CHARS: usize = 240;
+
+/// Characters kept of the goal, compressed the same way; the renderers cut further.
+const GOAL_SHOWN: usize = 300;
 
 /// A request lighter than this (CJK characters weigh two) leans on the one before it
 /// ("continue", "yeah, do it all"), so the task carries that one too.
@@ -90,12 +123,15 @@ const SHORT_REQUEST: usize = 40;
 /// Extracts the entities of a transcript (its records in order).
 pub fn extract(records: &[Record]) -> Extract {
     let mut builder = Builder::new(find_root(records));
+    builder.item_events = has_item_events(records);
     for (index, record) in records.iter().enumerate() {
-        if let Some(message) = record.message() {
-            builder.message(index, record, message);
+        match &record.entry {
+            Entry::Message(message) => builder.message(index, record, message),
+            Entry::Bookkeeping(kind) => builder.event(index, record, kind),
         }
     }
     let mut extract = builder.finish(records);
     extract.names = frequent_names(records, NAMES);
+    extract.branch = branch::branch(records);
     extract
 }

@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use super::stopped::is_stopped;
+
 /// A piece of text and the index of the record it was taken from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Said {
@@ -41,6 +43,8 @@ pub struct FileUse {
     pub delete: u32,
     /// The record index of its last use.
     pub last: usize,
+    /// Deleted by its last use: no longer part of the work's files.
+    pub gone: bool,
 }
 
 impl FileUse {
@@ -49,8 +53,12 @@ impl FileUse {
         self.edit + self.create + self.delete > 0
     }
 
-    /// The counts as caveman labels: `r2 e3 c1 d1`, zero counts left out.
+    /// The counts as caveman labels: `r2 e3 c1 d1`, zero counts left out; `deleted` for a file
+    /// its last use deleted.
     pub fn label(&self) -> String {
+        if self.gone {
+            return "deleted".to_owned();
+        }
         let counts = [
             ("r", self.read),
             ("e", self.edit),
@@ -90,7 +98,8 @@ pub struct RunOutcome {
 }
 
 impl RunOutcome {
-    /// The outcome as a caveman label: `8pass 2fail`, `exit 1`, `ok`, `fail`, or empty.
+    /// The outcome as a caveman label: `8pass 2fail`, `exit 1`, `ok`, `fail`, `stopped` (see
+    /// `stopped`), or empty.
     pub fn label(&self) -> String {
         if let Some(tests) = self.tests {
             return if tests.failed > 0 {
@@ -101,6 +110,7 @@ impl RunOutcome {
         }
         match (self.exit, self.ok) {
             (Some(0), _) | (None, Some(true)) => "ok".to_owned(),
+            (code, None) if is_stopped(code) => "stopped".to_owned(),
             (Some(code), _) => format!("exit {code}"),
             (None, Some(false)) => "fail".to_owned(),
             (None, None) => String::new(),
@@ -184,6 +194,17 @@ impl CiCheck {
     }
 }
 
+/// A commit the session made, as `git commit` reported it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Commit {
+    /// The abbreviated hash, as printed.
+    pub hash: String,
+    /// The first line of the message, as printed.
+    pub subject: String,
+    /// The record of the command's result.
+    pub index: usize,
+}
+
 /// The code around the agent's latest edit, found in the fullest copy of its file the session
 /// holds: what the edit's own text does not name, and the next step may need.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -211,6 +232,8 @@ pub struct Extract {
     /// The session's working directory: the first `cwd` a record names, else the directory
     /// most commands `cd` into. Paths and commands are written relative to it.
     pub root: Option<String>,
+    /// The git branch the session works on, the latest one recorded.
+    pub branch: Option<String>,
     /// The first real user request, in the user's words; or, when the records start with an
     /// earlier compaction's summary, the goal that summary states (see `summarised`).
     pub goal: Option<Said>,
@@ -234,6 +257,9 @@ pub struct Extract {
     pub doing: Option<Said>,
     /// Sub-agent tasks launched and not answered yet, in launch order: work in flight.
     pub delegated: Vec<Said>,
+    /// Commands started in the background and not seen to end (a dev server, a watcher), as
+    /// `$ command` labels in start order.
+    pub running: Vec<Said>,
     /// The gists of the latest sub-agent reports, oldest first: what they found.
     pub reports: Vec<Said>,
     /// The agent's last tool call, as a label (`$ cargo test`, `edit src/a.rs`).
@@ -256,6 +282,8 @@ pub struct Extract {
     pub ci: Vec<CiCheck>,
     /// The transcript ends on the agent's answer: its turn is over.
     pub answered: bool,
+    /// The transcript ends on a request the agent has not acted on yet.
+    pub fresh: bool,
     /// Code names (identifiers, types, file names) the session mentions most, most frequent
     /// first: what a continuing agent will meet again.
     pub names: Vec<String>,
@@ -264,6 +292,10 @@ pub struct Extract {
     pub touched: Vec<String>,
     /// The code around the latest edit whose place in its file the session shows.
     pub around: Option<Around>,
+    /// The commits the session made, oldest first.
+    pub commits: Vec<Commit>,
+    /// Files changed after the latest of those commits (none when it made none).
+    pub uncommitted: usize,
 }
 
 impl Extract {
@@ -279,27 +311,11 @@ impl Extract {
         })
     }
 
-    /// The next action: the newer of the agent's stated plan and its first open todo; else
-    /// `await user` when its turn is over, or `continue <last call>` when it stopped mid-work.
+    /// The next action (the rule of `extract/next.rs`): a request not acted on yet, else the newer
+    /// of the agent's stated plan and its first open todo, else `await user` when its turn is
+    /// over, or `continue <last call>` when it stopped mid-work.
     pub fn next(&self) -> Option<String> {
-        let todo = self
-            .todos
-            .first()
-            .map(|t| (t.text.clone(), self.todo_at.unwrap_or(0)));
-        let plan = self.plan.as_ref().map(|p| (p.text.clone(), p.index));
-        let newest = match (plan, todo) {
-            (Some(p), Some(t)) => Some(if p.1 >= t.1 { p } else { t }),
-            (p, t) => p.or(t),
-        };
-        if let Some((text, _)) = newest {
-            return Some(text);
-        }
-        if self.answered {
-            return Some("await user".to_owned());
-        }
-        self.last_call
-            .as_ref()
-            .map(|call| format!("continue {}", call.text))
+        super::next::next_step(self)
     }
 
     /// The file the work is on: the changed file used last. A session that changed nothing

@@ -2,13 +2,15 @@
 //! agent was changing when the transcript ends), and the ones main-chain messages keep
 //! mentioning (what a continuing agent will meet again).
 
-use crate::transcript::{Part, Record};
+use super::said::HARNESS_TEXT;
+use crate::transcript::classify::{is_compaction_summary, is_real_user_request};
+use crate::transcript::{Message, Part, Record, Role};
 
 /// How many frequent names an extract keeps.
 pub(super) const NAMES: usize = 120;
 
 /// The code names main-chain messages mention at least twice, most frequent first (ties in
-/// first-seen order). A name is a word with an inner `_` (`parse_jsonl`), a camelCase or
+/// first-seen order). A name is a word with an inner `_` (`parse_jsonl`, `IPFS_API_URL`), a camelCase or
 /// PascalCase word with two humps (`checkConcurrentSessions`, `TodoItem`), or a file name with
 /// an extension (`CLAUDE.md`): the words an agent searches for, not prose. In a tool call's
 /// arguments only the values count: the keys (`file_path`, `old_string`) are the tool's own.
@@ -17,7 +19,7 @@ pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
         std::collections::HashMap::new();
     let mut order = 0;
     for message in records.iter().filter_map(Record::message) {
-        if message.sidechain {
+        if message.sidechain || is_harness_text(message) {
             continue;
         }
         for part in &message.parts {
@@ -49,6 +51,29 @@ pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
         .take(limit)
         .map(|(name, _)| name.to_owned())
         .collect()
+}
+
+/// True for text the harness wrote for its own model, not the work: system and developer
+/// messages (a system prompt, tool lists, permissions) and instructions injected as user text
+/// (`<environment_context>`, AGENTS.md, reminders). Their names (`request_user_input`,
+/// `CODEX_HOME`) are the harness's, the same in every session.
+fn is_harness_text(message: &Message) -> bool {
+    match message.role {
+        Role::System => true,
+        Role::User => {
+            let result = message
+                .parts
+                .iter()
+                .any(|p| matches!(p, Part::ToolResult { .. }));
+            let injected = message.parts.iter().any(|p| {
+                matches!(p, Part::Text(t) if HARNESS_TEXT.iter().any(|h| t.trim_start().starts_with(h)))
+            });
+            !result
+                && (injected || !is_real_user_request(message))
+                && !is_compaction_summary(message)
+        }
+        _ => false,
+    }
 }
 
 /// How many of the latest edits the touched names come from.
@@ -218,16 +243,19 @@ pub(super) fn is_code_name(word: &str) -> bool {
         .skip(1)
         .filter(char::is_ascii_uppercase)
         .count();
-    let snake = word.trim_matches('_').contains('_') && lower > 0;
+    let inner_underscore = word.trim_matches('_').contains('_');
+    let snake = inner_underscore && lower > 0;
+    // SCREAMING_CASE: a constant or an environment variable (`IPFS_LOCAL_API_URL`).
+    let upper = word.chars().filter(char::is_ascii_uppercase).count();
+    let screaming = inner_underscore && lower == 0 && upper >= 3;
     let camel = first.is_ascii_lowercase() && inner_upper >= 1;
     let pascal = first.is_ascii_uppercase() && inner_upper >= 1 && lower >= 2;
-    snake || camel || pascal
+    snake || screaming || camel || pascal
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extract::testkit::*;
 
     #[test]
     fn code_names_are_identifiers_types_and_file_names_not_prose() {
@@ -237,6 +265,7 @@ mod tests {
             "TodoItem",
             "CLAUDE.md",
             "_safe_set_output",
+            "IPFS_LOCAL_API_URL",
         ] {
             assert!(is_code_name(name), "{name}");
         }
@@ -248,6 +277,7 @@ mod tests {
             "1234",
             "a_b",
             "TypeScript.",
+            "A_B",
         ] {
             assert!(!is_code_name(word), "{word}");
         }
@@ -287,6 +317,25 @@ mod tests {
             // is the code's.
             call(r#"{"file_path": "a.rs", "old_string": "load_config", "new_string": "x"}"#),
             call(r#"{"file_path":"b.rs","old_string":"y","new_string":"{\"load_config\":1}"}"#),
+            // The harness's own text: a developer message, injected instructions.
+            Record::new(
+                0,
+                b"",
+                crate::transcript::Entry::Message(Message::new(
+                    crate::transcript::Role::System,
+                    vec![Part::Text("request_user_input request_user_input".into())],
+                )),
+            ),
+            Record::new(
+                0,
+                b"",
+                crate::transcript::Entry::Message(Message::new(
+                    crate::transcript::Role::User,
+                    vec![Part::Text(
+                        "<environment_context>workspace_roots workspace_roots".into(),
+                    )],
+                )),
+            ),
         ];
         assert_eq!(
             frequent_names(&records, 10),

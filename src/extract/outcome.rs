@@ -1,6 +1,8 @@
 //! How a tool result says a command ended: the format's error flag, the exit status in each
 //! agent's wording, and the error lines worth keeping from the output.
 
+use super::failures::{finding_message, is_finding};
+use super::stopped::is_interrupt;
 use super::text::{has, one_line};
 
 /// Characters kept of an error line.
@@ -27,7 +29,8 @@ pub(super) fn error_flag(raw: &[u8]) -> Option<bool> {
 /// The exit status a tool result states, in the wordings of the agents: kimi-cli's
 /// `Command executed successfully.` / `Command failed with exit code: N.`, Claude Code's
 /// `Exit code N`, Codex's `Exit code: N` / `Process exited with code N` / JSON `exit_code`,
-/// pi's `Command exited with code N`, Gemini's `Exit Code: N`. Only the first and last few
+/// pi's `Command exited with code N`, Gemini's `Exit Code: N`, Claude Code's `<exit_code>N` when it
+/// reads a background command. Only the first and last few
 /// lines are looked at, where the agents put it, so output that merely mentions an exit code
 /// is not taken for one.
 pub(super) fn exit_status(text: &str) -> Option<i64> {
@@ -49,6 +52,8 @@ pub(super) fn exit_status(text: &str) -> Option<i64> {
             "exited with code",
             "exit code",
             "exit status",
+            // Claude Code's read of a background command (`TaskOutput`).
+            "<exit_code>",
         ] {
             if let Some(at) = memchr::memmem::find(lower.as_bytes(), mark.as_bytes()) {
                 let after = lower[at + mark.len()..].trim_start_matches([':', ' ']);
@@ -73,7 +78,9 @@ pub(super) fn leading_int(text: &str) -> Option<i64> {
 /// errors (`error[E0308]`, `error:`, `error TS2305`, `file:1:2: error:`), Python exceptions
 /// (the last line of a `Traceback`, `AssertionError`), panics, `FAILED` / `--- FAIL` test
 /// lines, `Error:`, `fatal:`, `npm ERR!`, and missing files or commands.
-pub(super) fn error_lines(output: &str) -> Vec<String> {
+///
+/// A failed run's findings (`path:line: message`, see [`is_finding`]) count too, when `failed`.
+pub(super) fn error_lines(output: &str, failed: bool) -> Vec<String> {
     // Every error shape below holds one of these; most outputs hold none.
     const SIGNS: [&str; 9] = [
         "rror",
@@ -87,7 +94,7 @@ pub(super) fn error_lines(output: &str) -> Vec<String> {
         "Traceback",
     ];
     let mut found: Vec<String> = Vec::new();
-    if !SIGNS.iter().any(|sign| has(output, sign)) {
+    if !failed && !SIGNS.iter().any(|sign| has(output, sign)) {
         return found;
     }
     let mut traceback = false;
@@ -109,12 +116,20 @@ pub(super) fn error_lines(output: &str) -> Vec<String> {
                 continue;
             }
             traceback = false;
-            push_error(&mut found, t);
+            if !is_interrupt(t) {
+                push_error(&mut found, t);
+            }
             continue;
         }
         // Gemini CLI reports `Error: (none)` after every command.
         if is_error_line(t) && !t.ends_with(": (none)") {
             push_error(&mut found, t);
+        } else if failed && is_finding(t) {
+            // One mistake in many places (`undefined: agent` on three lines) is one error.
+            let message = finding_message(t);
+            if !found.iter().any(|f| finding_message(f) == message) {
+                push_error(&mut found, t);
+            }
         }
     }
     found
@@ -128,7 +143,7 @@ fn push_error(found: &mut Vec<String>, line: &str) {
 }
 
 fn is_error_line(t: &str) -> bool {
-    const STARTS: [&str; 14] = [
+    const STARTS: [&str; 15] = [
         "error[",
         "error:",
         "error TS",
@@ -138,6 +153,8 @@ fn is_error_line(t: &str) -> bool {
         "FAILED ",
         "--- FAIL",
         "FAIL ",
+        // Go's failed package: `FAIL\tentire.io/cli/cmd\t3.2s`.
+        "FAIL\t",
         "fatal:",
         "panic:",
         "npm ERR!",
@@ -214,13 +231,28 @@ mod tests {
     fn errors_are_first_lines_and_tracebacks_their_exception() {
         let output = "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\n    x()\nValueError: bad value\nerror[E0308]: mismatched types\n --> src/a.rs:1:1\nthread 'main' panicked at src/main.rs:2:5:\nsrc/t.ts(5,15): error TS2305: Module has no member";
         assert_eq!(
-            error_lines(output),
+            error_lines(output, false),
             [
                 "ValueError: bad value",
                 "error[E0308]: mismatched types",
                 "thread 'main' panicked at src/main.rs:2:5:",
             ]
         );
-        assert!(error_lines("all good\nwarning: unused").is_empty());
+        assert!(error_lines("all good\nwarning: unused", false).is_empty());
+        let go = "=== RUN   TestA\n    a_test.go:760: got 33.3%, want 42.9%\n--- FAIL: TestA (0.00s)\nFAIL\tentire.io/cli\t3.2s";
+        assert_eq!(
+            error_lines(go, true),
+            [
+                "a_test.go:760: got 33.3%, want 42.9%",
+                "--- FAIL: TestA (0.00s)",
+                "FAIL entire.io/cli 3.2s"
+            ]
+        );
+        assert_eq!(error_lines(go, false).len(), 2);
+        let build = "a.go:579:13: undefined: agent\na.go:619:13: undefined: agent\nb.go:1:1: x";
+        assert_eq!(
+            error_lines(build, true),
+            ["a.go:579:13: undefined: agent", "b.go:1:1: x"]
+        );
     }
 }

@@ -16,8 +16,9 @@ const PLAN_TAIL: usize = 200;
 
 /// The user's own words in a user message, when it is a request: a real request, or the
 /// arguments of a slash command. Claude Code's `isMeta` lines (a slash command's expanded
-/// prompt, caveats) and bare harness commands (`/mode`) are not requests.
-pub(super) fn request_text(record: &Record, message: &Message) -> Option<String> {
+/// prompt, caveats), bare harness commands (`/mode`) and Gemini CLI's session context are not
+/// requests.
+pub fn request_text(record: &Record, message: &Message) -> Option<String> {
     if memchr::memmem::find(record.raw, b"\"isMeta\":true").is_some() {
         return None;
     }
@@ -31,12 +32,19 @@ pub(super) fn request_text(record: &Record, message: &Message) -> Option<String>
         return None;
     }
     let trimmed = text.trim();
+    if HARNESS_TEXT.iter().any(|p| trimmed.starts_with(p)) {
+        return None;
+    }
     let harness_command = trimmed.starts_with('/') && !trimmed.contains(char::is_whitespace);
     if harness_command || trimmed.starts_with("[Request interrupted") {
         return None;
     }
     Some(trimmed.to_owned())
 }
+
+/// Openings of user text a harness injects that [`is_real_user_request`] does not know yet:
+/// Gemini CLI's `<session_context>` (the date, the OS, the directory tree) opens every session.
+pub(super) const HARNESS_TEXT: [&str; 1] = ["<session_context>"];
 
 /// What the user said when rejecting a tool use, in Claude Code's wording.
 pub(super) fn rejection_words(text: &str) -> Option<String> {

@@ -44,7 +44,8 @@ impl Shortening {
 /// The current task after `prefix`: the request it leans on, then ` | ` and the latest one,
 /// which shortening keeps whole longest.
 pub(super) fn ask(context: Option<&Said>, task: &Said, prefix: &str) -> Shortening {
-    let task_text = cut(&task.text, 240);
+    // The request is as long as the extract keeps it (compressed, see `ask`).
+    let task_text = task.text.clone();
     match context {
         Some(context) => {
             let head = format!("{prefix}{}", cut(&context.text, 160));

@@ -1,17 +1,26 @@
 //! The one pass over the records that fills an [`Extract`]: requests, the agent's words and its
 //! last call from the main chain; tool calls paired with their results (by id, else by order);
 //! files, commands, errors, todos and CI checks keyed so that a repeat updates the first entry.
+//! The calls a Codex code-mode cell makes are read as the tools they are (`cells`).
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
 use super::around::{around, replaced, EditSite};
+use super::ask::compress;
+use super::background::{running_session, session_argument, Session};
+use super::chore::goal_after_chore;
 use super::ci::{gh_checks, is_gh_ci, workflow_files};
+use super::code_mode::{is_cell, waited_cell};
+use super::commits::commits_made;
 use super::decisions::{answers, choice_sentences, is_decision_turn, is_rule, DECISION_CHARS};
+use super::failures::fixed_by;
+use super::gates::is_gate;
 use super::goal::{gist, pointed_document, summary_first_words, summary_goal, summary_pending};
 use super::model::*;
 use super::names::{edit_names, EDITS_TOUCHED};
+use super::next::is_fresh;
 use super::outcome::{error_flag, error_lines, exit_status};
 use super::paths::{is_pathlike, relative, strip_cd};
 use super::runners::test_counts;
@@ -19,11 +28,12 @@ use super::said::{
     is_plan_call, plan_sentence, plan_text, rejection_words, request_text, unchecked_items, weight,
 };
 use super::shell::{is_inspection, is_test_command, shell_paths, without_plumbing};
+use super::stopped::is_stopped;
 use super::text::{cut, has, one_line, plain_text};
 use super::tools::{
     argument_paths, delegated_task, patch_paths, shell_command, todo_items, tool_kind, Op, Tool,
 };
-use super::{GOAL_CHARS, SAID_CHARS, SHORT_REQUEST};
+use super::{ASK_CHARS, GOAL_CHARS, GOAL_SHOWN, SAID_CHARS, SHORT_REQUEST};
 use crate::transcript::classify::{is_compaction_summary, text_of};
 use crate::transcript::{Message, Part, Record, Role};
 
@@ -38,6 +48,14 @@ const AGENT_DECISIONS: usize = 8;
 /// How many names of the latest edits an extract keeps.
 const TOUCHED: usize = 18;
 
+/// What a caller knows of a command's run beyond its output text: the exit status a code-mode
+/// result states, or a failed script.
+#[derive(Debug, Clone, Copy, Default)]
+struct Told {
+    exit: Option<i64>,
+    failed: bool,
+}
+
 /// A call waiting for its result.
 struct Pending {
     /// The command's index in the builder's list, for a shell call.
@@ -49,6 +67,15 @@ struct Pending {
     /// For a read: the file, as the extract writes paths.
     read: Option<String>,
     answered: bool,
+    /// A call made inside a code-mode cell: its result comes in the cell's, never by order.
+    inner: bool,
+    /// For a code-mode cell, or a `wait` on one: the calls its output answers.
+    nested: Vec<usize>,
+    /// The background process a call reads from or stops (`write_stdin`, `TaskStop`).
+    session: Option<Session>,
+    /// For a code-mode cell (or a `wait` on one) in a session with command events: the
+    /// commands its script started (indexes into the builder's launches).
+    launched: Vec<usize>,
 }
 
 /// The state of the one pass: the extract so far, indexes into its lists by key, and the calls
@@ -92,6 +119,20 @@ pub(super) struct Builder {
     /// The latest plan text the agent wrote (a plan tool's argument, a written plan file),
     /// for its unchecked items.
     plan_doc: Option<(usize, String)>,
+    /// Code-mode cells that yielded, by cell id: their slot, for a `wait` on them.
+    cells: HashMap<String, usize>,
+    /// Patches made in cells whose text is not read here; the `patch_apply_end` events that
+    /// follow name their files.
+    unread_patches: usize,
+    /// Commands left running, by session id: the command's index and the record that said so.
+    running: Vec<(String, usize, usize)>,
+    /// The session records each command and patch as an event (`cells::Launch`): the
+    /// commands and files of cells come from those.
+    pub(super) item_events: bool,
+    /// Commands cells started, waiting for the event that says they ended.
+    launches: Vec<cells::Launch>,
+    /// Each change to a file: (record index, file slot), for what the latest commit left out.
+    writes: Vec<(usize, usize)>,
 }
 
 impl Builder {
@@ -125,6 +166,12 @@ impl Builder {
             summary_pending: None,
             reports: Vec::new(),
             plan_doc: None,
+            cells: HashMap::new(),
+            unread_patches: 0,
+            running: Vec::new(),
+            item_events: false,
+            launches: Vec::new(),
+            writes: Vec::new(),
         }
     }
 
@@ -187,7 +234,7 @@ impl Builder {
             });
             if let (Some(command), Some(output)) = (command, output) {
                 let command = self.command(index, command);
-                self.shell_result(index, record, command, output, 1);
+                self.shell_result(index, record, command, output, 1, Told::default());
                 return;
             }
         }
@@ -265,6 +312,19 @@ impl Builder {
     }
 
     fn call(&mut self, index: usize, main: bool, id: Option<&str>, name: &str, arguments: &str) {
+        if is_cell(name, arguments) {
+            self.cell(index, main, id, arguments);
+            return;
+        }
+        if let Some(cell) = waited_cell(name, arguments) {
+            self.wait(id, &cell);
+            return;
+        }
+        // A call written again with its id (a format that rewrites a message as it updates)
+        // is one call.
+        if id.is_some_and(|id| self.by_id.contains_key(id)) {
+            return;
+        }
         self.ex.calls += 1;
         for workflow in workflow_files(arguments) {
             self.ci_seen(index, None, Some(workflow), None);
@@ -276,16 +336,7 @@ impl Builder {
             Tool::Shell => {
                 let args = serde_json::from_str::<Value>(arguments).ok();
                 if let Some(text) = args.as_ref().and_then(shell_command) {
-                    if has(&text, "*** Begin Patch") {
-                        for (path, op) in patch_paths(&text) {
-                            self.file(index, &path, op);
-                        }
-                        self.edited(edit_names(&text, true));
-                    }
-                    for (path, op) in shell_paths(&text) {
-                        self.file(index, &path, op);
-                    }
-                    let c = self.command(index, &text);
+                    let c = self.shell_call(index, &text);
                     label = Some(format!("$ {}", one_line(&self.ex.commands[c].command, 120)));
                     command = Some(c);
                 }
@@ -389,10 +440,29 @@ impl Builder {
             agent,
             read,
             answered: false,
+            inner: false,
+            nested: Vec::new(),
+            session: session_argument(name, arguments),
+            launched: Vec::new(),
         });
         if let Some(id) = id {
             self.by_id.insert(id.to_owned(), slot);
         }
+    }
+
+    /// A shell command line run: the files it names (a patch's, in a heredoc) and the command,
+    /// whose index it returns.
+    fn shell_call(&mut self, index: usize, text: &str) -> usize {
+        if has(text, "*** Begin Patch") {
+            for (path, op) in patch_paths(text) {
+                self.file(index, &path, op);
+            }
+            self.edited(edit_names(text, true));
+        }
+        for (path, op) in shell_paths(text) {
+            self.file(index, &path, op);
+        }
+        self.command(index, text)
     }
 
     /// A tool result: finds its call by id, else the oldest unanswered call.
@@ -412,7 +482,9 @@ impl Builder {
         let slot = match by_id {
             Some(slot) => Some(slot),
             None => {
-                while self.cursor < self.pending.len() && self.pending[self.cursor].answered {
+                while self.cursor < self.pending.len()
+                    && (self.pending[self.cursor].answered || self.pending[self.cursor].inner)
+                {
                     self.cursor += 1;
                 }
                 (self.cursor < self.pending.len()).then_some(self.cursor)
@@ -423,6 +495,17 @@ impl Builder {
         }
         let Some(slot) = slot else { return };
         self.pending[slot].answered = true;
+        if !self.pending[slot].nested.is_empty() {
+            self.cell_result(index, record, slot, text);
+            return;
+        }
+        if !self.pending[slot].launched.is_empty() {
+            self.launches_settled(index, slot, text);
+            return;
+        }
+        if let Some(session) = self.pending[slot].session.clone() {
+            self.session_read(index, record, &session, text, Told::default());
+        }
         if let Some(path) = &self.pending[slot].read {
             self.reads.push((path.clone(), index));
         }
@@ -443,11 +526,12 @@ impl Builder {
             }
         }
         if let Some(command) = self.pending[slot].command {
-            self.shell_result(index, record, command, text, results);
+            self.shell_result(index, record, command, text, results, Told::default());
         }
     }
 
-    /// The output of a run of command number `command`.
+    /// The output of a run of command number `command`, with what the caller knows of the run
+    /// beyond its text.
     fn shell_result(
         &mut self,
         index: usize,
@@ -455,9 +539,13 @@ impl Builder {
         command: usize,
         text: &str,
         results: usize,
+        told: Told,
     ) {
         let plain = plain_text(text);
-        let exit = exit_status(&plain);
+        let exit = told.exit.or_else(|| exit_status(&plain));
+        if let Some(session) = running_session(&plain) {
+            self.started(index, command, session);
+        }
         // Claude Code and pi flag a failed tool result on the line; only trusted when the
         // line holds this one result.
         let flag = if results == 1 {
@@ -467,7 +555,10 @@ impl Builder {
         };
         let tests = test_counts(&plain);
         let mut ok = match exit {
+            // A process the agent stopped did not fail.
+            code if is_stopped(code) => None,
             Some(code) => Some(code == 0),
+            None if told.failed => Some(false),
             None => flag.map(|failed| !failed),
         };
         if tests.is_some_and(|t| t.failed > 0) {
@@ -478,11 +569,17 @@ impl Builder {
         let errors = if self.ex.commands[command].inspect && ok != Some(false) {
             Vec::new()
         } else {
-            error_lines(&plain)
+            error_lines(&plain, ok == Some(false))
         };
         // Error lines mean failure even after a zero exit: `build | head` exits with `head`.
         let succeeded = ok != Some(false) && errors.is_empty();
         let key = self.ex.commands[command].command.clone();
+        for commit in commits_made(&key, &plain, index) {
+            // A result read twice (a cell's output and its event) is one commit.
+            if !self.ex.commits.iter().any(|c| c.hash == commit.hash) {
+                self.ex.commits.push(commit);
+            }
+        }
         {
             let entry = &mut self.ex.commands[command];
             entry.outcome = Some(RunOutcome {
@@ -495,7 +592,14 @@ impl Builder {
         }
         if succeeded {
             for error in &mut self.ex.errors {
-                if error.command.as_deref() == Some(key.as_str()) {
+                let Some(by) = error.command.as_deref() else {
+                    continue;
+                };
+                let look = self
+                    .commands
+                    .get(by)
+                    .is_some_and(|&c| self.ex.commands[c].inspect);
+                if fixed_by(&error.text, by, look, &key) {
                     error.resolved = true;
                 }
             }
@@ -569,7 +673,7 @@ impl Builder {
             None => {
                 self.commands.insert(key.clone(), self.ex.commands.len());
                 self.ex.commands.push(CommandUse {
-                    test: is_test_command(&key),
+                    test: is_test_command(&key) || is_gate(&key),
                     inspect: is_inspection(&key),
                     command: key,
                     ..CommandUse::default()
@@ -645,22 +749,42 @@ impl Builder {
             Op::Write if seen => file.edit += 1,
             Op::Write => file.create += 1,
         }
+        file.gone = op == Op::Delete;
         file.last = index;
+        if op != Op::Read {
+            self.writes.push((index, slot));
+        }
     }
 
     pub(super) fn finish(mut self, records: &[Record]) -> Extract {
+        self.ex.running = self.running_labels();
         let said = |(index, text): (usize, String), max: usize| Said {
             text: one_line(&text, max),
             index,
         };
+        // A first request that was a chore gives way to the first request of substance.
+        if !self.ex.summarised && self.goal_doc.is_none() {
+            if let Some(goal) = goal_after_chore(&self.requests) {
+                self.goal = Some(goal.clone());
+            }
+        }
         let goal_index = self.goal.as_ref().map(|g| g.0);
         let task_index = self.task.as_ref().map(|t| t.0);
         let context_index = self.context.as_ref().map(|c| c.0);
         let shown =
             |i: usize| Some(i) == goal_index || Some(i) == task_index || Some(i) == context_index;
         let mut decisions: Vec<Decision> = Vec::new();
-        for (index, text) in &self.requests {
-            if !shown(*index) && is_decision_turn(text) {
+        // A turn sent again (after an interruption, a rejected call) is one turn, the latest;
+        // one that repeats the goal or the task is shown there.
+        let same = |a: &str, b: &str| a.trim() == b.trim();
+        let shown_text = |text: &str| {
+            [&self.goal, &self.task, &self.context]
+                .iter()
+                .any(|s| s.as_ref().is_some_and(|(_, t)| same(t, text)))
+        };
+        for (n, (index, text)) in self.requests.iter().enumerate() {
+            let again = self.requests[n + 1..].iter().any(|(_, t)| same(t, text));
+            if !shown(*index) && !again && !shown_text(text) && is_decision_turn(text) {
                 decisions.push(Decision {
                     text: one_line(text, DECISION_CHARS),
                     index: *index,
@@ -707,8 +831,15 @@ impl Builder {
             .into_iter()
             .map(|r| said(r, SAID_CHARS))
             .collect();
-        self.ex.goal = self.goal.map(|g| said(g, GOAL_CHARS));
-        self.ex.task = self.task.map(|t| said(t, SAID_CHARS));
+        // Long requests keep their details rather than their first few hundred characters.
+        self.ex.goal = self.goal.map(|(index, text)| Said {
+            text: compress(&text, GOAL_SHOWN),
+            index,
+        });
+        self.ex.task = self.task.map(|(index, text)| Said {
+            text: compress(&text, ASK_CHARS),
+            index,
+        });
         self.ex.context = self.context.map(|c| said(c, SAID_CHARS));
         if let Some(index) = self.last_text {
             let text = records[index].message().map(text_of).unwrap_or_default();
@@ -724,6 +855,11 @@ impl Builder {
                 });
             }
         }
+        self.ex.fresh = is_fresh(
+            self.ex.task.as_ref().map(|t| t.index),
+            self.last_text,
+            self.ex.last_call.as_ref().map(|c| c.index),
+        );
         for names in self.edits.iter().rev() {
             for name in names {
                 if self.ex.touched.len() < TOUCHED && !self.ex.touched.contains(name) {
@@ -748,6 +884,17 @@ impl Builder {
                 self.ex.todo_at = Some(*index);
             }
         }
+        if let Some(last) = self.ex.commits.last() {
+            let mut after: Vec<usize> = self
+                .writes
+                .iter()
+                .filter(|(index, _)| *index > last.index)
+                .map(|&(_, slot)| slot)
+                .collect();
+            after.sort_unstable();
+            after.dedup();
+            self.ex.uncommitted = after.len();
+        }
         let ex = &mut self.ex;
         // Changes weigh more than reads, and recent use up to twice as much as the first
         // record: the files a session is about, with the ones it is on now ahead.
@@ -756,8 +903,12 @@ impl Builder {
             let uses = u64::from(3 * f.edit + 2 * f.create + 2 * f.delete + f.read);
             uses * (n + f.last as u64) / n
         };
-        ex.files
-            .sort_by(|a, b| rank(b).cmp(&rank(a)).then(b.last.cmp(&a.last)));
+        // A deleted file is no file of the work any more: it goes after the live ones.
+        ex.files.sort_by(|a, b| {
+            (a.gone.cmp(&b.gone))
+                .then(rank(b).cmp(&rank(a)))
+                .then(b.last.cmp(&a.last))
+        });
         let group = |c: &CommandUse| {
             let failed = c.outcome.is_some_and(|o| o.ok == Some(false));
             match (failed, c.test, c.inspect) {
@@ -776,421 +927,6 @@ impl Builder {
     }
 }
 
+mod cells;
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::extract::testkit::*;
-
-    #[test]
-    fn goal_is_the_first_real_request_and_task_the_latest() {
-        let records = [
-            user("<system-reminder>ignore me</system-reminder>"),
-            user("/mode"),
-            user("fix the failing parser test in src/parse.rs"),
-            assistant("Looking."),
-            user("[Request interrupted by user]"),
-            user("also update the changelog for the release"),
-        ];
-        let ex = extract(&records);
-        assert_eq!(
-            ex.goal.unwrap().text,
-            "fix the failing parser test in src/parse.rs"
-        );
-        assert_eq!(
-            ex.task.unwrap().text,
-            "also update the changelog for the release"
-        );
-        assert_eq!(ex.requests, 2);
-        assert!(!ex.answered);
-    }
-
-    #[test]
-    fn a_short_request_leans_on_the_one_before() {
-        let records = [
-            user("release a new minor version with the theme changes"),
-            user("yeah, do it all"),
-        ];
-        let ex = extract(&records);
-        assert_eq!(
-            ex.now().unwrap(),
-            "release a new minor version with the theme changes | yeah, do it all"
-        );
-    }
-
-    #[test]
-    fn slash_command_arguments_are_the_users_words() {
-        let records = [user(
-            "<command-message>orchestrator is running…</command-message>\n<command-name>/orchestrator</command-name>\n<command-args>create TODO app by Next.js</command-args>",
-        )];
-        let ex = extract(&records);
-        assert_eq!(
-            ex.goal.unwrap().text,
-            "/orchestrator create TODO app by Next.js"
-        );
-    }
-
-    #[test]
-    fn files_come_from_tools_patches_and_shell_commands() {
-        let patch = "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-x\n+y\n*** Add File: src/new.rs\n+hi\n*** Delete File: old.txt\n*** End Patch";
-        let records = [
-            call("1", "Read", r#"{"file_path":"/repo/src/a.rs"}"#),
-            call("2", "Edit", r#"{"file_path":"/repo/src/a.rs","old_string":"x"}"#),
-            call("3", "Write", r#"{"file_path":"/repo/notes.md","content":"x"}"#),
-            call("4", "apply_patch", patch),
-            bash(
-                "5",
-                "cd /repo && rm -f build.log && sed -i 's/a/b/' Cargo.toml && cat README.md | grep foo > out.txt",
-            ),
-            call("6", "StrReplaceFile", r#"{"path":"/repo/src/a.rs","edit":{}}"#),
-            call("7", "Glob", r#"{"pattern":"**/*.rs","path":"/repo/src"}"#),
-            call("8", "read_many_files", r#"{"paths":["docs/a.md","docs/b.md"]}"#),
-        ];
-        let ex = extract(&records);
-        let mut got: Vec<(&str, String)> = ex
-            .files
-            .iter()
-            .map(|f| (f.path.as_str(), f.label()))
-            .collect();
-        got.sort();
-        // One `cd` and no recorded cwd: no root, so paths stay as the calls wrote them.
-        let want = [
-            ("/repo/notes.md", "c1"),
-            ("/repo/src/a.rs", "r1 e2"),
-            ("Cargo.toml", "e1"),
-            ("README.md", "r1"),
-            ("build.log", "d1"),
-            ("docs/a.md", "r1"),
-            ("docs/b.md", "r1"),
-            ("old.txt", "d1"),
-            ("out.txt", "c1"),
-            ("src/a.rs", "e1"),
-            ("src/new.rs", "c1"),
-        ];
-        let want: Vec<(&str, String)> = want.iter().map(|(p, l)| (*p, l.to_string())).collect();
-        assert_eq!(got, want);
-    }
-
-    #[test]
-    fn paths_are_relative_to_the_working_directory() {
-        let mut first = call("1", "Read", r#"{"file_path":"/w/p/src/main.rs"}"#);
-        first.raw = br#"{"cwd":"/w/p","type":"assistant"}"#;
-        let records = [
-            first,
-            bash("2", "cd /w/p && cargo test"),
-            bash("3", "cd /w/p/web; npm test"),
-            bash("4", "cd /w/pq && ls"),
-        ];
-        let ex = extract(&records);
-        assert_eq!(ex.root.as_deref(), Some("/w/p"));
-        assert_eq!(ex.files[0].path, "src/main.rs");
-        let mut commands: Vec<&str> = ex.commands.iter().map(|c| c.command.as_str()).collect();
-        commands.sort();
-        assert_eq!(
-            commands,
-            ["cargo test", "cd /w/pq && ls", "cd web && npm test"]
-        );
-    }
-
-    #[test]
-    fn inspections_show_text_not_errors() {
-        let records = [
-            bash("1", "cat notes.txt"),
-            result("1", "error: this line is a note\nExit code 0"),
-            bash("2", "cat missing.txt"),
-            result(
-                "2",
-                "cat: missing.txt: No such file or directory\nExit code 1",
-            ),
-        ];
-        let ex = extract(&records);
-        assert_eq!(ex.errors.len(), 1);
-        assert_eq!(
-            ex.errors[0].text,
-            "cat: missing.txt: No such file or directory"
-        );
-        assert!(error_lines("Output: x\nError: (none)\nExit Code: (none)").is_empty());
-    }
-
-    #[test]
-    fn meta_lines_and_user_commands_are_not_requests() {
-        let mut meta = user("Split complex tasks into independent subtasks");
-        meta.raw = br#"{"type":"user","isMeta":true}"#;
-        // pi's `bashExecution`: the user ran a command; its output answers no call.
-        let ran = record(Message::new(
-            Role::User,
-            vec![
-                Part::Text("npm test".into()),
-                Part::ToolResult {
-                    call_id: None,
-                    text: "Tests: 1 failed, 4 passed, 5 total".into(),
-                },
-            ],
-        ));
-        let ex = extract(&[meta, user("fix the flaky test in the cart module"), ran]);
-        assert_eq!(
-            ex.goal.unwrap().text,
-            "fix the flaky test in the cart module"
-        );
-        assert_eq!(ex.requests, 1);
-        assert_eq!(ex.commands[0].outcome.unwrap().label(), "4pass 1fail");
-        assert_eq!(
-            test_counts("ℹ tests 5\nℹ pass 4\nℹ fail 1"),
-            Some(TestCounts {
-                passed: 4,
-                failed: 1
-            })
-        );
-    }
-
-    #[test]
-    fn commands_keep_their_last_outcome_and_test_counts() {
-        let records = [
-            bash("1", "cargo test"),
-            result("1", "running 3 tests\ntest result: FAILED. 2 passed; 1 failed; 0 ignored\nerror: test failed, to rerun pass `--lib`"),
-            bash("2", "cargo test"),
-            result("2", "test result: ok. 3 passed; 0 failed;\n\ntest result: ok. 4 passed; 0 failed;"),
-        ];
-        let ex = extract(&records);
-        assert_eq!(ex.commands.len(), 1);
-        let command = &ex.commands[0];
-        assert_eq!(command.runs, 2);
-        assert!(command.test);
-        let outcome = command.outcome.unwrap();
-        assert_eq!(
-            outcome.tests,
-            Some(TestCounts {
-                passed: 7,
-                failed: 0
-            })
-        );
-        assert_eq!(outcome.label(), "7pass");
-        assert_eq!(ex.errors.len(), 1);
-        assert!(ex.errors[0].resolved, "{:?}", ex.errors);
-    }
-
-    #[test]
-    fn an_error_is_resolved_when_its_command_later_succeeds() {
-        let records = [
-            bash("1", "npm run build"),
-            result("1", "src/a.ts(1,1): error TS2305: no member\nExit code 2"),
-            bash("2", "npm test"),
-            result("2", "Error: Cannot find module 'x'\nExit code 1"),
-            bash("3", "npm run build"),
-            result("3", "built\nExit code 0"),
-        ];
-        let ex = extract(&records);
-        assert_eq!(ex.errors.len(), 2);
-        assert!(!ex.errors[0].resolved);
-        assert_eq!(ex.errors[0].text, "Error: Cannot find module 'x'");
-        assert!(ex.errors[1].resolved);
-        assert_eq!(ex.commands[0].command, "npm test");
-        assert_eq!(ex.commands[0].outcome.unwrap().label(), "exit 1");
-    }
-
-    #[test]
-    fn results_pair_by_order_when_there_is_no_id() {
-        let noid = |command: &str| {
-            record(Message::new(
-                Role::Assistant,
-                vec![Part::ToolCall {
-                    id: None,
-                    name: "shell".into(),
-                    arguments: serde_json::json!({ "command": ["bash", "-lc", command] })
-                        .to_string()
-                        .into(),
-                }],
-            ))
-        };
-        let answer = |text: &str| {
-            record(Message::new(
-                Role::Tool,
-                vec![Part::Text(text.to_owned().into())],
-            ))
-        };
-        let records = [
-            noid("make"),
-            noid("pytest"),
-            answer("Exit code: 2"),
-            answer("3 passed in 0.1s"),
-        ];
-        let ex = extract(&records);
-        let by_name = |name: &str| ex.commands.iter().find(|c| c.command == name).unwrap();
-        assert_eq!(by_name("make").outcome.unwrap().exit, Some(2));
-        assert_eq!(by_name("pytest").outcome.unwrap().label(), "3pass");
-    }
-
-    #[test]
-    fn next_is_the_newest_plan_or_todo() {
-        let records = [
-            user("ship the feature and its tests"),
-            call(
-                "1",
-                "TodoWrite",
-                r#"{"todos":[{"content":"write code","status":"completed"},{"content":"add tests","status":"pending"},{"content":"run linter","status":"in_progress"}]}"#,
-            ),
-            assistant("The code compiles. Next, I will add the integration tests for the parser."),
-        ];
-        let ex = extract(&records);
-        assert_eq!(ex.todos.len(), 2);
-        assert_eq!(ex.todos[0].text, "run linter");
-        assert!(ex.todos[0].active);
-        assert_eq!(
-            ex.plan.as_ref().unwrap().text,
-            "Next, I will add the integration tests for the parser."
-        );
-        assert_eq!(
-            ex.next().unwrap(),
-            "Next, I will add the integration tests for the parser."
-        );
-        assert!(ex.answered);
-        let done = [
-            user("hi there, what is this repository?"),
-            assistant("It is a CLI."),
-        ];
-        assert_eq!(extract(&done).next().unwrap(), "await user");
-        let mid = [user("run the tests please"), bash("1", "cargo test")];
-        assert_eq!(extract(&mid).next().unwrap(), "continue $ cargo test");
-    }
-
-    #[test]
-    fn codex_plans_and_kimi_todos_are_todos() {
-        let plan = [call(
-            "1",
-            "update_plan",
-            r#"{"plan":[{"step":"a","status":"completed"},{"step":"b","status":"pending"}]}"#,
-        )];
-        assert_eq!(extract(&plan).todos[0].text, "b");
-        let kimi = [call(
-            "1",
-            "SetTodoList",
-            r#"{"todos":[{"title":"x","status":"Done"},{"title":"y","status":"In Progress"}]}"#,
-        )];
-        let todos = extract(&kimi).todos;
-        assert_eq!(
-            todos,
-            [Todo {
-                text: "y".into(),
-                active: true
-            }]
-        );
-    }
-
-    #[test]
-    fn user_words_in_a_rejected_tool_use_are_a_request() {
-        let records = [
-            user("implement the sidebar button"),
-            call("1", "Edit", r#"{"file_path":"a.tsx"}"#),
-            result("1", "The user doesn't want to proceed with this tool use. To tell you how to proceed, the user said:\nuse a tooltip instead"),
-        ];
-        assert_eq!(
-            extract(&records).task.unwrap().text,
-            "use a tooltip instead"
-        );
-    }
-
-    #[test]
-    fn decisions_are_the_users_turns_answers_and_the_agents_reasons() {
-        let records = [
-            user("add retries to the uploader in src/upload.rs"),
-            assistant("I'll use exponential backoff because the server rate-limits at 10/s."),
-            user("always overwrite, the file may come from another device"),
-            user("continue"),
-            call("q", "AskUserQuestion", r#"{"questions":[]}"#),
-            result("q", "User has answered your questions: \"Max retries?\"=\"5\". You can now continue with the user's answers in mind."),
-            user("now write the unit tests for the retries, the backoff included"),
-        ];
-        let ex = extract(&records);
-        let got: Vec<(bool, &str)> = ex
-            .decisions
-            .iter()
-            .map(|d| (d.user, d.text.as_str()))
-            .collect();
-        assert_eq!(
-            got,
-            [
-                (
-                    false,
-                    "I'll use exponential backoff because the server rate-limits at 10/s."
-                ),
-                (
-                    true,
-                    "always overwrite, the file may come from another device"
-                ),
-                (true, "Max retries? → 5"),
-            ]
-        );
-    }
-
-    #[test]
-    fn a_leading_summary_gives_the_goal() {
-        let summary = "This session is being continued from a previous conversation that ran out of context.\nSummary:\n1. Primary Request and Intent:\n   - Make the parser handle nested quotes\n\n6. All user messages:\n   - \"the parser breaks on nested quotes, fix it\"\n";
-        let records = [user(summary), user("and also the docs")];
-        let ex = extract(&records);
-        assert!(ex.summarised);
-        assert_eq!(
-            ex.goal.unwrap().text,
-            "the parser breaks on nested quotes, fix it"
-        );
-        assert_eq!(
-            ex.brief.unwrap().text,
-            "intent: - Make the parser handle nested quotes"
-        );
-        assert_eq!(ex.task.unwrap().text, "and also the docs");
-        // A summary after the first request (a whole file) leaves the goal alone.
-        let later = [user("fix the parser"), user(summary)];
-        assert_eq!(extract(&later).goal.unwrap().text, "fix the parser");
-    }
-
-    #[test]
-    fn a_request_that_points_at_a_document_gets_its_gist() {
-        let records = [
-            user("read docs/task.md, it is my take-home"),
-            call("1", "Read", r#"{"file_path":"/repo/docs/task.md"}"#),
-            result("1", "     1→# Rate limiter\n     2→\n     3→Build a token bucket allowing 10 requests/s."),
-        ];
-        assert_eq!(
-            extract(&records).brief.unwrap().text,
-            "doc task.md: Rate limiter: Build a token bucket allowing 10 requests/s."
-        );
-    }
-
-    #[test]
-    fn sub_agents_in_flight_and_their_reports_are_state() {
-        let records = [
-            user("build the app"),
-            call(
-                "1",
-                "Task",
-                r#"{"description":"Types","prompt":"Write the types"}"#,
-            ),
-            result("1", "## Report\n\nCreated types/index.ts with Todo."),
-            call(
-                "2",
-                "Task",
-                r#"{"description":"Page","prompt":"Write page.tsx"}"#,
-            ),
-        ];
-        let ex = extract(&records);
-        assert_eq!(ex.delegated.len(), 1);
-        assert_eq!(ex.delegated[0].text, "Page: Write page.tsx");
-        assert_eq!(
-            ex.reports[0].text,
-            "Report: Created types/index.ts with Todo."
-        );
-    }
-
-    #[test]
-    fn unchecked_plan_items_are_the_next_step_without_a_todo_list() {
-        let records = [
-            user("ship it"),
-            call(
-                "1",
-                "ExitPlanMode",
-                r##"{"plan":"# Plan\n- [x] parse\n- [ ] wire the parser into main\n- [ ] docs"}"##,
-            ),
-            bash("2", "cargo build"),
-        ];
-        let ex = extract(&records);
-        assert_eq!(ex.next().unwrap(), "wire the parser into main");
-    }
-}
+mod tests;
