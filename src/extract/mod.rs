@@ -48,6 +48,7 @@
 //! - `next`: the next step, a request not acted on first;
 //! - `around`: the code around the latest edit, from the fullest copy of its file;
 //! - `text`: one-line text, cuts, escape removal;
+//! - `limits`: how many characters of each kind of text an extract keeps;
 //! - `shorten`: texts that shorten with a protected tail, shared by both renderers;
 //! - `dirs`: files in print order under their directory;
 //! - `caveman` and `bare`: the two renderings.
@@ -69,6 +70,7 @@ mod failures;
 mod gates;
 mod goal;
 mod js;
+mod limits;
 mod model;
 mod names;
 mod next;
@@ -102,23 +104,6 @@ use builder::Builder;
 use code_mode::has_item_events;
 use names::NAMES;
 use paths::find_root;
-
-/// Characters kept of the brief beside the goal; the renderers cut further to fit.
-const GOAL_CHARS: usize = 600;
-
-/// Characters kept of a request, an assistant text or a plan sentence.
-const SAID_CHARS: usize = 300;
-
-/// Characters kept of the latest request, compressed to its first line and its details (see
-/// `ask`).
-const ASK_CHARS: usize = 240;
-
-/// Characters kept of the goal, compressed the same way; the renderers cut further.
-const GOAL_SHOWN: usize = 300;
-
-/// A request lighter than this (CJK characters weigh two) leans on the one before it
-/// ("continue", "yeah, do it all"), so the task carries that one too.
-const SHORT_REQUEST: usize = 40;
 
 /// Extracts the entities of a transcript (its records in order).
 pub fn extract(records: &[Record]) -> Extract {

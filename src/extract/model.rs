@@ -311,13 +311,6 @@ impl Extract {
         })
     }
 
-    /// The next action (the rule of `extract/next.rs`): a request not acted on yet, else the newer
-    /// of the agent's stated plan and its first open todo, else `await user` when its turn is
-    /// over, or `continue <last call>` when it stopped mid-work.
-    pub fn next(&self) -> Option<String> {
-        super::next::next_step(self)
-    }
-
     /// The file the work is on: the changed file used last. A session that changed nothing
     /// has none (what it read last may be a sub-agent's look around).
     pub fn focus(&self) -> Option<&FileUse> {

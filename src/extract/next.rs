@@ -46,6 +46,15 @@ pub(super) fn next_step(ex: &Extract) -> Option<String> {
         .map(|call| format!("continue {}", call.text))
 }
 
+impl Extract {
+    /// The next action (the rule of this file): a request not acted on yet, else the newer
+    /// of the agent's stated plan and its first open todo, else `await user` when its turn is
+    /// over, or `continue <last call>` when it stopped mid-work.
+    pub fn next(&self) -> Option<String> {
+        next_step(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,9 +5,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::limits::SAID_CHARS;
 use super::model::Todo;
 use super::text::one_line;
-use super::SAID_CHARS;
 
 /// What a tool does, from its name (and, for multi-command editors, its arguments).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

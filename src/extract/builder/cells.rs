@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use super::{Builder, Pending, Told};
+use super::{Builder, Launch, Pending, Told};
 use crate::extract::background::{session_ended, Session};
 use crate::extract::code_mode::{
     cell_calls, cell_output, completed_item, exec_results, patch_applied, CellState, Completed,
@@ -332,13 +332,4 @@ impl Builder {
             })
             .collect()
     }
-}
-
-/// A command a code-mode cell started, until its event says it ended.
-#[derive(Debug, Clone)]
-pub(super) struct Launch {
-    /// The command, as the extract lists it.
-    key: String,
-    /// Its event came, or its cell returned without one (it is then running).
-    ended: bool,
 }

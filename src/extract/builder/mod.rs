@@ -18,6 +18,7 @@ use super::decisions::{answers, choice_sentences, is_decision_turn, is_rule, DEC
 use super::failures::fixed_by;
 use super::gates::is_gate;
 use super::goal::{gist, pointed_document, summary_first_words, summary_goal, summary_pending};
+use super::limits::{ASK_CHARS, GOAL_CHARS, GOAL_SHOWN, SAID_CHARS, SHORT_REQUEST};
 use super::model::*;
 use super::names::{edit_names, EDITS_TOUCHED};
 use super::next::is_fresh;
@@ -33,7 +34,6 @@ use super::text::{cut, has, one_line, plain_text};
 use super::tools::{
     argument_paths, delegated_task, patch_paths, shell_command, todo_items, tool_kind, Op, Tool,
 };
-use super::{ASK_CHARS, GOAL_CHARS, GOAL_SHOWN, SAID_CHARS, SHORT_REQUEST};
 use crate::transcript::classify::{is_compaction_summary, text_of};
 use crate::transcript::{Message, Part, Record, Role};
 
@@ -126,11 +126,11 @@ pub(super) struct Builder {
     unread_patches: usize,
     /// Commands left running, by session id: the command's index and the record that said so.
     running: Vec<(String, usize, usize)>,
-    /// The session records each command and patch as an event (`cells::Launch`): the
+    /// The session records each command and patch as an event (`Launch`): the
     /// commands and files of cells come from those.
     pub(super) item_events: bool,
     /// Commands cells started, waiting for the event that says they ended.
-    launches: Vec<cells::Launch>,
+    launches: Vec<Launch>,
     /// Each change to a file: (record index, file slot), for what the latest commit left out.
     writes: Vec<(usize, usize)>,
 }
@@ -928,5 +928,15 @@ impl Builder {
 }
 
 mod cells;
+
+/// A command a code-mode cell started, until its event says it ended.
+#[derive(Debug, Clone)]
+struct Launch {
+    /// The command, as the extract lists it.
+    key: String,
+    /// Its event came, or its cell returned without one (it is then running).
+    ended: bool,
+}
+
 #[cfg(test)]
 mod tests;

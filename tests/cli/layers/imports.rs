@@ -518,8 +518,11 @@ fn paths(tokens: &[Token], module: &[String]) -> Vec<Named> {
             i = end;
             continue;
         }
+        // `pub(in crate::a)` says who may see an item, and names no import.
+        let visibility = i >= 2 && texts[i - 1] == "in" && texts[i - 2] == "(";
         let starts_path = texts.get(i + 1) == Some(&"::")
             && (i == 0 || texts[i - 1] != "::")
+            && !visibility
             && is_ident(texts[i]);
         if starts_path {
             let mut segments = vec![texts[i].to_owned()];
