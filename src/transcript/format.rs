@@ -131,6 +131,14 @@ pub trait Format: Sync {
         lines.to_vec()
     }
 
+    /// Whether the agent's own compaction keeps user messages from before its marker in the
+    /// live context, beside the summary (Copilot CLI lists its first and last ones): a
+    /// summarised user message found there is the agent's rule at work, not a write's
+    /// left-over.
+    fn lists_users_beside_summary(&self) -> bool {
+        false
+    }
+
     /// Whether the records carry ids the agent indexes (every tree's, Gemini CLI's message
     /// ids): two lines with one id are then a defect.
     fn has_ids(&self) -> bool {

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use super::checks::{
     escaped, failed, identity, newest_request, read_back, read_before, tool_pairs, Failed, Identity,
 };
-use crate::transcript::classify::text_of;
+use crate::transcript::classify::{is_real_user_request, text_of};
 use crate::transcript::load::Transcript;
 use crate::transcript::write::Compacted;
 use crate::transcript::{Event, FormatId, Keep, Part, Record, Role};
@@ -71,7 +71,7 @@ pub fn check_against(
     if let Some(marker) = marker {
         references(&new, marker)?;
     }
-    summarised_gone(old, &new, written, planned)?;
+    summarised_gone(old, &new, format, written, planned)?;
     tool_pairs(old, &new)?;
     newest_message(old, &new, written, planned)
 }
@@ -176,15 +176,17 @@ fn references(transcript: &Transcript, marker: usize) -> Result<(), Failed> {
 }
 
 /// `summarised-gone`: no message `planned` summarised is in the live context of `new` (the
-/// bookkeeping a format keeps there never reaches the model). A record with an id is there when a record of the context has its id (and no kept record does); one
-/// without, when the context holds more lines with its bytes than the kept records do. A line
-/// whose text the mode keeps beside the summary (kimi-code's user mode) is kept, not left: its
+/// bookkeeping a format keeps there never reaches the model; the user messages an agent's own
+/// rule lists beside its summary, Copilot's, are its choice). A record with an id is there when
+/// a record of the context has its id (and no kept record does); one without, when the
+/// context holds more lines with its bytes than the kept records do. A line whose text the mode keeps beside the summary (kimi-code's user mode) is kept, not left: its
 /// new line may well have the same bytes. The record this run wrote the summary into is never a
 /// left-over, though it may have the bytes of an earlier summary it replaces (the same summary
 /// injected twice).
 fn summarised_gone(
     old: &Transcript,
     new: &Transcript,
+    format: FormatId,
     written: Written,
     planned: &Planned,
 ) -> Result<(), Failed> {
@@ -194,8 +196,16 @@ fn summarised_gone(
     }
     let mut live: HashMap<Identity, (usize, usize)> = HashMap::new();
     let summary_record = written.map(|(position, _)| position);
+    // Where the agent's rule lists the user's messages beside its summary (Copilot), those
+    // before the newest marker are its own choice.
+    let marker = new.context.iter().rposition(|r| r.compaction);
+    let listed = |position: usize, record: &Record| {
+        format.format().lists_users_beside_summary()
+            && marker.is_some_and(|m| position < m)
+            && record.message().is_some_and(is_real_user_request)
+    };
     for (position, record) in new.context.iter().enumerate() {
-        if Some(position) == summary_record {
+        if Some(position) == summary_record || listed(position, record) {
             continue;
         }
         let entry = live.entry(identity(record)).or_insert((0, record.line));

@@ -83,6 +83,11 @@ impl Format for Copilot {
         Some(COMPACTION)
     }
 
+    fn lists_users_beside_summary(&self) -> bool {
+        // The live rule (live.rs) keeps the first and last user messages before a marker.
+        true
+    }
+
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
         let event: Event_<'a> = serde_json::from_str(text)?;
         let Some(kind) = event.kind else {
