@@ -11,7 +11,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::harness::{
-    agent_bin, assert_last_question_sent, first_field, inject, installed, isolated, strings,
+    agent_bin, assert_last_question_sent, first_field, inject, installed, isolated, sent_for,
+    strings,
 };
 use super::SUMMARY;
 use crate::util::fixture;
@@ -65,18 +66,14 @@ pub(super) fn resume(session: &Path) -> Value {
             OsStr::new(PROMPT),
         ],
     );
-    requests
-        .into_iter()
-        .rev()
-        .filter(|r| r["method"] == "POST" && r["path"].as_str().unwrap().ends_with("/responses"))
-        .map(|r| r["body"]["input"].clone())
-        .find(|input| strings(input).contains(PROMPT))
-        .unwrap_or_else(|| {
-            panic!(
-                "{}: Codex sent no request with the prompt",
-                session.display()
-            )
-        })
+    sent_for(
+        requests,
+        |path| path.ends_with("/responses"),
+        "input",
+        PROMPT,
+        "Codex",
+        session,
+    )
 }
 
 /// The text of the input messages with `role`, in order, without the ones Codex writes itself

@@ -11,7 +11,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::harness::{
-    agent_bin, agents_dir, first_field, handoffs_both_ways, inject, installed, isolated, strings,
+    agent_bin, agents_dir, first_field, handoffs_both_ways, inject, installed, isolated, sent_for,
+    strings,
 };
 use super::SUMMARY;
 use crate::util::{condense_ok, fixture};
@@ -64,18 +65,14 @@ fn resume(session: &Path) -> Value {
             OsStr::new(PROMPT),
         ],
     );
-    requests
-        .into_iter()
-        .rev()
-        .filter(|r| r["method"] == "POST" && r["path"].as_str().unwrap().starts_with("/copilot"))
-        .map(|r| r["body"]["messages"].clone())
-        .find(|messages| strings(messages).contains(PROMPT))
-        .unwrap_or_else(|| {
-            panic!(
-                "{}: Copilot sent no request with the prompt",
-                session.display()
-            )
-        })
+    sent_for(
+        requests,
+        |path| path.starts_with("/copilot"),
+        "messages",
+        PROMPT,
+        "Copilot",
+        session,
+    )
 }
 
 /// The text of each message, in order.

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::harness::{
-    agents_dir, first_field, handoffs_both_ways, inject, installed, isolated, strings,
+    agents_dir, first_field, handoffs_both_ways, inject, installed, isolated, sent_for, strings,
 };
 use super::SUMMARY;
 use crate::util::{condense_ok, fixture};
@@ -65,18 +65,14 @@ fn resume(session: &Path) -> Value {
         RESUME,
         &[droid_bin().as_os_str(), OsStr::new(&id), OsStr::new(PROMPT)],
     );
-    requests
-        .into_iter()
-        .rev()
-        .filter(|r| r["method"] == "POST" && r["path"].as_str().unwrap().starts_with("/droid"))
-        .map(|r| r["body"]["messages"].clone())
-        .find(|messages| strings(messages).contains(PROMPT))
-        .unwrap_or_else(|| {
-            panic!(
-                "{}: Droid sent no request with the prompt",
-                session.display()
-            )
-        })
+    sent_for(
+        requests,
+        |path| path.starts_with("/droid"),
+        "messages",
+        PROMPT,
+        "Droid",
+        session,
+    )
 }
 
 /// The text of each message Droid sent, leaving out its own `<system-reminder>` messages.

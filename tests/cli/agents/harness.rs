@@ -325,3 +325,28 @@ pub fn handoffs_both_ways(
         "Claude Code did not get {to}'s last request"
     );
 }
+
+/// What the agent sent the model for `prompt`: the body field `field` of the newest request it
+/// POSTed to a path `route` accepts that holds the prompt (`agent` and `session` name the run
+/// in the failure).
+pub fn sent_for(
+    requests: Vec<Value>,
+    route: impl Fn(&str) -> bool,
+    field: &str,
+    prompt: &str,
+    agent: &str,
+    session: &Path,
+) -> Value {
+    requests
+        .into_iter()
+        .rev()
+        .filter(|r| r["method"] == "POST" && r["path"].as_str().is_some_and(&route))
+        .map(|r| r["body"][field].clone())
+        .find(|sent| strings(sent).contains(prompt))
+        .unwrap_or_else(|| {
+            panic!(
+                "{}: {agent} sent no request with the prompt",
+                session.display()
+            )
+        })
+}
