@@ -7,10 +7,11 @@ use std::io::Write;
 
 use anyhow::{bail, Result};
 
+use super::document::in_place_file;
 use super::options;
 use super::settings;
 use super::shared::{refuse_cut_off, transcript_warnings};
-use super::source::{in_place_file, read_source, refuse_compressed_in_place, single_source};
+use super::source::{read_source, refuse_compressed_in_place, single_source};
 use super::verified::verify_pruned;
 use crate::cli::{PruneArgs, SettingsArgs};
 use crate::compaction::prune::plan;

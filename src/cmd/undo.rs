@@ -45,7 +45,7 @@ fn backup_of(entry: &Entry) -> Option<Vec<u8>> {
 /// Runs `undo`.
 pub fn run(args: &UndoArgs, out: &mut dyn Write) -> Result<Outcome> {
     // A document session (Gemini CLI's legacy file) is written back beside it.
-    let path = &super::source::undo_file(&args.file);
+    let path = &super::document::undo_file(&args.file);
     let name = path.display().to_string();
     if args.list {
         let entries = journal::entries(path)?;

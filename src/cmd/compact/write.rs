@@ -9,9 +9,9 @@ use serde::Serialize;
 
 use super::Run;
 use crate::cli::CompactFormat;
+use crate::cmd::document::in_place_file;
 use crate::cmd::handoff;
 use crate::cmd::options;
-use crate::cmd::source::in_place_file;
 use crate::compaction::ladder::{Choice, Made, Pruned, Rung, Unchanged};
 use crate::compaction::writer::document;
 use crate::output::{write_json_line, Warnings};

@@ -9,10 +9,11 @@ use std::path::Path;
 use anyhow::Result;
 
 use self::input::{in_place_target, read_summary, Planner};
+use super::document::in_place_file;
 use super::handoff;
 use super::options;
 use super::shared::{refuse_cut_off, transcript_warnings};
-use super::source::{in_place_file, read_source, refuse_compressed_in_place, single_source};
+use super::source::{read_source, refuse_compressed_in_place, single_source};
 use super::verified::{write_compaction, Verify};
 use crate::cli::{InjectArgs, InjectFormat};
 use crate::compaction::handover;
