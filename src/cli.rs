@@ -7,7 +7,7 @@ use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use crate::prompts::Style;
 use crate::sessions::Agent;
 use crate::settings::MaxContext;
-use crate::tokens::{bpe, Family, Tokenizer};
+use crate::tokens::{bpe, Estimator, Family, Tokenizer};
 use crate::transcript::FormatId;
 
 /// The version line `--version` prints: the version, then the optional features built in, so a
@@ -43,11 +43,14 @@ pub struct Cli {
 pub enum Command {
     /// Count the tokens of transcripts, and tell whether compaction is due.
     ///
-    /// Prints one JSON object per FILE (file, detected format, tokens, messages, counts by role
-    /// and by part kind, bookkeeping records), then a total line when there are several. Files
-    /// are read in parallel and reported in argument order. Tokens, messages and the counts
-    /// describe the live context, what the agent sends its model; "whole_file" counts every
-    /// line. Claude Code sidechain (sub-agent) messages are counted apart, under "sidechain".
+    /// Leads with the context size the agent sees: the last usage figure its provider recorded
+    /// plus the estimate of what came after it (or the estimate alone where the session records
+    /// none). At a terminal it prints a table; piped, or with --format jsonl, one JSON object
+    /// per FILE (file, format, tokenizer, context, tokens and messages of the live context,
+    /// counts by role and by part kind, bookkeeping records), then a total line when there are
+    /// several. Files are read in parallel and reported in argument order. "tokens" counts only
+    /// the messages, by the estimator; "whole_file" counts every line. Claude Code sidechain
+    /// (sub-agent) messages are counted apart, under "sidechain".
     Estimate(EstimateArgs),
     /// Decide which records a compaction keeps and which it summarises.
     ///
@@ -833,48 +836,60 @@ pub struct BareArgs {
 /// How tokens are counted; shared by the commands that count.
 #[derive(Debug, Args)]
 pub struct TokenizerArgs {
-    /// The estimator.
+    /// The estimator [default: the session's own: fast, weighted for the family of the model
+    /// it records (Claude's for Claude Code and Anthropic lists); chars4 for kimi-cli's format]
     ///
     /// chars4: characters of text and tool-result parts ÷ 4, floored once over the whole sum
     /// (kimi-cli). chars3.5: the same ÷ 3.5. kimi-code: ⌈ascii/4⌉ + non-ascii per string,
     /// plus the role, thinking, tool calls and 2000 per media part. fast: a one-pass
     /// character-class estimate of text, thinking, tool results and tool calls, weighted for
-    /// --family. o200k, cl100k: exact OpenAI BPE counts of the same parts as fast.
+    /// --family (OpenAI's unless given). o200k, cl100k: exact OpenAI BPE counts of the same
+    /// parts as fast. `--preset kimi` counts with chars4 and `--preset kimi-code` with
+    /// kimi-code, as those agents do.
     #[arg(long, value_enum, value_name = "NAME")]
     pub tokenizer: Option<TokenizerName>,
 
-    /// The tokenizer family whose weights `fast` uses.
-    #[arg(hide_short_help = true, long, value_enum, default_value = "openai")]
-    pub family: FamilyName,
+    /// The tokenizer family whose weights `fast` uses; alone, it selects `fast`.
+    #[arg(hide_short_help = true, long, value_enum)]
+    pub family: Option<FamilyName>,
 
-    /// The transcript language: `es` selects chars3.5 unless --tokenizer is given.
-    #[arg(hide_short_help = true, long, value_enum, default_value = "en")]
-    pub lang: Lang,
+    /// The transcript language: `es` selects chars3.5 and `en` chars4, unless --tokenizer is
+    /// given.
+    #[arg(hide_short_help = true, long, value_enum)]
+    pub lang: Option<Lang>,
 }
 
 impl TokenizerArgs {
-    /// The estimator these flags select.
-    pub fn tokenizer(&self) -> anyhow::Result<Tokenizer> {
-        let name = self.tokenizer.unwrap_or(match self.lang {
-            Lang::En => TokenizerName::Chars4,
-            Lang::Es => TokenizerName::Chars35,
-        });
+    /// The estimator these flags select; `preset` is the one a named preset brings (see
+    /// [`crate::settings::Settings::preset_tokenizer`]). With none of them, the session's own.
+    pub fn estimator(&self, preset: Option<Tokenizer>) -> anyhow::Result<Estimator> {
+        let family = |name: FamilyName| match name {
+            FamilyName::Openai => Family::Openai,
+            FamilyName::Claude => Family::Claude,
+            FamilyName::Claude47 => Family::Claude47,
+        };
+        let named = match (self.tokenizer, self.lang, self.family) {
+            (Some(name), _, _) => Some(name),
+            (None, Some(Lang::En), _) => Some(TokenizerName::Chars4),
+            (None, Some(Lang::Es), _) => Some(TokenizerName::Chars35),
+            (None, None, Some(_)) => Some(TokenizerName::Fast),
+            (None, None, None) => None,
+        };
+        let Some(name) = named else {
+            return Ok(preset.map_or(Estimator::Session, Estimator::Given));
+        };
         let bpe_only = matches!(name, TokenizerName::O200k | TokenizerName::Cl100k);
         if bpe_only && !bpe::AVAILABLE {
             anyhow::bail!("this condense was built without the `bpe` feature, so o200k and cl100k are not available");
         }
-        Ok(match name {
+        Ok(Estimator::Given(match name {
             TokenizerName::Chars4 => Tokenizer::Chars4,
             TokenizerName::Chars35 => Tokenizer::Chars35,
             TokenizerName::KimiCode => Tokenizer::KimiCode,
-            TokenizerName::Fast => Tokenizer::Fast(match self.family {
-                FamilyName::Openai => Family::Openai,
-                FamilyName::Claude => Family::Claude,
-                FamilyName::Claude47 => Family::Claude47,
-            }),
+            TokenizerName::Fast => Tokenizer::Fast(self.family.map_or(Family::Openai, family)),
             TokenizerName::O200k => Tokenizer::O200k,
             TokenizerName::Cl100k => Tokenizer::Cl100k,
-        })
+        }))
     }
 }
 
@@ -917,13 +932,27 @@ pub enum Lang {
     Es,
 }
 
-/// Output formats of reports.
+/// Output formats of reports. Without `--format`, a terminal gets `text` and a pipe `jsonl`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
-    /// One JSON object per line.
-    Json,
+    /// Aligned columns for a person.
+    Text,
+    /// One JSON object per line (`json` is its old name, kept for one release).
+    #[value(alias = "json")]
+    Jsonl,
     /// A Markdown table.
     Markdown,
+}
+
+impl ReportFormat {
+    /// The format asked for, else `text` at a terminal and `jsonl` for a program.
+    pub fn chosen(asked: Option<ReportFormat>) -> ReportFormat {
+        asked.unwrap_or(if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+            ReportFormat::Text
+        } else {
+            ReportFormat::Jsonl
+        })
+    }
 }
 
 /// The arguments of `condense doctor`.
@@ -954,9 +983,9 @@ pub struct DoctorArgs {
     )]
     pub backup_suffix: String,
 
-    /// Output format.
-    #[arg(long, value_enum, default_value = "json")]
-    pub format: ReportFormat,
+    /// Output format [default: text at a terminal, else jsonl].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ReportFormat>,
 }
 
 /// The arguments of `condense undo`.
@@ -986,13 +1015,9 @@ pub struct EstimateArgs {
     #[command(flatten)]
     pub tokens: TokenizerArgs,
 
-    /// Report the context size as the agent sees it.
-    ///
-    /// That is the last usage figure the provider recorded (kimi-cli `_usage`, Claude Code `usage`
-    /// by message id, Codex `token_count`, pi and Gemini usage) plus the estimate of the live
-    /// context after it. A figure recorded before the latest compaction marker is void, also on a
-    /// record the compaction kept.
-    #[arg(long)]
+    /// Always on now: every report leads with the context size as the agent sees it (kept so
+    /// that scripts which pass it go on working, for one release).
+    #[arg(long, hide = true)]
     pub context: bool,
 
     /// The model's context window, or `auto`: the window of the model the session records.
@@ -1032,9 +1057,9 @@ pub struct EstimateArgs {
     #[command(flatten)]
     pub settings: SettingsArgs,
 
-    /// Output format.
-    #[arg(long, value_enum, default_value = "json")]
-    pub format: ReportFormat,
+    /// Output format [default: text at a terminal, else jsonl].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ReportFormat>,
 
     /// Print only the number of tokens, summed over all files.
     ///
@@ -1080,9 +1105,9 @@ pub struct HistoryArgs {
     #[arg(long, value_name = "TEXT")]
     pub search: Option<String>,
 
-    /// Output form of the list.
-    #[arg(long, value_enum, default_value = "json")]
-    pub format: ReportFormat,
+    /// Output form of the list [default: text at a terminal, else jsonl].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ReportFormat>,
 }
 
 /// The summaries `eval` makes itself.

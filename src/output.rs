@@ -125,7 +125,7 @@ impl<T: Serialize> Serialize for OrderedMap<T> {
     }
 }
 
-/// A Markdown table, written once all rows are known.
+/// A table, written once all rows are known: as Markdown, or as aligned columns for a person.
 pub struct Table {
     header: Vec<String>,
     rows: Vec<Vec<String>>,
@@ -159,6 +159,80 @@ impl Table {
         }
         Ok(())
     }
+}
+
+impl Table {
+    /// Writes the table as aligned columns, two spaces apart: a column whose every cell is a
+    /// number (or `-`) is right-aligned, with thousands separated by commas so that a reader
+    /// sees 71,102 at a glance.
+    pub fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
+        let columns = self.header.len();
+        // A number, a percentage, or a blank (`-`, or nothing in a total row).
+        let number_like = |v: &str| {
+            let digits = v.strip_suffix('%').unwrap_or(v);
+            v.is_empty() || v == "-" || digits.parse::<u64>().is_ok()
+        };
+        let numeric: Vec<bool> = (0..columns)
+            .map(|c| {
+                let cells = || self.rows.iter().filter_map(|row| row.get(c));
+                cells().any(|v| !v.is_empty() && v != "-") && cells().all(|v| number_like(v))
+            })
+            .collect();
+        let cells: Vec<Vec<String>> = std::iter::once(self.header.clone())
+            .chain(self.rows.iter().map(|row| {
+                row.iter()
+                    .enumerate()
+                    .map(|(c, v)| match v.parse::<u64>() {
+                        Ok(n) if numeric[c] => thousands(n),
+                        _ => sanitize(v),
+                    })
+                    .collect()
+            }))
+            .collect();
+        let widths: Vec<usize> = (0..columns)
+            .map(|c| {
+                cells
+                    .iter()
+                    .map(|row| row.get(c).map_or(0, |v| v.chars().count()))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        for row in &cells {
+            let mut line = String::new();
+            for (c, value) in row.iter().enumerate() {
+                let pad = widths[c] - value.chars().count();
+                if c > 0 {
+                    line.push_str("  ");
+                }
+                if numeric[c] {
+                    line.extend(std::iter::repeat_n(' ', pad));
+                    line.push_str(value);
+                } else {
+                    line.push_str(value);
+                    if c + 1 < row.len() {
+                        line.extend(std::iter::repeat_n(' ', pad));
+                    }
+                }
+            }
+            out.write_all(line.trim_end().as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+}
+
+/// `n` with its thousands separated by commas: 71102 reads 71,102.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped
 }
 
 fn escape_cell(cell: &str) -> String {
@@ -242,6 +316,42 @@ impl Warnings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(71102), "71,102");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn text_tables_align_words_left_and_numbers_right() {
+        let mut table = Table::new(&["file", "context", "used", "note"]);
+        table.row(vec![
+            "a.jsonl".into(),
+            "71102".into(),
+            "36%".into(),
+            "x".into(),
+        ]);
+        table.row(vec![
+            "long-name.jsonl".into(),
+            "-".into(),
+            "5%".into(),
+            "".into(),
+        ]);
+        table.row(vec!["total".into(), "".into(), "".into(), "".into()]);
+        let mut out = Vec::new();
+        table.write_text(&mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "file             context  used  note\n\
+             a.jsonl           71,102   36%  x\n\
+             long-name.jsonl        -    5%\n\
+             total\n"
+        );
+    }
 
     #[test]
     fn sanitize_escapes_terminal_codes() {

@@ -12,7 +12,7 @@
 set -eu
 # The list is a file, not a pipe, so that a `condense sessions` that fails fails the run.
 measure='l=$(mktemp) && condense sessions -0 > "$l" &&
-  xargs -0 -r -n 16 -P 4 condense estimate --context --no-total --keep-going < "$l"
+  xargs -0 -r -n 16 -P 4 condense estimate --format jsonl --no-total --keep-going < "$l"
   s=$?; rm -f "$l"; exit $s'
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

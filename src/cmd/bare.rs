@@ -18,10 +18,11 @@ use crate::Outcome;
 
 /// Runs `bare`.
 pub fn run(args: &BareArgs, out: &mut dyn Write) -> Result<Outcome> {
-    let tokenizer = args.tokens.tokenizer()?;
+    let estimator = args.tokens.estimator(None)?;
     let source = single_source(&args.input)?;
     let bytes = read_source(&source)?;
     let transcript = Transcript::parse(&source.name(), &bytes, options::load(&args.input.read))?;
+    let tokenizer = transcript.tokenizer(estimator);
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
     let lines = bare(&live_extract(&transcript), args.budget, tokenizer);

@@ -20,10 +20,11 @@ use crate::Outcome;
 
 /// Runs `caveman`.
 pub fn run(args: &CavemanArgs, out: &mut dyn Write) -> Result<Outcome> {
-    let tokenizer = args.tokens.tokenizer()?;
+    let estimator = args.tokens.estimator(None)?;
     let source = single_source(&args.input)?;
     let bytes = read_source(&source)?;
     let transcript = Transcript::parse(&source.name(), &bytes, options::load(&args.input.read))?;
+    let tokenizer = transcript.tokenizer(estimator);
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
     let summary = caveman(&live_extract(&transcript), args.budget, tokenizer);

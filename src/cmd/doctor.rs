@@ -96,13 +96,14 @@ pub fn run(args: &DoctorArgs, out: &mut dyn Write) -> Result<Outcome> {
             });
         }
     }
-    match args.format {
-        ReportFormat::Json => {
+    match ReportFormat::chosen(args.format) {
+        ReportFormat::Jsonl => {
             for report in &reports {
                 output::write_json_line(out, report)?;
             }
         }
-        ReportFormat::Markdown => write_markdown(out, &reports)?,
+        ReportFormat::Markdown => write_table(out, &reports, false)?,
+        ReportFormat::Text => write_table(out, &reports, true)?,
     }
     Ok(Outcome::Success)
 }
@@ -121,7 +122,9 @@ fn skipped_lines(transcript: &Transcript) -> Vec<usize> {
         .collect()
 }
 
-fn write_markdown(out: &mut dyn Write, reports: &[Report]) -> Result<()> {
+/// The reports as a table (Markdown, or aligned columns with `text`), then a line for each
+/// finding and repair.
+fn write_table(out: &mut dyn Write, reports: &[Report], text: bool) -> Result<()> {
     let mut table = output::Table::new(&["file", "format", "messages", "reachable", "defects"]);
     for report in reports {
         let d = &report.diagnosis;
@@ -141,7 +144,11 @@ fn write_markdown(out: &mut dyn Write, reports: &[Report]) -> Result<()> {
             },
         ]);
     }
-    table.write(out)?;
+    if text {
+        table.write_text(out)?;
+    } else {
+        table.write(out)?;
+    }
     for report in reports {
         let d = &report.diagnosis;
         for f in &d.findings {

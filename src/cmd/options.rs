@@ -12,7 +12,8 @@ use crate::persist;
 use crate::prompts::{self, Style};
 use crate::prune;
 use crate::settings::{config, Keep, Settings};
-use crate::transcript::load::LoadOptions;
+use crate::tokens::Tokenizer;
+use crate::transcript::load::{LoadOptions, Transcript};
 
 /// How the transcript is read.
 pub fn load(read: &ReadArgs) -> LoadOptions {
@@ -23,12 +24,27 @@ pub fn load(read: &ReadArgs) -> LoadOptions {
     }
 }
 
-/// How the transcript is planned: the plan flags, else what `settings` keep.
-pub fn plan(args: &PlanArgs, settings: &Settings) -> anyhow::Result<PlanOptions> {
+/// How `transcript` is planned: the plan flags, else what `settings` keep.
+pub fn plan(
+    args: &PlanArgs,
+    settings: &Settings,
+    transcript: &Transcript,
+) -> anyhow::Result<PlanOptions> {
     Ok(PlanOptions {
         keeping: keeping(args).unwrap_or(Keeping::Rule(settings.keep)),
-        tokenizer: args.tokens.tokenizer()?,
+        tokenizer: tokenizer(args, settings, transcript)?,
     })
+}
+
+/// What `transcript` is counted with: the estimator the flags name, else a named preset's,
+/// else the session's own.
+pub fn tokenizer(
+    args: &PlanArgs,
+    settings: &Settings,
+    transcript: &Transcript,
+) -> anyhow::Result<Tokenizer> {
+    let estimator = args.tokens.estimator(settings.preset_tokenizer())?;
+    Ok(transcript.tokenizer(estimator))
 }
 
 /// What the plan flags keep, if they say (clap lets at most one mode through).

@@ -40,7 +40,7 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
     }
     let bytes = read_source(&source)?;
     let transcript = Transcript::parse(&source.name(), &bytes, options::load(&args.input.read))?;
-    let planning = options::plan(&args.plan, &settings)?;
+    let planning = options::plan(&args.plan, &settings, &transcript)?;
     let plan = planning.plan(&transcript)?;
     let tokenizer = planning.tokenizer;
     let mut warnings = Warnings::default();

@@ -20,7 +20,7 @@ use crate::output::{self, Warnings};
 use crate::persist;
 use crate::prune::Options;
 use crate::settings::Flags;
-use crate::tokens::Tokenizer;
+use crate::tokens::Estimator;
 use crate::transcript::load::{LoadOptions, Transcript};
 use crate::Outcome;
 
@@ -28,7 +28,7 @@ use crate::Outcome;
 pub fn run(args: &PruneArgs, out: &mut dyn Write) -> Result<Outcome> {
     let source = single_source(&args.input)?;
     refuse_compressed_in_place(&args.input, &source, args.in_place)?;
-    let tokenizer = args.tokens.tokenizer()?;
+    let estimator = args.tokens.estimator(None)?;
     let config = SettingsArgs {
         preset: None,
         config: args.config.clone(),
@@ -38,7 +38,7 @@ pub fn run(args: &PruneArgs, out: &mut dyn Write) -> Result<Outcome> {
     let run = Run {
         args,
         options: &knobs,
-        tokenizer,
+        estimator,
         load: options::load(&args.input.read),
     };
     if args.in_place {
@@ -74,7 +74,7 @@ pub fn run(args: &PruneArgs, out: &mut dyn Write) -> Result<Outcome> {
 struct Run<'r> {
     args: &'r PruneArgs,
     options: &'r Options,
-    tokenizer: Tokenizer,
+    estimator: Estimator,
     load: LoadOptions,
 }
 
@@ -103,7 +103,11 @@ impl Run<'_> {
             out.write_all(bytes)?;
             return Ok((Outcome::NothingToCompact, warnings));
         }
-        let plan = plan(&transcript, self.tokenizer, self.options)?;
+        let plan = plan(
+            &transcript,
+            transcript.tokenizer(self.estimator),
+            self.options,
+        )?;
         if self.args.report {
             output::write_json_line(out, &plan.report(&transcript))?;
             return Ok((Outcome::Success, warnings));

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use super::{Measure, RecordMeasure};
 use crate::input::{for_each_block, Block, Line};
-use crate::tokens::Tokenizer;
+use crate::tokens::{Estimator, Tokenizer};
 use crate::transcript::live::{live, newest_void, Live};
 use crate::transcript::read::{detect_format, no_message_error, read_each_record, BadLine};
 use crate::transcript::trigger::Earlier;
@@ -22,13 +22,15 @@ pub struct FileOptions {
     pub from: Option<FormatId>,
     /// Skip malformed lines instead of failing.
     pub skip_invalid: bool,
-    /// How tokens are counted.
-    pub tokenizer: Tokenizer,
+    /// How tokens are counted: the estimator named, or the session's own, picked from the
+    /// first block (see [`crate::transcript::format::Format::default_tokenizer`]).
+    pub estimator: Estimator,
     /// Keep a row per message of the live context.
     pub per_message: bool,
     /// Every record is the context, in file order.
     pub whole_file: bool,
-    /// Note the model the session records, for `--max-context auto`.
+    /// Note the model the session last names (for `--max-context auto`, `--explain` and the
+    /// table); it costs a look at every line.
     pub model: bool,
     /// Note the agent's earlier compactions, for `--explain`.
     pub explain: bool,
@@ -54,7 +56,7 @@ pub struct FileReport {
     pub first_skipped: Option<String>,
     /// The number of a cut-off last line that was left out.
     pub incomplete_line: Option<usize>,
-    /// The last model the session names (read only for `--max-context auto`).
+    /// The last model the session names (read only when [`FileOptions::model`] asks).
     pub model: Option<String>,
     /// The context sizes before the agent's earlier compactions (read only for `--explain`).
     pub earlier: Vec<Earlier>,
@@ -82,11 +84,17 @@ pub fn measure_file(
     options: &FileOptions,
 ) -> Result<FileReport> {
     let name = name.to_owned();
+    // Until a first line tells the format, the plain message list's (which an input with no
+    // line keeps, as `Transcript::dialect` does).
+    let mut tokenizer = match options.estimator {
+        Estimator::Given(tokenizer) => tokenizer,
+        Estimator::Session => FormatId::Openai.format().default_tokenizer(None),
+    };
     let mut report = FileReport {
         name: name.clone(),
         format: options.from,
-        measure: Measure::new(options.tokenizer),
-        file: Measure::new(options.tokenizer),
+        measure: Measure::new(tokenizer),
+        file: Measure::new(tokenizer),
         records: Vec::new(),
         rows: Vec::new(),
         skipped: 0,
@@ -96,6 +104,7 @@ pub fn measure_file(
         earlier: Vec::new(),
     };
     let mut detected = options.from.is_some();
+    let mut resolved = options.estimator != Estimator::Session;
     // Each block's measures are folded while the next block is measured: folding runs in
     // line order on one thread, and would otherwise leave the other cores idle.
     let mut pending: Option<Measured> = None;
@@ -107,6 +116,16 @@ pub fn measure_file(
         let Some(format) = report.format else {
             return Ok(()); // only blank lines so far
         };
+        if !resolved {
+            resolved = true;
+            // The first block with a line: the session's own estimator, for the first model
+            // the block names.
+            let agent = format.format();
+            let model = block.lines().find_map(|l| agent.model(l.text));
+            tokenizer = agent.default_tokenizer(model.as_deref());
+            report.measure = Measure::new(tokenizer);
+            report.file = Measure::new(tokenizer);
+        }
         if options.model {
             let lines: Vec<Line> = block.lines().collect();
             if let Some(model) = lines
@@ -127,7 +146,7 @@ pub fn measure_file(
         let previous = pending.take();
         let (folded, measured) = rayon::join(
             || previous.map_or(Ok(()), |measured| report.fold_block(measured, options)),
-            || measure_block(format, block, options.tokenizer),
+            || measure_block(format, block, tokenizer),
         );
         folded?;
         pending = Some(measured);

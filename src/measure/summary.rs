@@ -16,8 +16,6 @@ use crate::UsageError;
 /// What the report adds beside the totals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SummaryOptions {
-    /// The live context's size (`--context`; always with a window).
-    pub context: bool,
     /// When the agent itself compacts (`--explain`).
     pub explain: bool,
 }
@@ -29,8 +27,14 @@ pub struct Summary {
     pub file: String,
     /// Its format's name.
     pub format: Option<&'static str>,
-    tokenizer: &'static str,
-    /// The live context's main-chain tokens.
+    /// The estimator it was counted with.
+    pub tokenizer: &'static str,
+    /// The model the session last names, when it names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The live context's size as the agent sees it: what `estimate` leads with.
+    pub context: ContextSummary,
+    /// The live context's main-chain tokens, by the estimator.
     pub tokens: u64,
     /// ... and messages.
     pub messages: u64,
@@ -40,9 +44,6 @@ pub struct Summary {
     bookkeeping: u64,
     sidechain: Counted,
     skipped_invalid: u64,
-    /// The live context's size as the agent sees it, when asked for.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub context: Option<ContextSummary>,
     /// The trigger against the window, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compaction: Option<Trigger>,
@@ -52,9 +53,9 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// The figure `--total` adds up: the context size when it was asked for.
+    /// The figure `--total` adds up: the context size.
     pub fn headline_tokens(&self) -> u64 {
-        self.context.as_ref().map_or(self.tokens, |c| c.tokens)
+        self.context.tokens
     }
 }
 
@@ -78,9 +79,11 @@ pub struct ContextSummary {
     pub tokens: u64,
     /// `usage` when a provider figure was found, `estimate` when the transcript records none.
     pub source: &'static str,
+    /// The provider's figure it starts from, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    usage: Option<u64>,
-    pending: u64,
+    pub usage: Option<u64>,
+    /// The estimate of what came after that figure (or of everything, without one).
+    pub pending: u64,
 }
 
 /// The compaction trigger against a window.
@@ -92,7 +95,7 @@ pub struct Trigger {
     #[serde(skip_serializing_if = "Option::is_none")]
     model: Option<String>,
     /// The share of the window the context fills, in percent (one decimal).
-    percent_used: f64,
+    pub percent_used: f64,
     tokens_left: u64,
     /// Due at this share of the window.
     pub trigger_ratio: f64,
@@ -111,21 +114,18 @@ pub struct TotalLine {
     files: usize,
     tokens: u64,
     messages: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    context_tokens: Option<u64>,
+    context_tokens: u64,
 }
 
 impl TotalLine {
     /// The total of `summaries`.
     pub fn of(summaries: &[Summary]) -> Self {
-        let has_context = summaries.iter().any(|s| s.context.is_some());
         TotalLine {
             total: true,
             files: summaries.len(),
             tokens: summaries.iter().map(|s| s.tokens).sum(),
             messages: summaries.iter().map(|s| s.messages).sum(),
-            context_tokens: has_context
-                .then(|| summaries.iter().map(Summary::headline_tokens).sum()),
+            context_tokens: summaries.iter().map(Summary::headline_tokens).sum(),
         }
     }
 }
@@ -166,7 +166,6 @@ impl FileReport {
         let max_context = window
             .map(|max| crate::settings::window(max, self.model.as_deref(), settings, &self.name))
             .transpose()?;
-        let wants_context = options.context || max_context.is_some();
         let reserved = max_context
             .map(|window| self.reserve_for(window, settings))
             .transpose()?
@@ -180,6 +179,17 @@ impl FileReport {
             file: self.name.clone(),
             format: self.format.map(FormatId::as_str),
             tokenizer: tokenizer.name(),
+            model: self.model.clone(),
+            context: ContextSummary {
+                tokens: context.tokens,
+                source: if context.usage.is_some() {
+                    "usage"
+                } else {
+                    "estimate"
+                },
+                usage: context.usage,
+                pending: context.pending,
+            },
             tokens: measure.tokens(),
             messages: measure.messages.count,
             whole_file: FileTotals {
@@ -199,16 +209,6 @@ impl FileReport {
             bookkeeping: self.file.bookkeeping,
             sidechain: tally(&self.file.sidechain),
             skipped_invalid: self.skipped,
-            context: wants_context.then(|| ContextSummary {
-                tokens: context.tokens,
-                source: if context.usage.is_some() {
-                    "usage"
-                } else {
-                    "estimate"
-                },
-                usage: context.usage,
-                pending: context.pending,
-            }),
             compaction: max_context
                 .map(|max_context| self.trigger(max_context, reserved, settings, context)),
             explain,

@@ -15,6 +15,8 @@ pub struct Settings {
     pub enabled: bool,
     /// The preset the numbers fall back to.
     pub preset: &'static Preset,
+    /// Whether a flag or the config file named the preset (else it is kimi-cli's, by default).
+    pub preset_given: bool,
     /// Due at this share of the window.
     pub trigger_ratio: f64,
     /// Due when fewer tokens than this are left.
@@ -39,6 +41,14 @@ pub struct Settings {
     pub budget: Option<u64>,
     /// The config file's `[prune]` block (`prune`'s flags win over it).
     pub prune: config::Prune,
+}
+
+impl Settings {
+    /// The estimator a named preset brings (see [`Preset::tokenizer`]); none when the preset
+    /// is only the default.
+    pub fn preset_tokenizer(&self) -> Option<crate::tokens::Tokenizer> {
+        self.preset_given.then_some(self.preset.tokenizer).flatten()
+    }
 }
 
 /// The flags that can override the file and the presets.
@@ -101,6 +111,7 @@ pub fn resolve(
     Ok(Settings {
         enabled: file.enabled.unwrap_or(true),
         preset,
+        preset_given: flags.preset.is_some() || file.preset.is_some(),
         trigger_ratio: flags
             .trigger_ratio
             .or(file.trigger_ratio)

@@ -1,6 +1,8 @@
 //! Trigger and budget presets: each agent's (and each guide's) own numbers, by name, with
 //! where they come from. Flags and the config file override them.
 
+use crate::tokens::Tokenizer;
+
 /// Which records a preset keeps when it compacts.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Keep {
@@ -45,6 +47,10 @@ pub struct Preset {
     pub max_context: Option<u64>,
     /// What a compaction keeps.
     pub keep: Keep,
+    /// The estimator the preset's agent counts with, when it has a rule of its own: named,
+    /// the preset brings it, so that its numbers are the agent's (kimi-cli's characters ÷ 4,
+    /// kimi-code's estimator). The others count with the session's own estimator.
+    pub tokenizer: Option<Tokenizer>,
     /// Where the numbers come from.
     pub source: &'static str,
 }
@@ -57,6 +63,7 @@ pub const PRESETS: [Preset; 7] = [
         reserved: 50_000,
         max_context: None,
         keep: Keep::Tail { preserve: 2 },
+        tokenizer: Some(Tokenizer::Chars4),
         source: "kimi-cli: compaction_trigger_ratio 0.85 and reserved_context_size 50000 \
                  (config.py, should_auto_compact), max_preserved_messages 2 (SimpleCompaction)",
     },
@@ -69,6 +76,7 @@ pub const PRESETS: [Preset; 7] = [
             keep_user_tokens: 20_000,
             user_head_tokens: 2_000,
         },
+        tokenizer: Some(Tokenizer::KimiCode),
         source: "kimi-code: kimi-cli's trigger; user messages kept within 20000 tokens, 2000 of \
                  them for the oldest (PR #1313)",
     },
@@ -81,6 +89,7 @@ pub const PRESETS: [Preset; 7] = [
             head_tokens: 500,
             tail_tokens: 1_000,
         },
+        tokenizer: None,
         source: "ACF notes: max_context_size 8000, trigger_ratio 0.75, reserved_context_size \
                  2000; head 500 and tail 1000 tokens kept verbatim",
     },
@@ -90,6 +99,7 @@ pub const PRESETS: [Preset; 7] = [
         reserved: 0,
         max_context: None,
         keep: Keep::Tail { preserve: 2 },
+        tokenizer: None,
         source: "checkpoint guidance: checkpoint at 70% of the window",
     },
     Preset {
@@ -98,6 +108,7 @@ pub const PRESETS: [Preset; 7] = [
         reserved: 0,
         max_context: None,
         keep: Keep::Tail { preserve: 2 },
+        tokenizer: None,
         source: "Claude Code: auto-compaction seen at 155k-168k tokens of a 200k window \
                  (compactMetadata.preTokens 155250, 155829, 155203, 167766 in real sessions)",
     },
@@ -110,6 +121,7 @@ pub const PRESETS: [Preset; 7] = [
             keep_user_tokens: 20_000,
             user_head_tokens: 0,
         },
+        tokenizer: None,
         source: "Codex: model_auto_compact_token_limit 90% of the window (context_window * 9 / \
                  10); the newest user messages within COMPACT_USER_MESSAGE_MAX_TOKENS 20000 kept \
                  (compact.rs build_compacted_history)",
@@ -120,6 +132,7 @@ pub const PRESETS: [Preset; 7] = [
         reserved: 0,
         max_context: None,
         keep: Keep::Share { percent: 30 },
+        tokenizer: None,
         source: "Gemini CLI: DEFAULT_COMPRESSION_TOKEN_THRESHOLD 0.5; the newest 30% kept \
                  (COMPRESSION_PRESERVE_THRESHOLD 0.3, chatCompressionService.ts)",
     },

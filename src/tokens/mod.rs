@@ -19,6 +19,17 @@ pub mod fast;
 use crate::transcript::{Message, Part, Role};
 pub use fast::Family;
 
+/// The estimator a command counts with: the one asked for on the command line, or the one
+/// that fits the session, picked once the session's format and model are known (each agent's
+/// [`default_tokenizer`](crate::transcript::format::Format::default_tokenizer)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Estimator {
+    /// `--tokenizer` (or `--lang`, `--family`, `--preset kimi`) named it.
+    Given(Tokenizer),
+    /// None was named: the session's own.
+    Session,
+}
+
 /// Tokens kimi-code charges for one image, audio or video part.
 pub const KIMI_CODE_MEDIA_TOKENS: u64 = 2000;
 

@@ -14,6 +14,7 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::model::{Message, Record};
+use crate::tokens::{Family, Tokenizer};
 
 /// One agent's transcript dialect.
 pub trait Format: Sync {
@@ -68,6 +69,15 @@ pub trait Format: Sync {
     /// auto` looks up its window).
     fn model(&self, _raw: &[u8]) -> Option<String> {
         None
+    }
+
+    /// The estimator condense counts this agent's sessions with when none is asked for, given
+    /// the model the session records (the first one [`model`](Self::model) finds, if any): the
+    /// `fast` estimate weighted for that model's tokenizer family, OpenAI's when the session
+    /// names no model. An agent with a counting rule of its own (kimi-cli's characters ÷ 4)
+    /// or a model family it always uses overrides this.
+    fn default_tokenizer(&self, model: Option<&str>) -> Tokenizer {
+        Tokenizer::Fast(model.map_or(Family::Openai, Family::of_model))
     }
 
     /// The working directory a line says the session runs in, for formats that record it (a

@@ -17,6 +17,7 @@ use super::read::{detect_format, no_message_error, read_records, BadLine};
 use super::registry::{Agent, FormatId};
 use super::write::File;
 use crate::input::{lines, Line};
+use crate::tokens::{Estimator, Tokenizer};
 
 /// How to read a transcript.
 #[derive(Debug, Clone, Copy, Default)]
@@ -57,6 +58,20 @@ impl<'a> Transcript<'a> {
     /// has no format, gets the plain message list's.
     pub fn dialect(&self) -> &'static dyn Agent {
         self.format.unwrap_or(FormatId::Openai).format()
+    }
+
+    /// The estimator to count this transcript with: the one named, or when none was, its
+    /// agent's own for the first model its lines name
+    /// ([`default_tokenizer`](super::format::Format::default_tokenizer)).
+    pub fn tokenizer(&self, estimator: Estimator) -> Tokenizer {
+        match estimator {
+            Estimator::Given(tokenizer) => tokenizer,
+            Estimator::Session => {
+                let agent = self.dialect();
+                let model = self.lines.iter().find_map(|line| agent.model(line.text));
+                agent.default_tokenizer(model.as_deref())
+            }
+        }
     }
 
     /// The file as a writer sees it (see [`File`]).

@@ -49,7 +49,7 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
     let settings = settings::load(&args.plan.settings, Flags::default())?;
-    let tokenizer = args.plan.tokens.tokenizer()?;
+    let tokenizer = options::tokenizer(&args.plan, &settings, &transcript)?;
     let budget = args.budget.or(settings.budget);
     if args.llm.is_none() && budget.is_none() {
         let why = "compact needs --llm CMD (summarise with a model), --budget N (walk the \
@@ -94,7 +94,7 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
             return run.pruned(&pruned, &settings, out, warnings);
         }
     }
-    let plan = options::plan(&args.plan, &settings)?.plan(&transcript)?;
+    let plan = options::plan(&args.plan, &settings, &transcript)?.plan(&transcript)?;
     let mut summarise = |plan: &Plan| summarise(&run, &settings, plan);
     let llm = args.llm.as_ref().map(|_| Llm {
         summarise: &mut summarise,

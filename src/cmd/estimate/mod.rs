@@ -14,7 +14,7 @@ use anyhow::{bail, Result};
 use rayon::prelude::*;
 
 use self::write::{write_per_message, write_summaries};
-use crate::cli::EstimateArgs;
+use crate::cli::{EstimateArgs, ReportFormat};
 use crate::cmd::settings;
 use crate::cmd::source::{open_source, sources};
 use crate::measure::file::{measure_file, FileOptions, FileReport};
@@ -25,7 +25,6 @@ use crate::{Outcome, UsageError};
 
 /// Runs `estimate`.
 pub fn run(args: &EstimateArgs, out: &mut dyn Write) -> Result<Outcome> {
-    let tokenizer = args.tokens.tokenizer()?;
     let settings = settings::load(
         &args.settings,
         Flags {
@@ -44,14 +43,17 @@ pub fn run(args: &EstimateArgs, out: &mut dyn Write) -> Result<Outcome> {
     let window = settings
         .max_context
         .or(args.explain.then_some(MaxContext::Auto));
+    let estimator = args.tokens.estimator(settings.preset_tokenizer())?;
+    let format = ReportFormat::chosen(args.format);
     let inputs = sources(&args.input)?;
     let options = FileOptions {
         from: args.input.read.from,
         skip_invalid: args.input.read.skip_invalid,
-        tokenizer,
+        estimator,
         per_message: args.per_message,
         whole_file: args.input.read.whole_file,
-        model: window == Some(MaxContext::Auto) || args.explain,
+        // The model costs a look at every line: read for the window, --explain, and the table.
+        model: window == Some(MaxContext::Auto) || args.explain || format == ReportFormat::Text,
         explain: args.explain,
     };
     let measured: Vec<Result<FileReport>> = inputs
@@ -81,7 +83,6 @@ pub fn run(args: &EstimateArgs, out: &mut dyn Write) -> Result<Outcome> {
     }
 
     let summary = SummaryOptions {
-        context: args.context,
         explain: args.explain,
     };
     let mut warnings = Warnings::default();
@@ -118,9 +119,9 @@ pub fn run(args: &EstimateArgs, out: &mut dyn Write) -> Result<Outcome> {
         let total: u64 = summaries.iter().map(Summary::headline_tokens).sum();
         writeln!(out, "{total}")?;
     } else if args.per_message {
-        write_per_message(out, args.format, &reports)?;
+        write_per_message(out, format, &reports)?;
     } else {
-        write_summaries(out, args.format, &summaries, !args.no_total)?;
+        write_summaries(out, format, &summaries, !args.no_total)?;
     }
     warnings.print();
     if failed > 0 {

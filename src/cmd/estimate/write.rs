@@ -19,56 +19,29 @@ pub fn write_summaries(
     summaries: &[Summary],
     with_total: bool,
 ) -> Result<()> {
+    let total = with_total && summaries.len() > 1;
     match format {
-        ReportFormat::Json => {
+        ReportFormat::Jsonl => {
             for summary in summaries {
                 output::write_json_line(out, summary)?;
             }
-            if with_total && summaries.len() > 1 {
+            if total {
                 output::write_json_line(out, &TotalLine::of(summaries))?;
             }
         }
         ReportFormat::Markdown => {
-            let mut table = output::Table::new(&[
-                "file",
-                "format",
-                "messages",
-                "tokens",
-                "context",
-                "compaction",
-            ]);
-            for s in summaries {
-                table.row(vec![
-                    s.file.clone(),
-                    s.format.unwrap_or("-").to_owned(),
-                    s.messages.to_string(),
-                    s.tokens.to_string(),
-                    s.context
-                        .as_ref()
-                        .map_or("-".to_owned(), |c| format!("{} ({})", c.tokens, c.source)),
-                    s.compaction.as_ref().map_or("-".to_owned(), |c| {
-                        if c.due { "due" } else { "not due" }.to_owned()
-                    }),
-                ]);
-            }
-            if with_total && summaries.len() > 1 {
-                table.row(vec![
-                    "**total**".to_owned(),
-                    String::new(),
-                    summaries
-                        .iter()
-                        .map(|s| s.messages)
-                        .sum::<u64>()
-                        .to_string(),
-                    summaries.iter().map(|s| s.tokens).sum::<u64>().to_string(),
-                    String::new(),
-                    String::new(),
-                ]);
-            }
-            table.write(out)?;
+            summary_table(summaries, total).write(out)?;
             for s in summaries {
                 if let Some(explain) = &s.explain {
-                    write_explain(out, &s.file, explain)?;
+                    write_explain(out, &s.file, explain, "**")?;
+                }
+            }
+        }
+        ReportFormat::Text => {
+            summary_table(summaries, total).write_text(out)?;
+            for s in summaries {
+                if let Some(explain) = &s.explain {
+                    write_explain(out, &s.file, explain, "")?;
                 }
             }
         }
@@ -76,13 +49,82 @@ pub fn write_summaries(
     Ok(())
 }
 
-/// The `explain` object as prose, under the Markdown table.
-fn write_explain(out: &mut dyn Write, file: &str, e: &Explain) -> Result<()> {
+/// The table of `summaries`: the context size first, then what it is made of, and the window
+/// where there is one; with `total`, a last row adding them up.
+fn summary_table(summaries: &[Summary], total: bool) -> output::Table {
+    let windowed = summaries.iter().any(|s| s.compaction.is_some());
+    let mut header = vec![
+        "file",
+        "format",
+        "model",
+        "context",
+        "from",
+        "messages",
+        "tokens",
+        "tokenizer",
+    ];
+    if windowed {
+        header.extend(["window", "used", "compaction"]);
+    }
+    let mut table = output::Table::new(&header);
+    for s in summaries {
+        let mut row = vec![
+            s.file.clone(),
+            s.format.unwrap_or("-").to_owned(),
+            s.model.clone().unwrap_or_else(|| "-".to_owned()),
+            s.context.tokens.to_string(),
+            s.context.source.to_owned(),
+            s.messages.to_string(),
+            s.tokens.to_string(),
+            s.tokenizer.to_owned(),
+        ];
+        if windowed {
+            match &s.compaction {
+                Some(c) => row.extend([
+                    c.max_context.to_string(),
+                    format!("{:.0}%", c.percent_used),
+                    if c.due { "due" } else { "not due" }.to_owned(),
+                ]),
+                None => row.extend(["-".to_owned(), "-".to_owned(), "-".to_owned()]),
+            }
+        }
+        table.row(row);
+    }
+    if total {
+        let mut row = vec![
+            "total".to_owned(),
+            String::new(),
+            String::new(),
+            summaries
+                .iter()
+                .map(Summary::headline_tokens)
+                .sum::<u64>()
+                .to_string(),
+            String::new(),
+            summaries
+                .iter()
+                .map(|s| s.messages)
+                .sum::<u64>()
+                .to_string(),
+            summaries.iter().map(|s| s.tokens).sum::<u64>().to_string(),
+            String::new(),
+        ];
+        if windowed {
+            row.extend([String::new(), String::new(), String::new()]);
+        }
+        table.row(row);
+    }
+    table
+}
+
+/// The `explain` object as prose under the table, the file name set off by `strong` (`**` in
+/// Markdown).
+fn write_explain(out: &mut dyn Write, file: &str, e: &Explain, strong: &str) -> Result<()> {
     let model = e.model.as_deref().map(output::sanitize).unwrap_or_default();
     writeln!(out)?;
     writeln!(
         out,
-        "**{file}**: {} {model} compacts by itself at {} tokens of {} ({} now, {} left{})",
+        "{strong}{file}{strong}: {} {model} compacts by itself at {} tokens of {} ({} now, {} left{})",
         e.agent,
         e.compacts_at,
         e.window,
@@ -137,8 +179,8 @@ pub fn write_per_message(
                 sidechain: row.sidechain,
             };
             match format {
-                ReportFormat::Json => output::write_json_line(out, &line)?,
-                ReportFormat::Markdown => table.row(vec![
+                ReportFormat::Jsonl => output::write_json_line(out, &line)?,
+                ReportFormat::Markdown | ReportFormat::Text => table.row(vec![
                     line.file.to_owned(),
                     line.index.to_string(),
                     line.line.to_string(),
@@ -152,8 +194,10 @@ pub fn write_per_message(
             }
         }
     }
-    if format == ReportFormat::Markdown {
-        table.write(out)?;
+    match format {
+        ReportFormat::Jsonl => {}
+        ReportFormat::Markdown => table.write(out)?,
+        ReportFormat::Text => table.write_text(out)?,
     }
     Ok(())
 }

@@ -19,7 +19,7 @@ use crate::eval::report::{Row, RowOf};
 use crate::extract::{bare, caveman};
 use crate::input::Source;
 use crate::output::Warnings;
-use crate::tokens::Tokenizer;
+use crate::tokens::{Estimator, Tokenizer};
 use crate::transcript::load::{LoadOptions, Transcript};
 
 /// bare's default budget, which `eval` runs it at.
@@ -31,12 +31,14 @@ pub fn eval_source(
     args: &EvalArgs,
     shells: &[Shell],
     probe_files: &[(PathBuf, ProbeFile)],
-    tokenizer: Tokenizer,
+    estimator: Estimator,
 ) -> Result<(Vec<Row>, Warnings)> {
     let name = source.name();
     let bytes = read_source(source)?;
     let options = options::load(&args.input.read);
     let transcript = Transcript::parse(&name, &bytes, options)?;
+    // The whole session's estimator, so that every cut of it is counted alike.
+    let tokenizer = transcript.tokenizer(estimator);
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
     let Some(format) = transcript.format else {

@@ -22,7 +22,7 @@ use crate::{Outcome, UsageError};
 
 /// Runs `eval`.
 pub fn run(args: &EvalArgs, out: &mut dyn Write) -> Result<Outcome> {
-    let tokenizer = args.tokens.tokenizer()?;
+    let estimator = args.tokens.estimator(None)?;
     let shells = args
         .cmd
         .iter()
@@ -45,7 +45,7 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> Result<Outcome> {
     let results: Vec<Result<(Vec<Row>, Warnings)>> = inputs
         .par_iter()
         .map(|input| match input {
-            Ok(source) => eval_source(source, args, &shells, &probe_files, tokenizer),
+            Ok(source) => eval_source(source, args, &shells, &probe_files, estimator),
             Err(error) => Err(anyhow::anyhow!("{error:#}")),
         })
         .collect();

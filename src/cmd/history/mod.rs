@@ -19,7 +19,7 @@ use self::epochs::list_epochs;
 use super::options;
 use super::shared::transcript_warnings;
 use super::source::{read_source, single_source};
-use crate::cli::HistoryArgs;
+use crate::cli::{HistoryArgs, ReportFormat};
 use crate::input::Source;
 use crate::output::Warnings;
 use crate::transcript::load::{LoadOptions, Transcript};
@@ -27,10 +27,11 @@ use crate::Outcome;
 
 /// Runs `history`.
 pub fn run(args: &HistoryArgs, out: &mut dyn Write) -> Result<Outcome> {
-    let tokenizer = args.tokens.tokenizer()?;
+    let estimator = args.tokens.estimator(None)?;
     let source = single_source(&args.input)?;
     let bytes = read_source(&source)?;
     let transcript = Transcript::parse(&source.name(), &bytes, options::load(&args.input.read))?;
+    let tokenizer = transcript.tokenizer(estimator);
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
     let backups = match &source {
@@ -65,7 +66,7 @@ pub fn run(args: &HistoryArgs, out: &mut dyn Write) -> Result<Outcome> {
             return Ok(Outcome::NoMatch);
         }
     } else {
-        write::list(out, &epochs, args.format)?;
+        write::list(out, &epochs, ReportFormat::chosen(args.format))?;
     }
     out.flush()?;
     warnings.print();

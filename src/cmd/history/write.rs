@@ -48,12 +48,12 @@ pub fn list(out: &mut dyn Write, epochs: &[Listed], format: ReportFormat) -> Res
         .map(|(i, e)| e.row(i + 1))
         .collect();
     match format {
-        ReportFormat::Json => {
+        ReportFormat::Jsonl => {
             for row in &rows {
                 write_json_line(out, row)?;
             }
         }
-        ReportFormat::Markdown => {
+        ReportFormat::Markdown | ReportFormat::Text => {
             let mut table = Table::new(&[
                 "epoch", "file", "marker", "lines", "records", "before", "after", "summary",
             ]);
@@ -70,7 +70,11 @@ pub fn list(out: &mut dyn Write, epochs: &[Listed], format: ReportFormat) -> Res
                     sanitize(&row.summary),
                 ]);
             }
-            table.write(out)?;
+            if format == ReportFormat::Text {
+                table.write_text(out)?;
+            } else {
+                table.write(out)?;
+            }
         }
     }
     Ok(())

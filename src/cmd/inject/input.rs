@@ -103,7 +103,7 @@ impl<'a> Planner<'a> {
                 Some(path) => PlanSource::File(read_plan(path)?, path.clone()),
                 None => {
                     let settings = settings::load(&self.args.plan.settings, Flags::default())?;
-                    PlanSource::Flags(options::plan(&self.args.plan, &settings)?)
+                    PlanSource::Flags(options::plan(&self.args.plan, &settings, transcript)?)
                 }
             },
         };

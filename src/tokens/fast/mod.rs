@@ -55,6 +55,22 @@ const CLAUDE_MILLI: [u64; 11] = [694, 89, 3280, 122, 1359, 202, 876, 705, 1271, 
 const CLAUDE47_MILLI: [u64; 11] = [431, 249, 4154, 253, 1341, 549, 584, 607, 1510, 1128, 530];
 
 impl Family {
+    /// The family whose tokenizer a model uses, by its name as sessions record it: Claude Opus
+    /// 4.7 (`claude-opus-4-7…`, `claude-opus-4.7`) has its own, denser tokenizer; every other
+    /// Claude model (`claude-…`, `anthropic/claude-…`, `us.anthropic.claude-…`) the older one;
+    /// any other model is counted as OpenAI's o200k, which the spec finds within ~10% for Kimi
+    /// and the GPT models (shared/spec/tokens.md, "Ground truth from the providers").
+    pub fn of_model(model: &str) -> Family {
+        let model = model.to_ascii_lowercase();
+        if !model.contains("claude") {
+            Family::Openai
+        } else if model.contains("opus-4-7") || model.contains("opus-4.7") {
+            Family::Claude47
+        } else {
+            Family::Claude
+        }
+    }
+
     /// The family's weights in milli-tokens per feature, in [`Features::as_array`] order.
     fn milli_weights(self) -> &'static [u64; 11] {
         match self {

@@ -481,3 +481,23 @@ proptest::proptest! {
         proptest::prop_assert_eq!(Features::of(&text), reference(&text));
     }
 }
+
+#[test]
+fn a_model_name_picks_its_tokenizer_family() {
+    for (model, family) in [
+        ("claude-opus-4-6", Family::Claude),
+        ("claude-sonnet-4-5-20250929", Family::Claude),
+        (
+            "us.anthropic.claude-3-7-sonnet-20250219-v1:0",
+            Family::Claude,
+        ),
+        ("claude-opus-4-7", Family::Claude47),
+        ("anthropic/Claude-Opus-4.7", Family::Claude47),
+        ("gpt-5.1-codex-max", Family::Openai),
+        ("gemini-3-flash-preview", Family::Openai),
+        ("kimi-k2", Family::Openai),
+        ("", Family::Openai),
+    ] {
+        assert_eq!(Family::of_model(model), family, "{model}");
+    }
+}

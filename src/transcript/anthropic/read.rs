@@ -18,6 +18,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::Anthropic;
+use crate::tokens::{Family, Tokenizer};
 use crate::transcript::blocks::{
     anthropic_parts, borrowed_str, deserialize_anthropic_content, AnthropicContent,
 };
@@ -37,6 +38,12 @@ struct ApiMessage<'a> {
 impl Format for Anthropic {
     fn name(&self) -> &'static str {
         "an Anthropic-style message list"
+    }
+
+    /// Claude's family (a Messages API list is sent to a Claude model), the model's own where
+    /// a line names one.
+    fn default_tokenizer(&self, model: Option<&str>) -> Tokenizer {
+        Tokenizer::Fast(model.map_or(Family::Claude, Family::of_model))
     }
 
     fn detect(&self, head: &[Value]) -> bool {

@@ -16,6 +16,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::Kimi;
+use crate::tokens::Tokenizer;
 use crate::transcript::blocks::{borrowed_str, borrowed_text, raw_json, LenientU64, StrOrSeq};
 use crate::transcript::format::Format;
 use crate::transcript::model::{Entry, MediaKind, Message, Part, Record, Role, Usage};
@@ -87,6 +88,13 @@ impl Format for Kimi {
                     .and_then(Value::as_str)
                     .is_some_and(|role| role.starts_with('_') || Role::from_chat(role).is_some())
         })
+    }
+
+    /// kimi-cli's own rule, characters of text and tool results ÷ 4 (`estimate_text_tokens`
+    /// in kimi-cli's `soul/compaction.py`), so that condense's numbers are the ones kimi-cli
+    /// compacts by.
+    fn default_tokenizer(&self, _model: Option<&str>) -> Tokenizer {
+        Tokenizer::Chars4
     }
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {

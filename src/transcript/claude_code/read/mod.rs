@@ -47,6 +47,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::ClaudeCode;
+use crate::tokens::{Family, Tokenizer};
 use crate::transcript::blocks::{anthropic_parts, usage_counts, LenientU64};
 use crate::transcript::classify::is_real_user_request;
 use crate::transcript::format::{Format, Tree};
@@ -129,6 +130,12 @@ impl Format for ClaudeCode {
             return None;
         }
         str_at(raw, &["message", "model"]).filter(|model| model != "<synthetic>")
+    }
+
+    /// Claude's family: Claude Code talks to Claude models (the model's own family where an
+    /// assistant line names it, Opus 4.7's denser tokenizer included).
+    fn default_tokenizer(&self, model: Option<&str>) -> Tokenizer {
+        Tokenizer::Fast(model.map_or(Family::Claude, Family::of_model))
     }
 
     /// A line's `cwd` (every conversational line carries one).
