@@ -221,7 +221,7 @@ pub struct FindArgs {
     ///
     /// That is the session file written last in Claude Code, Codex, kimi-cli, pi and Gemini
     /// CLI's places (see `condense sessions`).
-    #[arg(long)]
+    #[arg(short, long)]
     pub latest: bool,
 
     /// Read the session with this id (or the start of it): a Claude Code, Codex or pi file name,
@@ -252,7 +252,7 @@ pub struct ReadArgs {
     ///
     /// Detection also checks that the first lines are of one format. Naming a format that no
     /// line of the input is a message in is an error.
-    #[arg(long, value_name = "FORMAT")]
+    #[arg(hide_short_help = true, long, value_name = "FORMAT")]
     pub from: Option<FormatId>,
 
     /// Skip malformed lines (and say how many on stderr) instead of failing.
@@ -276,7 +276,12 @@ pub struct PlanArgs {
     /// file says otherwise. A message is one as the model received it: the lines of one
     /// response are one, and a tool call travels with its result. The user's newest request
     /// is kept too, after the summary, when the N messages do not reach back to it.
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    #[arg(
+        hide_short_help = true,
+        long,
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub preserve: Option<i64>,
 
     /// Keep the session's first request within this many tokens and compact the middle
@@ -416,7 +421,7 @@ impl Args for StyleFlag {
                 .value_parser(clap::builder::EnumValueParser::<Style>::new())
                 .action(clap::ArgAction::Set)
                 .default_value("structured")
-                .help("The prompt body of the request (the config file's prompt wins over the default)"),
+                .help("The prompt body that follows the compacted messages (the config file's prompt wins over the default)"),
         )
     }
 
@@ -478,7 +483,7 @@ pub struct PromptArgs {
     pub instructions: Option<String>,
 
     /// Output form.
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(short, long, value_enum, default_value = "text")]
     pub format: RequestFormat,
 
     /// The model named in request bodies (default gpt-4o-mini for openai, claude-haiku-4-5 for
@@ -488,24 +493,31 @@ pub struct PromptArgs {
 
     /// The most tokens the summary may have: `max_tokens` of `--format anthropic` request
     /// bodies, which the Messages API requires.
+    ///
+    /// `--reply-tokens` is its old name, kept for one release.
     #[arg(
         hide_short_help = true,
         long,
+        alias = "reply-tokens",
         value_name = "TOKENS",
         default_value_t = 8192
     )]
-    pub reply_tokens: u64,
+    pub summary_tokens: u64,
 
     /// Also write the plan (the JSON `split` prints) to this file, for `inject --plan`.
     #[arg(hide_short_help = true, long = "plan", value_name = "FILE")]
     pub plan_file: Option<PathBuf>,
 
-    /// Shrink the request until it is at most N tokens (by --tokenizer): tool-result bodies
-    /// first (oldest first, todo and plan tools last), then long texts cut in their middle, the
-    /// user's own words last; a previous summary is never cut. Exit 1, saying by how much, when
-    /// it cannot fit. The plan records what was cut.
-    #[arg(long, value_name = "N")]
-    pub max_tokens: Option<u64>,
+    /// Fit the request to the LLM into this many tokens (by --tokenizer's count).
+    ///
+    /// Tool-result bodies are shrunk first (oldest first, todo and plan tools last), then long
+    /// texts cut in their middle, the user's own words last; a previous summary is never cut.
+    /// Exit 1, saying by how much, when it cannot fit. The plan records what was cut.
+    ///
+    /// `--max-tokens` is its old name, kept for one release (LLM APIs use that name for the
+    /// reply).
+    #[arg(long, alias = "max-tokens", value_name = "TOKENS")]
+    pub request_tokens: Option<u64>,
 }
 
 /// What `inject` writes.
@@ -513,7 +525,7 @@ pub struct PromptArgs {
 pub enum InjectFormat {
     /// The compacted transcript in the input's own format.
     Jsonl,
-    /// ACF's handoff document: original request, elision marker, current state, summary.
+    /// ACF's Markdown document: original request, elision marker, current state, summary.
     Markdown,
 }
 
@@ -540,7 +552,7 @@ pub struct InjectArgs {
     pub plan_file: Option<PathBuf>,
 
     /// What to write.
-    #[arg(long, value_enum, default_value = "jsonl")]
+    #[arg(short, long, value_enum, default_value = "jsonl")]
     pub format: InjectFormat,
 
     /// Writing FILE itself.
@@ -573,8 +585,16 @@ pub struct HandoffArgs {
 
     /// With --to: the model the new session's assistant turns name, instead of the one the
     /// source records (pi needs one; PROVIDER/MODEL names pi's provider too).
-    #[arg(hide_short_help = true, long, value_name = "NAME", requires = "to")]
-    pub model: Option<String>,
+    ///
+    /// `--model` is its old name, kept for one release.
+    #[arg(
+        hide_short_help = true,
+        long,
+        alias = "model",
+        value_name = "NAME",
+        requires = "to"
+    )]
+    pub to_model: Option<String>,
 
     /// With --to: write the session where the agent keeps its sessions under DIR (its home:
     /// ~/.claude, ~/.codex, ~/.pi/agent, ~/.kimi) instead of to standard output, and print the
@@ -604,7 +624,7 @@ pub struct InPlaceArgs {
     /// FILE.bak*`; restore with `mv FILE.bak.N FILE`). A replace is refused while another process
     /// has FILE open for writing. A symlinked FILE: the file it points to is compacted (its
     /// backup goes beside it) and the link is kept. Only regular files.
-    #[arg(long = "in-place")]
+    #[arg(short = 'i', long = "in-place")]
     pub enabled: bool,
 
     /// With --in-place: always replace FILE (with a backup) rather than append, for a new file
@@ -680,11 +700,12 @@ pub struct PruneArgs {
     #[arg(hide_short_help = true, long, value_name = "N")]
     pub min_tokens: Option<u64>,
 
-    /// Prune oldest first only until the live context is at most N tokens.
+    /// Prune oldest first only until the live context is at most this many tokens.
     ///
-    /// The live context is measured as `estimate --context` reports it after the prune.
-    #[arg(long, value_name = "N")]
-    pub target: Option<u64>,
+    /// The live context is measured as `estimate` reports its context size after the prune.
+    /// `--target` is its old name, kept for one release.
+    #[arg(short, long, alias = "target", value_name = "TOKENS")]
+    pub budget: Option<u64>,
 
     /// Prune only when the live context is larger than N tokens (Anthropic's `trigger`, whose
     /// default there is 100000; here the default is to prune whenever asked).
@@ -712,18 +733,27 @@ pub struct PruneArgs {
     #[arg(hide_short_help = true, long, value_name = "N")]
     pub keep_thinking: Option<usize>,
 
-    /// Read the knobs' defaults from this config file's `[prune]` block (keys named like the
-    /// flags: keep, keep_turns, protect, min_tokens, target, trigger, clear_at_least,
-    /// clear_inputs, keep_thinking) instead of ./.condense.toml or the user's
-    /// condense/config.toml. Flags win over the file.
+    /// Read this config file instead of ./.condense.toml or the user's condense/config.toml:
+    /// the knobs' defaults from its `[prune]` block (keys named like the flags: keep,
+    /// keep_turns, protect, min_tokens, budget, trigger, clear_at_least, clear_inputs,
+    /// keep_thinking). Flags win over the file.
     #[arg(hide_short_help = true, long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
-    /// Print what would be pruned, as one JSON object, instead of the session.
-    ///
-    /// The object holds the tokens before and after, counts, and each value with its line, kind,
-    /// tool and tokens.
-    #[arg(long, conflicts_with = "in_place")]
+    /// What to write: the pruned session (jsonl), or what would be pruned as one JSON object
+    /// (json: the tokens before and after, counts, and each value with its line, kind, tool and
+    /// tokens).
+    #[arg(
+        short,
+        long,
+        value_enum,
+        value_name = "FORMAT",
+        default_value = "jsonl"
+    )]
+    pub format: PruneFormat,
+
+    /// The old name of --format json, kept for one release.
+    #[arg(long, hide = true)]
     pub report: bool,
 
     /// Prune FILE itself, safely while its agent is still writing it.
@@ -734,7 +764,7 @@ pub struct PruneArgs {
     /// … when that name is taken (a backup is never overwritten); lines the agent appends
     /// meanwhile are kept; a replace is refused while another process has FILE open for
     /// writing. Nothing to prune leaves FILE untouched.
-    #[arg(long)]
+    #[arg(short = 'i', long)]
     pub in_place: bool,
 
     /// The suffix of the backups --in-place keeps (not empty, no `/`).
@@ -796,11 +826,11 @@ pub struct CavemanArgs {
     pub tokens: TokenizerArgs,
 
     /// The most tokens the summary may have; lower-priority lines are dropped, and counted.
-    #[arg(long, value_name = "TOKENS", default_value_t = 500)]
+    #[arg(short, long, value_name = "TOKENS", default_value_t = 500)]
     pub budget: u64,
 
     /// Output form.
-    #[arg(long, value_enum, default_value = "markdown")]
+    #[arg(short, long, value_enum, default_value = "markdown")]
     pub format: CavemanFormat,
 }
 
@@ -825,37 +855,38 @@ pub struct BareArgs {
     pub tokens: TokenizerArgs,
 
     /// The most tokens the four lines may have together.
-    #[arg(long, value_name = "TOKENS", default_value_t = 100)]
+    #[arg(short, long, value_name = "TOKENS", default_value_t = 100)]
     pub budget: u64,
 
     /// Output form.
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(short, long, value_enum, default_value = "text")]
     pub format: BareFormat,
 }
 
 /// How tokens are counted; shared by the commands that count.
 #[derive(Debug, Args)]
 pub struct TokenizerArgs {
-    /// The estimator [default: the session's own: fast, weighted for the family of the model
-    /// it records (Claude's for Claude Code and Anthropic lists); chars4 for kimi-cli's format]
+    /// The estimator [default: the session's own]
     ///
-    /// chars4: characters of text and tool-result parts ÷ 4, floored once over the whole sum
+    /// The session's own is fast, weighted for the family of the first model the session names
+    /// (Claude's for Claude Code and Anthropic lists that name none, OpenAI's otherwise), and
+    /// chars4 for kimi-cli's format. chars4: characters of text and tool-result parts ÷ 4, floored once over the whole sum
     /// (kimi-cli). chars3.5: the same ÷ 3.5. kimi-code: ⌈ascii/4⌉ + non-ascii per string,
     /// plus the role, thinking, tool calls and 2000 per media part. fast: a one-pass
     /// character-class estimate of text, thinking, tool results and tool calls, weighted for
-    /// --family (OpenAI's unless given). o200k, cl100k: exact OpenAI BPE counts of the same
-    /// parts as fast. `--preset kimi` counts with chars4 and `--preset kimi-code` with
+    /// the family of the model the session names (fast-openai, fast-claude, fast-claude-4.7
+    /// name one). o200k, cl100k: exact OpenAI BPE counts of the same parts as fast. `--preset kimi` counts with chars4 and `--preset kimi-code` with
     /// kimi-code, as those agents do.
-    #[arg(long, value_enum, value_name = "NAME")]
+    #[arg(short, long, value_enum, value_name = "NAME")]
     pub tokenizer: Option<TokenizerName>,
 
-    /// The tokenizer family whose weights `fast` uses; alone, it selects `fast`.
-    #[arg(hide_short_help = true, long, value_enum)]
+    /// The old way to name fast's family (--tokenizer fast-claude is --family claude), kept
+    /// for one release.
+    #[arg(hide = true, long, value_enum)]
     pub family: Option<FamilyName>,
 
-    /// The transcript language: `es` selects chars3.5 and `en` chars4, unless --tokenizer is
-    /// given.
-    #[arg(hide_short_help = true, long, value_enum)]
+    /// The old way to name chars3.5 (--lang es) or chars4 (--lang en), kept for one release.
+    #[arg(hide = true, long, value_enum)]
     pub lang: Option<Lang>,
 }
 
@@ -872,7 +903,9 @@ impl TokenizerArgs {
             (Some(name), _, _) => Some(name),
             (None, Some(Lang::En), _) => Some(TokenizerName::Chars4),
             (None, Some(Lang::Es), _) => Some(TokenizerName::Chars35),
-            (None, None, Some(_)) => Some(TokenizerName::Fast),
+            (None, None, Some(FamilyName::Openai)) => Some(TokenizerName::FastOpenai),
+            (None, None, Some(FamilyName::Claude)) => Some(TokenizerName::FastClaude),
+            (None, None, Some(FamilyName::Claude47)) => Some(TokenizerName::FastClaude47),
             (None, None, None) => None,
         };
         let Some(name) = named else {
@@ -886,7 +919,14 @@ impl TokenizerArgs {
             TokenizerName::Chars4 => Tokenizer::Chars4,
             TokenizerName::Chars35 => Tokenizer::Chars35,
             TokenizerName::KimiCode => Tokenizer::KimiCode,
-            TokenizerName::Fast => Tokenizer::Fast(self.family.map_or(Family::Openai, family)),
+            // `--tokenizer fast --family F`, the old spelling of fast-F.
+            TokenizerName::Fast => match self.family {
+                Some(name) => Tokenizer::Fast(family(name)),
+                None => return Ok(Estimator::SessionFamily),
+            },
+            TokenizerName::FastOpenai => Tokenizer::Fast(Family::Openai),
+            TokenizerName::FastClaude => Tokenizer::Fast(Family::Claude),
+            TokenizerName::FastClaude47 => Tokenizer::Fast(Family::Claude47),
             TokenizerName::O200k => Tokenizer::O200k,
             TokenizerName::Cl100k => Tokenizer::Cl100k,
         }))
@@ -903,8 +943,15 @@ pub enum TokenizerName {
     Chars35,
     /// kimi-code's estimator.
     KimiCode,
-    /// Character classes, weighted per --family.
+    /// Character classes, weighted for the family of the session's model.
     Fast,
+    /// Character classes, weighted for OpenAI's o200k.
+    FastOpenai,
+    /// Character classes, weighted for Claude 3 to Opus 4.6.
+    FastClaude,
+    /// Character classes, weighted for Claude Opus 4.7.
+    #[value(name = "fast-claude-4.7")]
+    FastClaude47,
     /// Exact o200k_base BPE.
     O200k,
     /// Exact cl100k_base BPE.
@@ -955,6 +1002,23 @@ impl ReportFormat {
     }
 }
 
+impl PruneArgs {
+    /// Whether the report is asked for instead of the session (`--format json`, or the old
+    /// `--report`).
+    pub fn reports(&self) -> bool {
+        self.report || self.format == PruneFormat::Json
+    }
+}
+
+/// What `prune` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PruneFormat {
+    /// The pruned session, in its own format.
+    Jsonl,
+    /// One JSON object: what would be pruned.
+    Json,
+}
+
 /// The arguments of `condense doctor`.
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
@@ -962,7 +1026,7 @@ pub struct DoctorArgs {
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
-    /// The format, instead of detecting it.
+    /// The transcript format, instead of detecting it from the first lines.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub from: Option<FormatId>,
 
@@ -973,7 +1037,7 @@ pub struct DoctorArgs {
     #[arg(long)]
     pub repair: bool,
 
-    /// With --repair: the suffix of the backups (not empty, no `/`).
+    /// The suffix of the backups --repair keeps (not empty, no `/`).
     #[arg(
         long,
         value_name = "SUFFIX",
@@ -984,7 +1048,7 @@ pub struct DoctorArgs {
     pub backup_suffix: String,
 
     /// Output format [default: text at a terminal, else jsonl].
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(short, long, value_enum, value_name = "FORMAT")]
     pub format: Option<ReportFormat>,
 }
 
@@ -999,7 +1063,7 @@ pub struct UndoArgs {
     #[arg(long)]
     pub list: bool,
 
-    /// The suffix of the backup the undo keeps of the file it replaces (not empty, no `/`).
+    /// The suffix of the backups undo keeps of the file it replaces (not empty, no `/`).
     #[arg(long, value_name = "SUFFIX", default_value = ".bak", value_parser = backup_suffix)]
     pub backup_suffix: String,
 }
@@ -1058,18 +1122,23 @@ pub struct EstimateArgs {
     pub settings: SettingsArgs,
 
     /// Output format [default: text at a terminal, else jsonl].
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(short, long, value_enum, value_name = "FORMAT")]
     pub format: Option<ReportFormat>,
 
-    /// Print only the number of tokens, summed over all files.
-    ///
-    /// That is the context size with --context or --max-context.
+    /// Print only the context size, summed over all files.
     #[arg(long, conflicts_with_all = ["per_message", "format"])]
     pub total: bool,
 
     /// Leave out the total line that follows several files (for reports merged later).
-    #[arg(hide_short_help = true, long, conflicts_with = "total")]
-    pub no_total: bool,
+    ///
+    /// `--no-total` is its old name, kept for one release.
+    #[arg(
+        hide_short_help = true,
+        long,
+        alias = "no-total",
+        conflicts_with = "total"
+    )]
+    pub no_total_line: bool,
 
     /// Print one line per message: its index, line, role and tokens.
     #[arg(long)]
@@ -1106,7 +1175,7 @@ pub struct HistoryArgs {
     pub search: Option<String>,
 
     /// Output form of the list [default: text at a terminal, else jsonl].
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(short, long, value_enum, value_name = "FORMAT")]
     pub format: Option<ReportFormat>,
 }
 
@@ -1168,8 +1237,8 @@ pub struct EvalArgs {
     #[arg(long, value_name = "NAME=CMD")]
     pub cmd: Vec<String>,
 
-    /// The token budget of caveman and of the baseline.
-    #[arg(long, value_name = "TOKENS", default_value_t = 500)]
+    /// The most tokens caveman's summary and the baseline may have.
+    #[arg(short, long, value_name = "TOKENS", default_value_t = 500)]
     pub budget: u64,
 
     /// Hand-written probes: a probe file, or a directory of them (*.txt). The probes of a file
@@ -1183,7 +1252,7 @@ pub struct EvalArgs {
     pub show_lost: bool,
 
     /// Output form.
-    #[arg(long, value_enum, default_value = "jsonl")]
+    #[arg(short, long, value_enum, default_value = "jsonl")]
     pub format: EvalFormat,
 }
 
@@ -1192,7 +1261,7 @@ pub struct EvalArgs {
 pub enum CompactFormat {
     /// The compacted session in its own format.
     Jsonl,
-    /// ACF's handoff document: original request, elision marker, current state, summary.
+    /// ACF's Markdown document: original request, elision marker, current state, summary.
     Markdown,
     /// A JSON line: the rung taken and the live context's tokens before and after (the
     /// session goes to the file with --in-place, nowhere without).
@@ -1216,20 +1285,34 @@ pub struct CompactArgs {
     pub llm: Option<String>,
 
     /// Stop the --llm command (its whole process group) after this many seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 300, requires = "llm")]
+    #[arg(
+        hide_short_help = true,
+        long,
+        value_name = "SECONDS",
+        default_value_t = 300,
+        requires = "llm"
+    )]
     pub llm_timeout: u64,
 
     /// Walk the ladder: write the richest form whose live context fits this many tokens.
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(short, long, value_name = "TOKENS")]
     pub budget: Option<u64>,
 
-    /// Refuse an LLM summary longer than this many tokens (the session is left untouched).
+    /// The most tokens the summary may have: a longer LLM summary is refused, the session left
+    /// untouched.
     #[arg(hide_short_help = true, long, value_name = "TOKENS")]
     pub summary_tokens: Option<u64>,
 
-    /// Fit the request to the LLM into this many tokens (as `prompt --max-tokens`).
-    #[arg(hide_short_help = true, long, value_name = "N")]
-    pub max_tokens: Option<u64>,
+    /// Fit the request to the LLM into this many tokens, as `prompt --request-tokens` does.
+    ///
+    /// `--max-tokens` is its old name, kept for one release.
+    #[arg(
+        hide_short_help = true,
+        long,
+        alias = "max-tokens",
+        value_name = "TOKENS"
+    )]
+    pub request_tokens: Option<u64>,
 
     /// The prompt body of the request.
     #[command(flatten)]
@@ -1240,7 +1323,7 @@ pub struct CompactArgs {
     pub instructions: Option<String>,
 
     /// What to write.
-    #[arg(long, value_enum, default_value = "jsonl")]
+    #[arg(short, long, value_enum, default_value = "jsonl")]
     pub format: CompactFormat,
 
     /// Writing FILE itself.
@@ -1272,8 +1355,22 @@ pub struct SessionsArgs {
     pub session: Option<String>,
 
     /// End each path with a NUL byte instead of a newline (for `xargs -0`, `--files-from`).
-    #[arg(hide_short_help = true, short = '0', long)]
+    #[arg(hide_short_help = true, short = '0', long, conflicts_with = "format")]
     pub null: bool,
+
+    /// Output form: one path per line (text), or one JSON object per session with its path,
+    /// size in bytes and the time it was last written (jsonl).
+    #[arg(short, long, value_enum, default_value = "text")]
+    pub format: SessionsFormat,
+}
+
+/// Output forms of `sessions`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SessionsFormat {
+    /// One path per line.
+    Text,
+    /// One JSON object per session: `path`, `bytes`, `modified` (RFC 3339, UTC).
+    Jsonl,
 }
 
 /// The arguments of `condense completions`.

@@ -11,7 +11,7 @@
 //!   where its sessions live ([`sessions`] finds them) and when it compacts by itself
 //!   ([`trigger`] reports it).
 //! - The pure core computes: [`tokens`], [`measure`], [`plan`], [`prune`], [`extract`],
-//!   [`request`], [`summary`], [`handoff`], [`history`], [`eval`], [`doctor`], [`verify`], and
+//!   [`request`], [`summary`], [`markdown_document`], [`history`], [`eval`], [`doctor`], [`verify`], and
 //!   for the commands that compact, [`compaction`] (the plan report, the ladder, request
 //!   assembly), with [`settings`] saying where each number comes from.
 //! - [`output`] writes JSON lines or Markdown; [`persist`] and [`undo`] write sessions in place
@@ -27,11 +27,11 @@ pub mod compaction;
 pub mod doctor;
 pub mod eval;
 pub mod extract;
-pub mod handoff;
 pub mod history;
 pub mod input;
 pub mod llm;
 pub mod manual;
+pub mod markdown_document;
 pub mod measure;
 pub mod output;
 pub mod persist;

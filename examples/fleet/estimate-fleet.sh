@@ -7,12 +7,12 @@
 # With no host this machine alone is measured, with xargs only; with hosts, GNU parallel runs the
 # same pipeline once on each (`--nonall`, over ssh; `:` is this machine) and tags every line with
 # the host. Each host needs condense on its PATH. On a host, the sessions are measured in
-# batches of 16 files, 4 batches at a time; `--no-total` keeps the batches' total lines out, so
+# batches of 16 files, 4 batches at a time; `--no-total-line` keeps the batches' total lines out, so
 # the merge step adds up each file exactly once, and `--keep-going` reports a bad file and goes on.
 set -eu
 # The list is a file, not a pipe, so that a `condense sessions` that fails fails the run.
 measure='l=$(mktemp) && condense sessions -0 > "$l" &&
-  xargs -0 -r -n 16 -P 4 condense estimate --format jsonl --no-total --keep-going < "$l"
+  xargs -0 -r -n 16 -P 4 condense estimate --format jsonl --no-total-line --keep-going < "$l"
   s=$?; rm -f "$l"; exit $s'
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

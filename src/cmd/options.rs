@@ -133,7 +133,7 @@ pub fn prune(args: Option<&PruneArgs>, file: &config::Prune) -> prune::Options {
             .and_then(|a| a.min_tokens)
             .or(file.min_tokens)
             .unwrap_or(defaults.min_tokens),
-        target: args.and_then(|a| a.target).or(file.target),
+        target: args.and_then(|a| a.budget).or(file.budget),
         trigger: args.and_then(|a| a.trigger).or(file.trigger),
         clear_at_least: args
             .and_then(|a| a.clear_at_least)

@@ -48,7 +48,7 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
     let asked = RequestOptions {
         body,
         instructions: args.instructions.clone(),
-        max_tokens: args.max_tokens,
+        max_tokens: args.request_tokens,
     };
     let request = request(&transcript, &plan, &asked, tokenizer)?;
     if let Some(path) = &args.plan_file {
@@ -87,7 +87,7 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
         }
         RequestFormat::Anthropic => {
             let model = model("claude-haiku-4-5");
-            let body = anthropic_body(model, args.reply_tokens, parts, overrides);
+            let body = anthropic_body(model, args.summary_tokens, parts, overrides);
             write_json_line(out, &body)?
         }
     }

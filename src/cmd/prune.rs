@@ -22,12 +22,16 @@ use crate::prune::Options;
 use crate::settings::Flags;
 use crate::tokens::Estimator;
 use crate::transcript::load::{LoadOptions, Transcript};
-use crate::Outcome;
+use crate::{Outcome, UsageError};
 
 /// Runs `prune`.
 pub fn run(args: &PruneArgs, out: &mut dyn Write) -> Result<Outcome> {
     let source = single_source(&args.input)?;
     refuse_compressed_in_place(&args.input, &source, args.in_place)?;
+    if args.in_place && args.reports() {
+        let why = "--format json prints what would be pruned; it does not go with --in-place";
+        return Err(UsageError(why.to_owned()).into());
+    }
     let estimator = args.tokens.estimator(None)?;
     let config = SettingsArgs {
         preset: None,
@@ -108,7 +112,7 @@ impl Run<'_> {
             transcript.tokenizer(self.estimator),
             self.options,
         )?;
-        if self.args.report {
+        if self.args.reports() {
             output::write_json_line(out, &plan.report(&transcript))?;
             return Ok((Outcome::Success, warnings));
         }

@@ -1,12 +1,14 @@
 //! `condense sessions`: the session files of the known agents (or of the DIRs given), newest
-//! first, one path per line. The finding itself is in [`crate::sessions`].
+//! first, one path per line or one JSON object per session. The finding itself is in [`crate::sessions`].
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
 
-use crate::cli::SessionsArgs;
+use crate::cli::{SessionsArgs, SessionsFormat};
+use crate::output::write_json_line;
 use crate::sessions::{self, Agent, Session};
 use crate::Outcome;
 
@@ -51,10 +53,38 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<Outcome> {
         }
         found.into_iter().map(|s| s.path).collect()
     };
-    let end = if args.null { b'\0' } else { b'\n' };
-    for path in paths {
-        out.write_all(path.as_os_str().as_encoded_bytes())?;
-        out.write_all(&[end])?;
+    match args.format {
+        SessionsFormat::Text => {
+            let end = if args.null { b'\0' } else { b'\n' };
+            for path in paths {
+                out.write_all(path.as_os_str().as_encoded_bytes())?;
+                out.write_all(&[end])?;
+            }
+        }
+        SessionsFormat::Jsonl => {
+            for path in paths {
+                write_json_line(out, &Listed::of(&path)?)?;
+            }
+        }
     }
     Ok(Outcome::Success)
+}
+
+/// One session as `--format jsonl` lists it.
+#[derive(Serialize)]
+struct Listed {
+    path: String,
+    bytes: u64,
+    modified: String,
+}
+
+impl Listed {
+    fn of(path: &Path) -> Result<Listed> {
+        let metadata = std::fs::metadata(path).with_context(|| format!("{}", path.display()))?;
+        Ok(Listed {
+            path: path.to_string_lossy().into_owned(),
+            bytes: metadata.len(),
+            modified: humantime::format_rfc3339_seconds(metadata.modified()?).to_string(),
+        })
+    }
 }

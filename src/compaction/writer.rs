@@ -8,7 +8,7 @@ use std::io::Write;
 
 use anyhow::{Context as _, Result};
 
-use crate::handoff::Handoff;
+use crate::markdown_document::MarkdownDocument;
 use crate::plan::{fingerprint, Kept, KeptUser, Plan};
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::text_of;
@@ -135,7 +135,7 @@ pub fn document(
         plan.summarised()
             .filter_map(|position| records[position].message()),
     );
-    crate::handoff::render(&Handoff {
+    crate::markdown_document::render(&MarkdownDocument {
         records,
         tail: plan.kept_after().collect(),
         compacted_tokens,

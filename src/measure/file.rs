@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use super::{Measure, RecordMeasure};
 use crate::input::{for_each_block, Block, Line};
 use crate::tokens::{Estimator, Tokenizer};
+use crate::transcript::format::session_tokenizer;
 use crate::transcript::live::{live, newest_void, Live};
 use crate::transcript::read::{detect_format, no_message_error, read_each_record, BadLine};
 use crate::transcript::trigger::Earlier;
@@ -88,7 +89,9 @@ pub fn measure_file(
     // line keeps, as `Transcript::dialect` does).
     let mut tokenizer = match options.estimator {
         Estimator::Given(tokenizer) => tokenizer,
-        Estimator::Session => FormatId::Openai.format().default_tokenizer(None),
+        Estimator::Session | Estimator::SessionFamily => {
+            session_tokenizer(FormatId::Openai.format(), options.estimator, None)
+        }
     };
     let mut report = FileReport {
         name: name.clone(),
@@ -104,7 +107,7 @@ pub fn measure_file(
         earlier: Vec::new(),
     };
     let mut detected = options.from.is_some();
-    let mut resolved = options.estimator != Estimator::Session;
+    let mut resolved = matches!(options.estimator, Estimator::Given(_));
     // Each block's measures are folded while the next block is measured: folding runs in
     // line order on one thread, and would otherwise leave the other cores idle.
     let mut pending: Option<Measured> = None;
@@ -122,7 +125,7 @@ pub fn measure_file(
             // the block names.
             let agent = format.format();
             let model = block.lines().find_map(|l| agent.model(l.text));
-            tokenizer = agent.default_tokenizer(model.as_deref());
+            tokenizer = session_tokenizer(agent, options.estimator, model.as_deref());
             report.measure = Measure::new(tokenizer);
             report.file = Measure::new(tokenizer);
         }

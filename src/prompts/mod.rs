@@ -10,8 +10,10 @@
 pub enum Style {
     /// Six priorities, four rules and six XML-tagged sections (kimi-cli's structure).
     Structured,
-    /// First-person working notes with exact commands, outcomes and the next action.
-    Handoff,
+    /// First-person working notes with exact commands, outcomes and the next action (`handoff`
+    /// is its old name, kept for one release).
+    #[value(alias = "handoff")]
+    Notes,
     /// ACF's SDLC tags: current_focus, stack, tests, ci, architecture, conventions,
     /// completed_phases.
     Sdlc,
@@ -25,7 +27,7 @@ pub enum Style {
 pub fn body(style: Style) -> &'static str {
     match style {
         Style::Structured => include_str!("structured.md"),
-        Style::Handoff => include_str!("handoff.md"),
+        Style::Notes => include_str!("notes.md"),
         Style::Sdlc => include_str!("sdlc.md"),
         Style::Caveman => include_str!("caveman.md"),
         Style::Checkpoint => include_str!("checkpoint.md"),

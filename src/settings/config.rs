@@ -26,7 +26,7 @@
 //! keep_turns = 0              # the last user turns kept verbatim
 //! protect = ["TodoWrite", "update_plan"]   # replaces the default list
 //! min_tokens = 100
-//! target = 100000
+//! budget = 100000
 //! trigger = 100000
 //! clear_at_least = 0
 //! clear_inputs = false
@@ -68,8 +68,9 @@ pub struct Prune {
     pub protect: Option<Vec<String>>,
     /// `--min-tokens`.
     pub min_tokens: Option<u64>,
-    /// `--target`.
-    pub target: Option<u64>,
+    /// `--budget` (`target` is its old name, read for one release).
+    #[serde(alias = "target")]
+    pub budget: Option<u64>,
     /// `--trigger`.
     pub trigger: Option<u64>,
     /// `--clear-at-least`.
@@ -351,7 +352,7 @@ mod tests {
         );
         assert_eq!(p.protect.as_deref(), Some(&["Bash".to_owned()][..]));
         assert_eq!(
-            (p.target, p.trigger, p.clear_at_least),
+            (p.budget, p.trigger, p.clear_at_least),
             (Some(9), Some(8), Some(7))
         );
         assert_eq!((p.clear_inputs, p.keep_thinking), (Some(true), Some(1)));

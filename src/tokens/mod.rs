@@ -28,6 +28,8 @@ pub enum Estimator {
     Given(Tokenizer),
     /// None was named: the session's own.
     Session,
+    /// `fast`, weighted for the family of the session's model.
+    SessionFamily,
 }
 
 /// Tokens kimi-code charges for one image, audio or video part.

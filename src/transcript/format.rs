@@ -14,7 +14,24 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::model::{Message, Record};
-use crate::tokens::{Family, Tokenizer};
+use crate::tokens::{Estimator, Family, Tokenizer};
+
+/// What a session of `agent` whose lines first name `model` is counted with under
+/// `estimator`: the one named, the agent's own, or `fast` for the model's family (the agent's
+/// own family where that is a `fast` estimate).
+pub fn session_tokenizer(
+    agent: &dyn Format,
+    estimator: Estimator,
+    model: Option<&str>,
+) -> Tokenizer {
+    match (estimator, agent.default_tokenizer(model)) {
+        (Estimator::Given(tokenizer), _) => tokenizer,
+        (Estimator::Session, own) | (Estimator::SessionFamily, own @ Tokenizer::Fast(_)) => own,
+        (Estimator::SessionFamily, _) => {
+            Tokenizer::Fast(model.map_or(Family::Openai, Family::of_model))
+        }
+    }
+}
 
 /// One agent's transcript dialect.
 pub trait Format: Sync {

@@ -11,6 +11,7 @@ use std::ops::Range;
 use anyhow::Result;
 use rayon::prelude::*;
 
+use super::format::session_tokenizer;
 use super::live::{live, newest_void, records_of, Live, Node};
 use super::model::Record;
 use super::read::{detect_format, no_message_error, read_records, BadLine};
@@ -66,10 +67,10 @@ impl<'a> Transcript<'a> {
     pub fn tokenizer(&self, estimator: Estimator) -> Tokenizer {
         match estimator {
             Estimator::Given(tokenizer) => tokenizer,
-            Estimator::Session => {
+            Estimator::Session | Estimator::SessionFamily => {
                 let agent = self.dialect();
                 let model = self.lines.iter().find_map(|line| agent.model(line.text));
-                agent.default_tokenizer(model.as_deref())
+                session_tokenizer(agent, estimator, model.as_deref())
             }
         }
     }

@@ -211,7 +211,7 @@ fn total_prints_just_the_number() {
         .arg(&file)
         .assert()
         .success()
-        .stdout(format!("{}\n", report["tokens"]));
+        .stdout(format!("{}\n", report["context"]["tokens"]));
 }
 
 #[test]
@@ -240,9 +240,11 @@ fn markdown_table() {
         .assert()
         .success()
         .stdout(predicate::str::starts_with(
-            "| file | format | messages | tokens | context | compaction |\n|---|",
+            "| file | format | model | context | from | messages | tokens | tokenizer |\n|---|",
         ))
-        .stdout(predicate::str::contains("| openai | 56 | 10270 |"));
+        .stdout(predicate::str::contains(
+            "| openai | - | 20384 | usage | 56 | 10270 | chars4 |",
+        ));
 }
 
 #[test]
@@ -258,28 +260,26 @@ fn every_tokenizer_runs_on_the_corpus() {
         .iter()
         .chain(exact);
     for &tokenizer in all {
+        // The messages' tokens: --total is the context size, mostly the provider's figure.
         let output = condense()
-            .args(["estimate", "--total", "--tokenizer", tokenizer])
+            .args(["estimate", "--format", "jsonl", "--tokenizer", tokenizer])
             .arg(&file)
             .output()
             .unwrap();
         assert_success(&output, format_args!("{tokenizer}"));
-        let tokens: u64 = String::from_utf8(output.stdout)
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
+        let tokens = json_lines(&output.stdout)[0]["tokens"].as_u64().unwrap();
         assert!(tokens > 1000, "{tokenizer}: {tokens}");
         seen.push(tokens);
     }
     // chars3.5 counts the same characters as chars4 with a smaller divisor.
     assert!(seen[1] > seen[0]);
     // --lang es picks chars3.5.
-    condense()
-        .args(["estimate", "--total", "--lang", "es"])
-        .arg(&file)
-        .assert()
-        .stdout(format!("{}\n", seen[1]));
+    let output = run_ok(
+        condense()
+            .args(["estimate", "--format", "jsonl", "--lang", "es"])
+            .arg(&file),
+    );
+    assert_eq!(json_lines(&output.stdout)[0]["tokens"], seen[1]);
 }
 
 #[cfg(not(feature = "bpe"))]
@@ -603,4 +603,99 @@ fn a_reserve_that_does_not_fit_the_window_is_scaled_or_refused() {
     assert_eq!(empty.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&empty.stderr)
         .contains("a context window of 0 tokens holds nothing"));
+}
+
+/// Each session is counted with its own estimator unless one is named: Claude's family for
+/// Claude Code, OpenAI's for Codex, kimi-cli's chars4 for its message lists; `--preset kimi`
+/// brings chars4 and `--tokenizer` wins over everything.
+#[test]
+fn each_session_is_counted_with_its_own_estimator_unless_one_is_named() {
+    let claude = fixture("corpus/claude-code/kimi-cli-5b2c427a42e0.jsonl");
+    let codex = fixture("corpus/codex/agent-sessions-small.jsonl");
+    let kimi = fixture("corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl");
+    let tokenizer_of = |args: &[&str]| -> Vec<String> {
+        let out = run_ok(condense().arg("estimate").args(args).arg("--no-total"));
+        json_lines(&out.stdout)
+            .iter()
+            .map(|r| r["tokenizer"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let files = [
+        claude.to_str().unwrap(),
+        codex.to_str().unwrap(),
+        kimi.to_str().unwrap(),
+    ];
+    assert_eq!(
+        tokenizer_of(&files),
+        ["fast/claude", "fast/openai", "chars4"]
+    );
+    fn with<'a>(flags: &[&'a str], files: &[&'a str]) -> Vec<&'a str> {
+        [flags, files].concat()
+    }
+    assert_eq!(
+        tokenizer_of(&with(&["--preset", "kimi"], &files)),
+        ["chars4"; 3]
+    );
+    assert_eq!(
+        tokenizer_of(&with(&["--preset", "kimi-code"], &files)),
+        ["kimi-code"; 3]
+    );
+    assert_eq!(
+        tokenizer_of(&with(&["--preset", "codex"], &files)),
+        ["fast/claude", "fast/openai", "chars4"]
+    );
+    assert_eq!(
+        tokenizer_of(&with(
+            &["--tokenizer", "chars4", "--preset", "kimi-code"],
+            &files
+        )),
+        ["chars4"; 3]
+    );
+    assert_eq!(
+        tokenizer_of(&with(&["--family", "claude-4.7"], &files)),
+        ["fast/claude-4.7"; 3]
+    );
+    assert_eq!(
+        tokenizer_of(&with(&["--lang", "es"], &files)),
+        ["chars3.5"; 3]
+    );
+}
+
+/// Piped, every report holds the context size and the model is left out unless read; at a
+/// terminal (here asked for with --format text) the table leads with the context, numbers
+/// grouped by thousands; `json` still names the JSON lines.
+#[test]
+fn the_report_leads_with_the_context_size() {
+    let claude = fixture("corpus/claude-code/kimi-cli-5b2c427a42e0.jsonl");
+    let piped = json_lines(&run_ok(condense().arg("estimate").arg(&claude)).stdout);
+    assert_eq!(piped[0]["context"]["tokens"], 71102);
+    assert_eq!(piped[0]["context"]["source"], "usage");
+    assert!(piped[0].get("model").is_none());
+    let old_name = json_lines(
+        &run_ok(
+            condense()
+                .args(["estimate", "--format", "json", "--context"])
+                .arg(&claude),
+        )
+        .stdout,
+    );
+    assert_eq!(old_name, piped);
+    let table = String::from_utf8(
+        run_ok(
+            condense()
+                .args(["estimate", "--format", "text"])
+                .arg(&claude),
+        )
+        .stdout,
+    )
+    .unwrap();
+    let mut lines = table.lines();
+    let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    assert_eq!(&header[..5], ["file", "format", "model", "context", "from"]);
+    let row: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    assert_eq!(
+        &row[1..5],
+        ["claude-code", "claude-opus-4-6", "71,102", "usage"]
+    );
+    assert_eq!(lines.next(), None);
 }

@@ -26,7 +26,10 @@ fn row<'v>(rows: &'v [Value], summary: &str) -> &'v Value {
 fn the_crafted_session_re_uses_what_was_counted_by_hand() {
     let path = fixture("eval/pi/crafted.jsonl");
     let probes = fixture("eval/probes");
+    // Counted by hand in characters ÷ 4.
     let rows = eval(&[
+        "--tokenizer",
+        "chars4",
         "--show-lost",
         "--probes",
         probes.to_str().unwrap(),

@@ -57,7 +57,7 @@ fn the_crate_lists_the_code_the_man_pages_and_recipes_and_nothing_excluded() {
         "README.md",
         "src/main.rs",
         "src/lib.rs",
-        "src/prompts/handoff.md",
+        "src/prompts/notes.md",
         "man/condense.1",
         "man/condense-sessions.1",
         "examples/claude-code/settings.json",

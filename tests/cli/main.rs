@@ -35,3 +35,4 @@ mod trace;
 mod undo;
 mod util;
 mod verify;
+mod vocabulary;

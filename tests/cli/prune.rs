@@ -539,7 +539,18 @@ fn usage_recorded_before_the_prune_is_void_and_the_marker_holds_the_new_size() {
         if let Some(more) = more {
             appended.extend_from_slice(more.as_bytes());
             let grown = write_temp(dir.path(), "grown.jsonl", &appended);
-            assert_eq!(context_tokens(&grown), after + 100, "{path}");
+            // By the session's own estimator: the appended message's tokens, as estimate
+            // counts them one by one.
+            let rows = condense()
+                .args(["estimate", "--per-message", "--format", "jsonl"])
+                .arg(&grown)
+                .output()
+                .unwrap();
+            let appended_tokens = json_lines(&rows.stdout).last().unwrap()["tokens"]
+                .as_u64()
+                .unwrap();
+            assert!(appended_tokens > 0, "{path}");
+            assert_eq!(context_tokens(&grown), after + appended_tokens, "{path}");
         }
     }
 }

@@ -23,7 +23,11 @@ use crate::util::{check_golden, condense_text, fixture};
 /// Issue 13's per-kind goal holds since caveman names the code around the latest edit: on
 /// entireio the summary's next step, `outputHookResponse`, occurs before the cut only in Claude
 /// Code's `toolUseResult.originalFile` copy of the edited file, in the block the edit sits in.
-const NOT_YET: [(&str, f64); 1] = [(score::COVERAGE, -53.0)];
+///
+/// Issue 29 moved it to -55.0: caveman's 500 tokens are counted by the session's own estimator
+/// since, Claude's family for pi's Claude session, which counts about a third more tokens than
+/// characters ÷ 4 in the same text, so the note holds less.
+const NOT_YET: [(&str, f64); 1] = [(score::COVERAGE, -55.0)];
 
 /// The standard output of `condense ARGS`, which must succeed.
 fn run(args: &[&str]) -> String {

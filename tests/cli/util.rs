@@ -213,17 +213,14 @@ pub fn required_llm() -> Option<PathBuf> {
     found
 }
 
-/// The live context's size `estimate --context` reports for a file.
+/// The live context's size `estimate` reports for a file.
 pub fn context_tokens(path: &Path) -> u64 {
     let output = condense()
-        .args(["estimate", "--context"])
+        .args(["estimate", "--format", "jsonl"])
         .arg(path)
         .output()
         .unwrap();
-    assert_success(
-        &output,
-        format_args!("estimate --context {}", path.display()),
-    );
+    assert_success(&output, format_args!("estimate {}", path.display()));
     json_lines(&output.stdout)[0]["context"]["tokens"]
         .as_u64()
         .unwrap()

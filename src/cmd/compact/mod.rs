@@ -155,7 +155,7 @@ fn summarise(run: &Run, settings: &Settings, plan: &Plan) -> Result<String> {
     let asked = RequestOptions {
         body: options::body(None, args.style.explicit(), settings)?,
         instructions: args.instructions.clone(),
-        max_tokens: args.max_tokens,
+        max_tokens: args.request_tokens,
     };
     let request = request(run.transcript, plan, &asked, run.tokenizer)?;
     let limits = Limits::new(

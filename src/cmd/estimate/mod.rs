@@ -121,7 +121,7 @@ pub fn run(args: &EstimateArgs, out: &mut dyn Write) -> Result<Outcome> {
     } else if args.per_message {
         write_per_message(out, format, &reports)?;
     } else {
-        write_summaries(out, format, &summaries, !args.no_total)?;
+        write_summaries(out, format, &summaries, !args.no_total_line)?;
     }
     warnings.print();
     if failed > 0 {

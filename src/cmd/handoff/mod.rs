@@ -18,7 +18,7 @@ use crate::transcript::FormatId;
 pub fn options(args: &HandoffArgs) -> HandoverOptions {
     HandoverOptions {
         cwd: args.cwd.clone(),
-        model: args.model.clone(),
+        model: args.to_model.clone(),
     }
 }
 

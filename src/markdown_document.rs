@@ -1,6 +1,8 @@
-//! The ACF handoff document (pure): the session's original request and its current state kept
-//! verbatim within token budgets, the compacted summary, and a marker saying how much lies
-//! between them. `inject --format markdown` prints it instead of a transcript.
+//! ACF's Markdown document of a compacted session (pure; ACF heads it "Compacted Handoff"):
+//! the session's original request and its current state kept verbatim within token budgets,
+//! the compacted summary, and a marker saying how much lies between them. `inject --format
+//! markdown` prints it instead of a transcript. ("Handoff" in condense means `--to`: a session
+//! handed to another agent.)
 
 use crate::extract::request_text;
 use crate::tokens::Tokenizer;
@@ -9,8 +11,8 @@ use crate::transcript::{Part, Record};
 /// The marker for text cut to fit its budget.
 pub const TRUNCATED: &str = "[... truncated ...]";
 
-/// What the handoff is made of.
-pub struct Handoff<'h, 'a> {
+/// What the document is made of.
+pub struct MarkdownDocument<'h, 'a> {
     /// Every record of the session.
     pub records: &'h [Record<'a>],
     /// The positions of the records kept verbatim after the summary, in order.
@@ -27,20 +29,20 @@ pub struct Handoff<'h, 'a> {
     pub tokenizer: Tokenizer,
 }
 
-/// Renders the handoff document.
-pub fn render(handoff: &Handoff) -> String {
-    let tokenizer = handoff.tokenizer;
+/// Renders the document.
+pub fn render(document: &MarkdownDocument) -> String {
+    let tokenizer = document.tokenizer;
     // The user's first request in their own words, as the summaries read it: not a bare
     // harness command (`/mode`), an expanded slash-command prompt or a harness's context.
-    let request = handoff
+    let request = document
         .records
         .iter()
         .find_map(|r| r.message().and_then(|m| request_text(r, m)))
         .unwrap_or_default();
-    let state: Vec<String> = handoff
+    let state: Vec<String> = document
         .tail
         .iter()
-        .filter_map(|&position| handoff.records[position].message())
+        .filter_map(|&position| document.records[position].message())
         .filter(|m| !m.sidechain)
         .filter_map(|m| {
             let text = visible_text(m);
@@ -53,10 +55,10 @@ pub fn render(handoff: &Handoff) -> String {
          [... ~{} tokens compacted ...]\n\n\
          ### Current State (preserved)\n\n{}\n\n\
          ### Compacted Summary\n\n{}\n",
-        keep_start(request.trim(), handoff.head_tokens, tokenizer),
-        handoff.compacted_tokens,
-        keep_end(&state.join("\n\n"), handoff.tail_tokens, tokenizer),
-        handoff.summary.trim(),
+        keep_start(request.trim(), document.head_tokens, tokenizer),
+        document.compacted_tokens,
+        keep_end(&state.join("\n\n"), document.tail_tokens, tokenizer),
+        document.summary.trim(),
     )
 }
 
@@ -138,7 +140,7 @@ mod tests {
             record(Role::User, "now the tests"),
             record(Role::Assistant, "tests pass"),
         ];
-        let text = render(&Handoff {
+        let text = render(&MarkdownDocument {
             records: &records,
             tail: vec![2, 3],
             compacted_tokens: 42,
@@ -174,7 +176,7 @@ mod tests {
             record(Role::User, "Build the importer"),
             record(Role::Assistant, "working"),
         ];
-        let text = render(&Handoff {
+        let text = render(&MarkdownDocument {
             records: &records,
             tail: vec![3],
             compacted_tokens: 1,
