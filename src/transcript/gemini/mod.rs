@@ -22,5 +22,10 @@ mod prune;
 mod read;
 mod trigger;
 
+// Qwen Code, a fork of Gemini CLI, keeps its messages as Gemini `Content`: its folder reads
+// their parts, and finds their tool results for prune, with these.
+pub(crate) use prune::response_site;
+pub(crate) use read::{content_parts, Parts};
+
 /// The Gemini CLI JSONL session format.
 pub struct Gemini;
