@@ -156,7 +156,10 @@ fn check_compacted(file: &str, written: &Path, before: &Value) {
         "{file}: the first message is not the summary: {:.300}",
         sent[0]
     );
-    assert!(sent.last().unwrap().contains(PROMPT), "{file}: the prompt is not last");
+    assert!(
+        sent.last().unwrap().contains(PROMPT),
+        "{file}: the prompt is not last"
+    );
     let all = strings(&after);
     assert_eq!(
         all.matches(SUMMARY).count(),
@@ -179,9 +182,12 @@ fn check_compacted(file: &str, written: &Path, before: &Value) {
         all.contains(newest.as_str()),
         "{file}: the kept tail is not sent: {newest:.80}"
     );
+    // Where Qwen Code's own summary and its acknowledgement are all there is to summarise
+    // (compressed-twice.jsonl keeps two messages after them), condense's summary replaces a
+    // summary of about its size: the request is smaller only where answers were summarised.
     let size = |v: &Value| serde_json::to_string(v).unwrap().len();
     assert!(
-        size(&after) < size(before),
+        answered.len() < 2 || size(&after) < size(before),
         "{file}: the request grew from {} to {} bytes",
         size(before),
         size(&after)
@@ -302,7 +308,11 @@ fn qwen_code_resumes_a_pruned_session() {
         .iter()
         .filter(|m| m["role"] == "tool")
         .count();
-    assert_eq!((calls, results), (2, 2), "the calls and results are not paired");
+    assert_eq!(
+        (calls, results),
+        (2, 2),
+        "the calls and results are not paired"
+    );
     let size = |v: &Value| serde_json::to_string(v).unwrap().len();
     assert!(size(&after) < size(&before));
 }
