@@ -27,7 +27,7 @@ use serde_json::value::RawValue;
 use super::read::{compressed_history, COMPRESSION};
 use super::QwenCode;
 use crate::transcript::json::top_level_str;
-use crate::transcript::model::{Record, Role};
+use crate::transcript::model::Record;
 use crate::transcript::write::{derived_uuid, push_kept, push_line, Compacted, Sink, WriteBack};
 
 /// What Qwen Code puts after the summary (`RESUME_TRAILER`).
@@ -60,12 +60,7 @@ impl WriteBack for QwenCode {
         }
         let summary = format!("{}\n\n{RESUME_TRAILER}", compacted.wrapped_summary());
         history.push(entry("user", &summary)?);
-        let tail_opens_with_model = compacted
-            .tail
-            .iter()
-            .find_map(|&i| records[i].message())
-            .is_some_and(|m| m.role == Role::Assistant);
-        if !tail_opens_with_model {
+        if !compacted.tail_opens_with_model() {
             history.push(entry("model", ACKNOWLEDGEMENT)?);
         }
         push_contents(&mut history, records, &compacted.tail)?;

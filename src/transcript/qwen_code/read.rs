@@ -148,41 +148,47 @@ impl Format for QwenCode {
     }
 
     /// A `chat_compression` line is the marker (its first entry), then each further entry of
-    /// its `compressedHistory`, hung under the marker.
+    /// its `compressedHistory`.
     fn read_each<'a>(
         &self,
         line: usize,
         text: &'a str,
         each: &mut dyn FnMut(Record<'a>),
     ) -> Result<()> {
-        let first = self.read(line, text)?;
-        if !first.compaction {
-            each(first);
-            return Ok(());
-        }
-        #[derive(Deserialize)]
-        struct Line<'a> {
-            #[serde(rename = "systemPayload", borrow)]
-            payload: Option<&'a RawValue>,
-        }
-        let payload: Line<'a> = serde_json::from_str(text)?;
-        let history = compressed_history(payload.payload)?.unwrap_or_default();
-        let marker = first.link.id.unwrap_or_default();
-        let mut records = vec![first];
-        for (k, entry) in history.into_iter().enumerate().skip(1) {
-            let content: Content<'a> = serde_json::from_str(entry.get())?;
-            let mut read = Record::new(
-                line,
-                entry.get().as_bytes(),
-                Entry::Message(content.into_message()?),
-            );
-            read.link.id = Some(entry_id(marker, k));
-            records.push(read);
-        }
+        let marker = self.read(line, text)?;
+        let entries = match marker.link.id.filter(|_| marker.compaction) {
+            Some(id) => later_entries(line, text, id)?,
+            None => Vec::new(),
+        };
         // Handed out once all are read: an entry that fails fails the whole line.
-        records.into_iter().for_each(each);
+        each(marker);
+        entries.into_iter().for_each(each);
         Ok(())
     }
+}
+
+/// The entries after the first of the `compressedHistory` of the compression line `text`,
+/// whose marker has id `marker`, each a record holding its object's bytes.
+fn later_entries(line: usize, text: &str, marker: NodeId) -> Result<Vec<Record<'_>>> {
+    #[derive(Deserialize)]
+    struct Line<'a> {
+        #[serde(rename = "systemPayload", borrow)]
+        payload: Option<&'a RawValue>,
+    }
+    let payload: Line = serde_json::from_str(text)?;
+    let history = compressed_history(payload.payload)?.unwrap_or_default();
+    let mut records = Vec::new();
+    for (k, entry) in history.into_iter().enumerate().skip(1) {
+        let content: Content = serde_json::from_str(entry.get())?;
+        let mut read = Record::new(
+            line,
+            entry.get().as_bytes(),
+            Entry::Message(content.into_message()?),
+        );
+        read.link.id = Some(entry_id(marker, k));
+        records.push(read);
+    }
+    Ok(records)
 }
 
 /// The id condense gives entry `k` of the compression whose marker has id `marker`: its own,

@@ -350,3 +350,28 @@ pub fn sent_for(
             )
         })
 }
+
+/// `inject` of `session` (fixture `file`) written beside it and `inject --in-place` of a copy
+/// in `dir`, each handed to `check`; then `undo` must restore the copy byte for byte.
+pub fn inject_both_ways_then_undo(file: &str, dir: &Path, check: impl Fn(&Path)) {
+    let session = crate::util::fixture(file);
+    check(&inject(&session, super::SUMMARY, &[], dir, "session.jsonl"));
+    let in_place = dir.join("in-place.jsonl");
+    std::fs::copy(&session, &in_place).unwrap();
+    let summary = dir.join("summary.md");
+    std::fs::write(&summary, super::SUMMARY).unwrap();
+    condense_ok(&[
+        OsStr::new("inject"),
+        OsStr::new("--summary"),
+        summary.as_os_str(),
+        OsStr::new("--in-place"),
+        in_place.as_os_str(),
+    ]);
+    check(&in_place);
+    condense_ok(&[OsStr::new("undo"), in_place.as_os_str()]);
+    assert_eq!(
+        std::fs::read(&in_place).unwrap(),
+        std::fs::read(&session).unwrap(),
+        "{file}: undo did not restore the session"
+    );
+}

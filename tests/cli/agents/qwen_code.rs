@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::harness::{
-    agent_bin, first_field, handoffs_both_ways, inject, installed, isolated, repo, script,
-    sent_for, strings,
+    agent_bin, first_field, handoffs_both_ways, inject, inject_both_ways_then_undo, installed,
+    isolated, repo, script, sent_for, strings,
 };
 use super::SUMMARY;
 use crate::util::{condense_ok, fixture};
@@ -201,29 +201,10 @@ fn qwen_code_resumes_from_condenses_compaction_and_sends_less() {
     }
     let dir = tempfile::tempdir().unwrap();
     for file in SESSIONS {
-        let session = fixture(file);
-        let before = resume(&session);
-        let injected = inject(&session, SUMMARY, &[], dir.path(), "session.jsonl");
-        check_compacted(file, &injected, &before);
-
-        let in_place = dir.path().join("in-place.jsonl");
-        std::fs::copy(&session, &in_place).unwrap();
-        let summary = dir.path().join("summary.md");
-        std::fs::write(&summary, SUMMARY).unwrap();
-        condense_ok(&[
-            OsStr::new("inject"),
-            OsStr::new("--summary"),
-            summary.as_os_str(),
-            OsStr::new("--in-place"),
-            in_place.as_os_str(),
-        ]);
-        check_compacted(file, &in_place, &before);
-        condense_ok(&[OsStr::new("undo"), in_place.as_os_str()]);
-        assert_eq!(
-            std::fs::read(&in_place).unwrap(),
-            std::fs::read(&session).unwrap(),
-            "{file}: undo did not restore the session"
-        );
+        let before = resume(&fixture(file));
+        inject_both_ways_then_undo(file, dir.path(), |written| {
+            check_compacted(file, written, &before);
+        });
     }
 }
 
