@@ -351,11 +351,12 @@ pub fn sent_for(
         })
 }
 
-/// `inject` of `session` (fixture `file`) written beside it and `inject --in-place` of a copy
-/// in `dir`, each handed to `check`; then `undo` must restore the copy byte for byte.
-pub fn inject_both_ways_then_undo(file: &str, dir: &Path, check: impl Fn(&Path)) {
+/// `inject` of the fixture `file` written to `dir/NAME` and `inject --in-place` of a copy in
+/// `dir` (the summary from a file, no model, a backup kept), each handed to `check`; then `undo`
+/// must restore the copy byte for byte.
+pub fn inject_both_ways_then_undo(file: &str, dir: &Path, name: &str, check: impl Fn(&Path)) {
     let session = crate::util::fixture(file);
-    check(&inject(&session, super::SUMMARY, &[], dir, "session.jsonl"));
+    check(&inject(&session, super::SUMMARY, &[], dir, name));
     let in_place = dir.join("in-place.jsonl");
     std::fs::copy(&session, &in_place).unwrap();
     let summary = dir.join("summary.md");
@@ -374,4 +375,20 @@ pub fn inject_both_ways_then_undo(file: &str, dir: &Path, check: impl Fn(&Path))
         std::fs::read(&session).unwrap(),
         "{file}: undo did not restore the session"
     );
+}
+
+/// The first line of each answer the mock gave (`MOCK-REPLY to: …`) among the assistant
+/// messages of a request's `messages`, in order.
+pub fn mock_answers(messages: &Value) -> Vec<String> {
+    messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .filter_map(|m| {
+            let text = strings(&m["content"]);
+            let line = text.lines().find(|l| l.starts_with("MOCK-REPLY to:"))?;
+            Some(line.to_owned())
+        })
+        .collect()
 }

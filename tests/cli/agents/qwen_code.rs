@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::harness::{
-    agent_bin, first_field, handoffs_both_ways, inject, inject_both_ways_then_undo, installed,
-    isolated, repo, script, sent_for, strings,
+    agent_bin, first_field, handoffs_both_ways, inject_both_ways_then_undo, installed, isolated,
+    mock_answers, repo, script, sent_for, strings,
 };
 use super::SUMMARY;
 use crate::util::{condense_ok, fixture};
@@ -130,21 +130,6 @@ fn texts(messages: &Value) -> Vec<String> {
         .collect()
 }
 
-/// The first line of each answer Qwen Code sent (`MOCK-REPLY to: …`), in order.
-fn answers(messages: &Value) -> Vec<String> {
-    messages
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "assistant")
-        .filter_map(|m| {
-            let text = strings(&m["content"]);
-            let line = text.lines().find(|l| l.starts_with("MOCK-REPLY to:"))?;
-            Some(line.to_owned())
-        })
-        .collect()
-}
-
 /// What Qwen Code sent after `written`, the compaction of a session it sent `before` for: the
 /// summary first, the newest answer of the kept tail, not the oldest answer it sent before, the
 /// prompt last, none of Qwen Code's own summaries, and less.
@@ -172,7 +157,7 @@ fn check_compacted(file: &str, written: &Path, before: &Value) {
         !all.contains("MOCK-SUMMARY up to"),
         "{file}: Qwen Code's own summary was sent"
     );
-    let answered = answers(before);
+    let answered = mock_answers(before);
     let (oldest, newest) = (answered.first().unwrap(), answered.last().unwrap());
     assert!(
         answered.len() < 2 || !all.contains(oldest.as_str()),
@@ -202,7 +187,7 @@ fn qwen_code_resumes_from_condenses_compaction_and_sends_less() {
     let dir = tempfile::tempdir().unwrap();
     for file in SESSIONS {
         let before = resume(&fixture(file));
-        inject_both_ways_then_undo(file, dir.path(), |written| {
+        inject_both_ways_then_undo(file, dir.path(), "session.jsonl", |written| {
             check_compacted(file, written, &before);
         });
     }
