@@ -18,14 +18,12 @@ mod handoff;
 mod home;
 mod legacy;
 mod live;
-mod prune;
-mod read;
-mod trigger;
-
 // Qwen Code, a fork of Gemini CLI, keeps its messages as Gemini `Content`: its folder reads
-// their parts, and finds their tool results for prune, with these.
-pub(crate) use prune::response_site;
-pub(crate) use read::{content_parts, Parts};
+// their parts (`read::content_parts`), and finds their tool results for prune
+// (`prune::response_site`), with these modules' code.
+pub(crate) mod prune;
+pub(crate) mod read;
+mod trigger;
 
 /// The Gemini CLI JSONL session format.
 pub struct Gemini;

@@ -24,7 +24,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::read::{compressed_history, COMPRESSION};
+use super::read::{compressed_history, on_chain, COMPRESSION};
 use super::QwenCode;
 use crate::transcript::json::top_level_str;
 use crate::transcript::model::Record;
@@ -43,7 +43,7 @@ impl WriteBack for QwenCode {
         let records = compacted.records();
         let leaf = records
             .iter()
-            .rposition(|record| record.link.id.is_some())
+            .rposition(|record| on_chain(&record.link))
             .context(
                 "a Qwen Code session needs a record with a \"uuid\" to hang the summary under",
             )?;
@@ -209,14 +209,14 @@ mod tests {
             let bytes = std::fs::read(path).unwrap();
             let input = Transcript::parse(name, &bytes, LoadOptions::default()).unwrap();
             assert_eq!(input.format, Some(FormatId::QwenCode));
-            let plan = plan(
+            let first_plan = plan(
                 &input.context,
                 Mode::Tail { preserve: 2 },
                 Tokenizer::Chars4,
                 &QwenCode,
             )
             .unwrap();
-            let compacted = compaction(&input, &plan, SUMMARY, Tokenizer::Chars4);
+            let compacted = compaction(&input, &first_plan, SUMMARY, Tokenizer::Chars4);
             let mut out = Vec::new();
             let mut sink = Sink::new(&mut out);
             QwenCode.write_compacted(&compacted, &mut sink).unwrap();
@@ -249,6 +249,24 @@ mod tests {
                 .collect();
             assert_eq!(sent, kept, "{name}");
             assert!(output.context.len() < input.context.len() + 2);
+
+            // Compacted again, the new compression hangs under the one before (the last record
+            // of a line, not an entry of its history), in the same session.
+            let replan = plan(
+                &output.context,
+                Mode::Tail { preserve: 1 },
+                Tokenizer::Chars4,
+                &QwenCode,
+            )
+            .unwrap();
+            let again = compaction(&output, &replan, SUMMARY, Tokenizer::Chars4);
+            let mut twice = Vec::new();
+            let mut sink = Sink::new(&mut twice);
+            QwenCode.write_compacted(&again, &mut sink).unwrap();
+            sink.finish().unwrap();
+            let second: Value = serde_json::from_slice(&twice[out.len()..]).unwrap();
+            assert_eq!(second["parentUuid"], line["uuid"], "{name}");
+            assert_eq!(second["sessionId"], line["sessionId"], "{name}");
         }
     }
 }

@@ -17,6 +17,7 @@
 //! command's user entry; a `mid_turn_user_message` joins the user entry before it: neither
 //! changes which records are sent, and condense counts them as Qwen Code writes them.)
 
+use super::read::on_chain;
 use super::QwenCode;
 use crate::transcript::live::{Live, LiveRule, Map, Node, Set};
 use crate::transcript::model::{NodeId, Parent};
@@ -57,14 +58,12 @@ fn live(nodes: &[Node]) -> Live {
 /// Whether `node` is an entry of a compression's history after its first: an id of its own
 /// and no parent, which no record of a line lacks.
 fn is_entry(node: &Node) -> bool {
-    node.link.id.is_some() && node.link.parent == Parent::Unlinked && !node.compaction
+    node.link.id.is_some() && !on_chain(node.link)
 }
 
 /// The chain from the root to the leaf, the last record of a line with an id, as indexes.
 fn chain(nodes: &[Node], first: &Map<NodeId, usize>) -> Vec<usize> {
-    let leaf = nodes
-        .iter()
-        .rposition(|node| node.link.id.is_some() && !is_entry(node));
+    let leaf = nodes.iter().rposition(|node| on_chain(node.link));
     let Some(leaf) = leaf else {
         return Vec::new();
     };

@@ -14,7 +14,7 @@
 use serde_json::Value;
 
 use super::QwenCode;
-use crate::transcript::gemini::response_site;
+use crate::transcript::gemini::prune::response_site;
 use crate::transcript::json::Step;
 use crate::transcript::prune::{key, string, thinking, under, Kind, Prune, Shape, Site};
 

@@ -31,7 +31,7 @@ use serde_json::Value;
 use super::QwenCode;
 use crate::transcript::blocks::{borrowed_str, LenientU64};
 use crate::transcript::format::{Format, Tree};
-use crate::transcript::gemini::{content_parts, Parts};
+use crate::transcript::gemini::read::{content_parts, Parts};
 use crate::transcript::json::{str_at, str_field};
 use crate::transcript::model::{
     node_id, Entry, Event, Keep, Link, Message, NodeId, Parent, Record, Role, Usage,
@@ -189,6 +189,13 @@ fn later_entries(line: usize, text: &str, marker: NodeId) -> Result<Vec<Record<'
         records.push(read);
     }
     Ok(records)
+}
+
+/// Whether a record with this link is a record of its own line on Qwen Code's chain (an id
+/// and a parent, `null` or a `uuid`), not a later entry of a compression (an id, no parent)
+/// nor a record Qwen Code never looks up (no id).
+pub(super) fn on_chain(link: &Link) -> bool {
+    link.id.is_some() && link.parent != Parent::Unlinked
 }
 
 /// The id condense gives entry `k` of the compression whose marker has id `marker`: its own,

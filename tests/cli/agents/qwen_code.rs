@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::harness::{
-    agent_bin, first_field, handoffs_both_ways, inject_both_ways_then_undo, installed, isolated,
-    mock_answers, repo, script, sent_for, strings,
+    agent_bin, first_field, handoffs_both_ways, inject, inject_both_ways_then_undo, installed,
+    isolated, mock_answers, repo, script, sent_for, strings,
 };
 use super::SUMMARY;
 use crate::util::{condense_ok, fixture};
@@ -193,7 +193,8 @@ fn qwen_code_resumes_from_condenses_compaction_and_sends_less() {
     }
 }
 
-/// `compact --llm` (a shell command standing in for the model) writes its summary the same way.
+/// `compact --llm` (a shell command standing in for the model) writes its summary the same way,
+/// and a compacted session compacts again.
 #[test]
 fn qwen_code_resumes_from_compact() {
     if !ready() {
@@ -217,6 +218,15 @@ fn qwen_code_resumes_from_compact() {
     let compacted = dir.path().join("compacted.jsonl");
     std::fs::write(&compacted, out).unwrap();
     check_compacted(file, &compacted, &before);
+    // Compacted again: the new compression hangs under the one before, in the same session.
+    let twice = inject(
+        &compacted,
+        SUMMARY,
+        &["--preserve", "1"],
+        dir.path(),
+        "twice.jsonl",
+    );
+    check_compacted(file, &twice, &before);
 }
 
 /// `prune` shrinks a tool result Qwen Code sends (made long first: the mock's are one line),
