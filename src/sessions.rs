@@ -38,11 +38,14 @@ pub enum Agent {
     Copilot,
     /// Factory Droid: `~/.factory/sessions`, with `$FACTORY_HOME_OVERRIDE` in place of `~`.
     Droid,
+    /// Qwen Code: `~/.qwen/projects/*/chats`, or `$QWEN_RUNTIME_DIR/projects`, or
+    /// `$QWEN_HOME/projects`.
+    QwenCode,
 }
 
 impl Agent {
     /// Every agent, in the order their places are searched.
-    pub const ALL: [Agent; 7] = [
+    pub const ALL: [Agent; 8] = [
         Agent::ClaudeCode,
         Agent::Codex,
         Agent::Kimi,
@@ -50,6 +53,7 @@ impl Agent {
         Agent::Gemini,
         Agent::Copilot,
         Agent::Droid,
+        Agent::QwenCode,
     ];
 
     /// The format of the agent's sessions, whose folder knows where they are.
@@ -62,6 +66,7 @@ impl Agent {
             Agent::Gemini => FormatId::Gemini,
             Agent::Copilot => FormatId::Copilot,
             Agent::Droid => FormatId::Droid,
+            Agent::QwenCode => FormatId::QwenCode,
         }
     }
 
@@ -75,6 +80,7 @@ impl Agent {
             Agent::Gemini => "gemini",
             Agent::Copilot => "copilot",
             Agent::Droid => "droid",
+            Agent::QwenCode => "qwen-code",
         }
     }
 }
@@ -319,7 +325,8 @@ mod tests {
                 "/h/.pi/agent/sessions",
                 "/h/.gemini/tmp",
                 "/h/.copilot/session-state",
-                "/h/.factory/sessions"
+                "/h/.factory/sessions",
+                "/h/.qwen/projects"
             ]
             .map(PathBuf::from)
         );
@@ -332,6 +339,7 @@ mod tests {
             ("GEMINI_CLI_HOME", "/g"),
             ("COPILOT_HOME", "/cp"),
             ("FACTORY_HOME_OVERRIDE", "/f"),
+            ("QWEN_HOME", "/q"),
         ]);
         let dirs: Vec<PathBuf> = places(&Agent::ALL, &set)
             .unwrap()
@@ -347,7 +355,8 @@ mod tests {
                 "/p/sessions",
                 "/g/.gemini/tmp",
                 "/cp/session-state",
-                "/f/.factory/sessions"
+                "/f/.factory/sessions",
+                "/q/projects"
             ]
             .map(PathBuf::from)
         );

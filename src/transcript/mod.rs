@@ -2,7 +2,7 @@
 //! format-agnostic machinery every agent plugs into.
 //!
 //! Each agent writes its own JSONL dialect. Everything one agent means lives in its folder
-//! (`claude_code/`, `codex/`, `pi/`, `gemini/`, `copilot/`, `droid/`, `kimi/`, `anthropic/`), one file per job:
+//! (`claude_code/`, `codex/`, `pi/`, `gemini/`, `copilot/`, `droid/`, `qwen_code/`, `kimi/`, `anthropic/`), one file per job:
 //! `read.rs` (its lines into the [`model`]), `live.rs` (the records it sends its model),
 //! `compact.rs` (a compaction written back as its own), `prune.rs` (what prune may shrink),
 //! `handoff.rs` (a new session handed over to it), `home.rs` (where its sessions live) and
@@ -39,6 +39,7 @@ pub mod messages;
 pub mod model;
 pub mod pi;
 pub mod prune;
+pub mod qwen_code;
 pub mod read;
 pub mod registry;
 pub mod scan;

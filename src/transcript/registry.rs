@@ -17,7 +17,7 @@ use super::model::Record;
 use super::prune::Prune;
 use super::trigger::Trigger;
 use super::write::WriteBack;
-use super::{anthropic, claude_code, codex, copilot, droid, gemini, kimi, pi};
+use super::{anthropic, claude_code, codex, copilot, droid, gemini, kimi, pi, qwen_code};
 
 /// Everything an agent folder implements: reading its lines ([`Format`]), its live-context
 /// rule ([`LiveRule`]), writing a compaction back ([`WriteBack`]), where prune may shrink and
@@ -77,6 +77,8 @@ agents! {
     Copilot = "copilot" => copilot::Copilot,
     /// Factory Droid sessions (`~/.factory/sessions/<project>/<id>.jsonl`).
     Droid = "droid" => droid::Droid,
+    /// Qwen Code sessions (`~/.qwen/projects/<project>/chats/<id>.jsonl`).
+    QwenCode = "qwen-code" => qwen_code::QwenCode,
 }
 
 impl FormatId {
@@ -85,9 +87,11 @@ impl FormatId {
     /// their own; bare chat-message lines are OpenAI style unless they use Anthropic content
     /// blocks, so OpenAI, which takes any such line, comes last. Copilot CLI's events carry
     /// `id`, `parentId` and `type` as pi's entries do, so Copilot's envelope (a dotted `type`)
-    /// is asked before pi's.
-    pub const DETECTION_ORDER: [FormatId; 8] = [
+    /// is asked before pi's. Qwen Code's records carry Claude Code's `uuid` and `sessionId`
+    /// around Gemini-shaped messages, so Qwen Code's envelope is asked before Claude Code's.
+    pub const DETECTION_ORDER: [FormatId; 9] = [
         FormatId::Codex,
+        FormatId::QwenCode,
         FormatId::ClaudeCode,
         FormatId::Copilot,
         FormatId::Droid,
@@ -178,6 +182,13 @@ mod tests {
             // Written by Droid 0.225.2 against the mock (fixtures/agents/droid/).
             ("../agents/droid/turns.jsonl", FormatId::Droid),
             ("../agents/droid/compacted.jsonl", FormatId::Droid),
+            // Written by Qwen Code 0.24.4 against the mock (fixtures/agents/qwen-code/).
+            ("../agents/qwen-code/turns.jsonl", FormatId::QwenCode),
+            ("../agents/qwen-code/compressed.jsonl", FormatId::QwenCode),
+            (
+                "../agents/qwen-code/compressed-twice.jsonl",
+                FormatId::QwenCode,
+            ),
         ];
         // Gemini CLI's legacy document, as the JSON lines it is read as.
         let legacy = "gemini-cli/entireio-cli-12cbfeaa512b-legacy.json";

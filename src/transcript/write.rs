@@ -112,6 +112,16 @@ impl<'c, 'a> Compacted<'c, 'a> {
         self.file.lines.iter().map(|line| line.full).collect()
     }
 
+    /// Whether the kept tail opens with a model message: a writer that puts an acknowledgement
+    /// from the model after its summary (Gemini CLI, Qwen Code) leaves it out then, so that
+    /// user and model messages still alternate.
+    pub fn tail_opens_with_model(&self) -> bool {
+        self.tail
+            .iter()
+            .find_map(|&i| self.file.records[i].message())
+            .is_some_and(|m| m.role == super::model::Role::Assistant)
+    }
+
     /// The summary as one text, behind kimi-cli's `<system>` wrapper.
     pub fn wrapped_summary(&self) -> String {
         format!("{WRAPPER}{}", self.summary)

@@ -1,6 +1,6 @@
 //! The write-back of every format, loaded by the agent's own code: pi's SessionManager,
 //! kimi-cli's Context and SimpleCompaction, Gemini CLI's session loader, and Claude Code, Codex,
-//! GitHub Copilot CLI and Factory Droid resuming against a mock API of ours. The agents are the pinned installs of
+//! GitHub Copilot CLI, Factory Droid and Qwen Code resuming against a mock API of ours. The agents are the pinned installs of
 //! `.ci/install-agents`; without them a test fails in CI and skips, saying so, elsewhere.
 
 mod claude;
@@ -14,6 +14,7 @@ mod harness;
 mod kimi;
 mod pi;
 mod prune;
+mod qwen_code;
 
 /// The summary every test injects: a marker no session contains.
 const SUMMARY: &str = "CONDENSE-SUMMARY-7f3a: the work so far, as condense's summary.";

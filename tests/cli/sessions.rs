@@ -388,3 +388,66 @@ fn hook_reads_the_transcript_path_of_a_hook_input() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// Qwen Code's sessions: `~/.qwen/projects/<project>/chats/<id>.jsonl`, found by `--agent
+/// qwen-code`, `--latest` and `--session`; a project's other JSONL files are no sessions; and
+/// `$QWEN_HOME`, then `$QWEN_RUNTIME_DIR`, move the place.
+#[test]
+fn qwen_codes_sessions_are_found_in_its_projects_chats() {
+    let id = "6f1c2a3b-0000-4000-8000-0000000a0e02";
+    let home = tempfile::tempdir().unwrap();
+    let put = |base: &Path, relative: &str| {
+        let path = base.join(relative);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::copy(fixture("agents/qwen-code/compressed.jsonl"), &path).unwrap();
+        path
+    };
+    let session = put(
+        home.path(),
+        &format!(".qwen/projects/-work-proj/chats/{id}.jsonl"),
+    );
+    put(home.path(), ".qwen/projects/-work-proj/subagents/run.jsonl");
+    let run = |env: &[(&str, &Path)], args: &[&str]| {
+        let mut cmd = condense();
+        for (key, value) in env {
+            cmd.env(key, value);
+        }
+        let output = cmd.args(args).output().unwrap();
+        assert_success(&output, format_args!("{args:?}"));
+        output
+    };
+    let at_home = [("HOME", home.path())];
+    let listed = stdout_lines(&run(&at_home, &["sessions", "--agent", "qwen-code"]));
+    assert_eq!(listed, [session.display().to_string()]);
+    for args in [
+        &["estimate", "--latest", "--agent", "qwen-code"][..],
+        &["estimate", "--session", &id[..13]][..],
+    ] {
+        let report = json_lines(&run(&at_home, args).stdout).remove(0);
+        assert_eq!(report["format"], "qwen-code", "{args:?}");
+        assert_eq!(report["file"], session.display().to_string());
+    }
+    let bare = run(&at_home, &["bare", "--latest", "--agent", "qwen-code"]);
+    assert!(String::from_utf8_lossy(&bare.stdout)
+        .starts_with("NOW:QW-NEW-Q3: add a test for the input module. | QW-NEW-Q4"));
+
+    let nowhere = Path::new("/nonexistent");
+    let qwen_home = home.path().join(".qwen");
+    for var in ["QWEN_HOME", "QWEN_RUNTIME_DIR"] {
+        let env = [("HOME", nowhere), (var, qwen_home.as_path())];
+        let listed = stdout_lines(&run(&env, &["sessions", "--agent", "qwen-code"]));
+        assert_eq!(listed, [session.display().to_string()], "{var}");
+    }
+    // The runtime folder wins over QWEN_HOME.
+    let env = [
+        ("HOME", nowhere),
+        ("QWEN_HOME", qwen_home.as_path()),
+        ("QWEN_RUNTIME_DIR", nowhere),
+    ];
+    let output = condense()
+        .envs(env)
+        .args(["sessions", "--agent", "qwen-code"])
+        .output()
+        .unwrap();
+    assert!(stdout_lines(&output).is_empty());
+}

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use super::Gemini;
 use crate::transcript::json::{replace_top_level, top_level_str};
-use crate::transcript::model::{Link, Role};
+use crate::transcript::model::Link;
 use crate::transcript::write::{derived_uuid, push_kept, push_line, Compacted, Sink, WriteBack};
 
 /// The model turn written after an injected summary, so user and model turns still alternate.
@@ -62,12 +62,7 @@ impl WriteBack for Gemini {
             json!([{ "text": compacted.wrapped_summary() }]),
         )?;
         push_line(out, &summary);
-        let tail_opens_with_model = compacted
-            .tail
-            .iter()
-            .find_map(|&i| records[i].message())
-            .is_some_and(|m| m.role == Role::Assistant);
-        if !tail_opens_with_model {
+        if !compacted.tail_opens_with_model() {
             push_line(out, &record("ack", "gemini", json!(ACKNOWLEDGEMENT))?);
         }
         for line in compacted.lines_of(&compacted.tail) {

@@ -18,8 +18,11 @@ mod handoff;
 mod home;
 mod legacy;
 mod live;
-mod prune;
-mod read;
+// Qwen Code, a fork of Gemini CLI, keeps its messages as Gemini `Content`: its folder reads
+// their parts (`read::content_parts`), and finds their tool results for prune
+// (`prune::response_site`), with these modules' code.
+pub(crate) mod prune;
+pub(crate) mod read;
 mod trigger;
 
 /// The Gemini CLI JSONL session format.

@@ -108,8 +108,8 @@ fn user_sites(line: &Value, out: &mut Vec<Site>) {
     }
 }
 
-/// The result site of a `functionResponse` found at `at`.
-fn response_site(response: &Value, at: Vec<Step>) -> Site {
+/// The result site of a `functionResponse` found at `at` (Qwen Code's parts hold them too).
+pub(crate) fn response_site(response: &Value, at: Vec<Step>) -> Site {
     let path = at
         .into_iter()
         .chain([key("functionResponse"), key("response")])

@@ -11,8 +11,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::harness::{
-    agent_bin, agents_dir, first_field, handoffs_both_ways, inject, installed, isolated, sent_for,
-    strings,
+    agent_bin, agents_dir, first_field, handoffs_both_ways, inject_both_ways_then_undo, installed,
+    isolated, sent_for, strings,
 };
 use super::SUMMARY;
 use crate::util::{condense_ok, fixture};
@@ -148,29 +148,10 @@ fn copilot_resumes_from_condenses_compaction_and_sends_less() {
         let session = fixture(file);
         let before = resume(&session);
         assert!(!strings(&before).contains(SUMMARY));
-        let injected = inject(&session, SUMMARY, &[], dir.path(), "events.jsonl");
-        check_compacted(file, &session, &injected, &before);
-
-        // The same, written into the file by `compact --in-place` (the summary from a file,
-        // no model), which keeps a backup that `undo` puts back.
-        let in_place = dir.path().join("in-place.jsonl");
-        std::fs::copy(&session, &in_place).unwrap();
-        let summary = dir.path().join("summary.md");
-        std::fs::write(&summary, SUMMARY).unwrap();
-        condense_ok(&[
-            OsStr::new("inject"),
-            OsStr::new("--summary"),
-            summary.as_os_str(),
-            OsStr::new("--in-place"),
-            in_place.as_os_str(),
-        ]);
-        check_compacted(file, &session, &in_place, &before);
-        condense_ok(&[OsStr::new("undo"), in_place.as_os_str()]);
-        assert_eq!(
-            std::fs::read(&in_place).unwrap(),
-            std::fs::read(&session).unwrap(),
-            "{file}: undo did not restore the session"
-        );
+        // Written out, and into the file by `inject --in-place`, which `undo` takes back.
+        inject_both_ways_then_undo(file, dir.path(), "events.jsonl", |written| {
+            check_compacted(file, &session, written, &before);
+        });
     }
 }
 

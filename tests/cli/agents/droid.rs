@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::harness::{
-    agents_dir, first_field, handoffs_both_ways, inject, installed, isolated, sent_for, strings,
+    agents_dir, first_field, handoffs_both_ways, inject_both_ways_then_undo, installed, isolated,
+    mock_answers, sent_for, strings,
 };
 use super::SUMMARY;
 use crate::util::{condense_ok, fixture};
@@ -86,21 +87,6 @@ fn texts(messages: &Value) -> Vec<String> {
         .collect()
 }
 
-/// The first line of each answer Droid sent (`MOCK-REPLY to: …`), in order.
-fn answers(messages: &Value) -> Vec<String> {
-    messages
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "assistant")
-        .filter_map(|m| {
-            let text = strings(&m["content"]);
-            let line = text.lines().find(|l| l.starts_with("MOCK-REPLY to:"))?;
-            Some(line.to_owned())
-        })
-        .collect()
-}
-
 /// What Droid sent after `written`, the compaction of a session it sent `before` for: the
 /// summary first (in Droid's summary message), the newest answer of the kept tail, not the
 /// oldest answer it sent before, and less.
@@ -119,7 +105,7 @@ fn check_compacted(file: &str, written: &Path, before: &Value) {
         1,
         "{file}: the summary is not sent once"
     );
-    let answered = answers(before);
+    let answered = mock_answers(before);
     let (oldest, newest) = (answered.first().unwrap(), answered.last().unwrap());
     assert!(
         !all.contains(oldest.as_str()),
@@ -145,29 +131,10 @@ fn droid_resumes_from_condenses_compaction_and_sends_less() {
     }
     let dir = tempfile::tempdir().unwrap();
     for file in SESSIONS {
-        let session = fixture(file);
-        let before = resume(&session);
-        let injected = inject(&session, SUMMARY, &[], dir.path(), "session.jsonl");
-        check_compacted(file, &injected, &before);
-
-        let in_place = dir.path().join("in-place.jsonl");
-        std::fs::copy(&session, &in_place).unwrap();
-        let summary = dir.path().join("summary.md");
-        std::fs::write(&summary, SUMMARY).unwrap();
-        condense_ok(&[
-            OsStr::new("inject"),
-            OsStr::new("--summary"),
-            summary.as_os_str(),
-            OsStr::new("--in-place"),
-            in_place.as_os_str(),
-        ]);
-        check_compacted(file, &in_place, &before);
-        condense_ok(&[OsStr::new("undo"), in_place.as_os_str()]);
-        assert_eq!(
-            std::fs::read(&in_place).unwrap(),
-            std::fs::read(&session).unwrap(),
-            "{file}: undo did not restore the session"
-        );
+        let before = resume(&fixture(file));
+        inject_both_ways_then_undo(file, dir.path(), "session.jsonl", |written| {
+            check_compacted(file, written, &before);
+        });
     }
 }
 

@@ -350,3 +350,45 @@ pub fn sent_for(
             )
         })
 }
+
+/// `inject` of the fixture `file` written to `dir/NAME` and `inject --in-place` of a copy in
+/// `dir` (the summary from a file, no model, a backup kept), each handed to `check`; then `undo`
+/// must restore the copy byte for byte.
+pub fn inject_both_ways_then_undo(file: &str, dir: &Path, name: &str, check: impl Fn(&Path)) {
+    let session = crate::util::fixture(file);
+    check(&inject(&session, super::SUMMARY, &[], dir, name));
+    let in_place = dir.join("in-place.jsonl");
+    std::fs::copy(&session, &in_place).unwrap();
+    let summary = dir.join("summary.md");
+    std::fs::write(&summary, super::SUMMARY).unwrap();
+    condense_ok(&[
+        OsStr::new("inject"),
+        OsStr::new("--summary"),
+        summary.as_os_str(),
+        OsStr::new("--in-place"),
+        in_place.as_os_str(),
+    ]);
+    check(&in_place);
+    condense_ok(&[OsStr::new("undo"), in_place.as_os_str()]);
+    assert_eq!(
+        std::fs::read(&in_place).unwrap(),
+        std::fs::read(&session).unwrap(),
+        "{file}: undo did not restore the session"
+    );
+}
+
+/// The first line of each answer the mock gave (`MOCK-REPLY to: …`) among the assistant
+/// messages of a request's `messages`, in order.
+pub fn mock_answers(messages: &Value) -> Vec<String> {
+    messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .filter_map(|m| {
+            let text = strings(&m["content"]);
+            let line = text.lines().find(|l| l.starts_with("MOCK-REPLY to:"))?;
+            Some(line.to_owned())
+        })
+        .collect()
+}

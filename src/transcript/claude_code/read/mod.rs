@@ -74,9 +74,13 @@ impl Format for ClaudeCode {
         head.iter().any(|line| match str_field(line, "type") {
             // `parentUuid` is present (null for roots) on every conversational line, which
             // tells these apart from the headless stream-json output (snake_case `session_id`,
-            // no uuid chain).
+            // no uuid chain). A Gemini-shaped message (`message.parts`) or a `systemPayload`
+            // in that envelope is Qwen Code's.
             Some("user" | "assistant" | "system" | "progress" | "attachment") => {
-                line.get("parentUuid").is_some() && line.get("sessionId").is_some()
+                line.get("parentUuid").is_some()
+                    && line.get("sessionId").is_some()
+                    && line.pointer("/message/parts").is_none()
+                    && line.get("systemPayload").is_none()
             }
             Some("summary") => line.get("leafUuid").is_some(),
             Some("file-history-snapshot") => line.get("messageId").is_some(),

@@ -63,8 +63,9 @@ pub(super) struct ToolCall<'a> {
 }
 
 /// A `PartListUnion`: a string, one part, or a list of parts and strings; `null` is none.
+/// Qwen Code's messages are Gemini `Content` too, whose `parts` it reads with this.
 #[derive(Default)]
-pub(super) struct Parts<'a>(pub(super) Vec<GeminiPart<'a>>);
+pub(crate) struct Parts<'a>(pub(super) Vec<GeminiPart<'a>>);
 
 /// A Gemini API part, flattened. A bare string in a part list is a `text` part.
 #[derive(Deserialize, Default)]

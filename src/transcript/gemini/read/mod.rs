@@ -46,7 +46,8 @@ mod tests;
 use crate::transcript::model::{
     node_id, Entry, Event, Link, MediaKind, Message, Part, Record, Role, Usage,
 };
-use line::{GeminiPart, Line, Parts, ResponseOutput, Thought, Tokens, ToolCall};
+pub(crate) use line::Parts;
+use line::{GeminiPart, Line, ResponseOutput, Thought, Tokens, ToolCall};
 
 impl Format for Gemini {
     fn name(&self) -> &'static str {
@@ -273,8 +274,8 @@ impl<'a> GeminiPart<'a> {
     }
 }
 
-/// The parts of a record's content, one per Gemini part.
-fn content_parts(content: Parts<'_>) -> Vec<Part<'_>> {
+/// The parts of a record's content, one per Gemini part (Qwen Code's message parts too).
+pub(crate) fn content_parts(content: Parts<'_>) -> Vec<Part<'_>> {
     content.0.into_iter().map(GeminiPart::into_part).collect()
 }
 
