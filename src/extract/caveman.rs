@@ -386,6 +386,9 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         if !label.is_empty() {
             text.push_str(&format!(" → {label}"));
         }
+        if let Some(result) = &command.result {
+            text.push_str(&format!(": {result}"));
+        }
         if command.runs > 1 {
             text.push_str(&format!(" ×{}", command.runs));
         }

@@ -10,6 +10,7 @@
 //! - A failed look (`ls`, `cat`, `grep` of a path that is not there) is exploration: once a later
 //!   command succeeds, the agent has moved on.
 
+use super::plumbing::{run_segment, run_segments};
 use super::text::has;
 
 /// True for a diagnostic line `path:line[:column]: message`, the path a file name with an
@@ -57,10 +58,11 @@ const SUBCOMMANDED: [&str; 11] = [
 ];
 
 /// The runner a command runs, without its arguments: `go test`, `cargo test`, `mise run test`
-/// (a `test:ci` task is `test`), `uv run pytest`, `npm test`, in the last `&&` segment. Two
+/// (a `test:ci` task is `test`), `uv run pytest`, `npm test`, of the segment that is the run
+/// (see `plumbing`). Two
 /// commands of one family run the same tests, the one perhaps fewer of them.
 pub(super) fn family(command: &str) -> String {
-    let segment = command.rsplit("&&").next().unwrap_or(command);
+    let segment = run_segment(command);
     let mut words: Vec<&str> = Vec::new();
     for word in segment.split_whitespace() {
         if words.is_empty() && word.contains('=') {
@@ -94,10 +96,16 @@ pub(super) fn is_missing(error: &str) -> bool {
 }
 
 /// True when a successful run of command `run` fixes an error that command `by` met (`look`:
-/// `by` only looks at things): the same command, or one of its family, passed; or the error was
+/// `by` only looks at things): the same command, or one of its family, passed, alone or as one
+/// segment of a longer line (`npm run check && npm test`); or the error was
 /// a look that missed and the agent has moved on.
 pub(super) fn fixed_by(error: &str, by: &str, look: bool, run: &str) -> bool {
-    by == run || family(by) == family(run) || (look && is_missing(error))
+    let failed = family(by);
+    // `git` alone (`git -C dir status`) names no family: any git command would match it.
+    let named = !SUBCOMMANDED.contains(&failed.as_str());
+    by == run
+        || (named && run_segments(run).iter().any(|s| family(s) == failed))
+        || (look && is_missing(error))
 }
 
 #[cfg(test)]
@@ -139,6 +147,18 @@ mod tests {
         assert_eq!(family("python -m pytest -q"), "python -m pytest");
         assert_eq!(family("cargo test -p condense"), "cargo test");
         assert_eq!(family("git checkout main && git branch -D x"), "git branch");
+        assert!(fixed_by(
+            "Warning: 1 TODO marker(s) left",
+            "npm run check",
+            false,
+            "npm run check && npm test"
+        ));
+        assert!(!fixed_by(
+            "fatal: unable to read e536",
+            "xxd a/index; echo; git -C a status",
+            false,
+            "git -C b log"
+        ));
         assert!(is_missing(
             "ls: cannot access 'x': No such file or directory"
         ));

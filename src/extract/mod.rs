@@ -41,6 +41,9 @@
 //! - `commits`: the commits the session made, from what `git commit` printed;
 //! - `outcome`: exit statuses and error lines in tool results;
 //! - `failures`: a failed run's findings, and the later runs that fix an error;
+//! - `plumbing`: the segment of a command line that is the run, not its set-up or report;
+//! - `warnings`: what a run that exited 0 still warns of;
+//! - `result`: the line the latest run ends on to say what it did;
 //! - `stopped`: runs the agent stopped, which did not fail;
 //! - `runners`: test-runner summary lines;
 //! - `ci`: workflow files and `gh` check listings;
@@ -76,6 +79,8 @@ mod names;
 mod next;
 mod outcome;
 mod paths;
+mod plumbing;
+mod result;
 mod runners;
 mod said;
 mod shell;
@@ -85,6 +90,7 @@ mod stopped;
 mod testkit;
 mod text;
 mod tools;
+mod warnings;
 
 pub use bare::{bare, Bare, BARE_FLOOR};
 pub use caveman::caveman;

@@ -133,6 +133,9 @@ pub struct CommandUse {
     pub test: bool,
     /// Only looks at things (`ls`, `cat`, `grep`, `git status` …).
     pub inspect: bool,
+    /// What its run said it did (`Wrote 48 rows to out/report.md`), kept for the session's
+    /// latest run only (see `result`).
+    pub result: Option<String>,
 }
 
 /// A distinct error line from a command's output.

@@ -24,6 +24,8 @@ use super::names::{edit_names, EDITS_TOUCHED};
 use super::next::is_fresh;
 use super::outcome::{error_flag, error_lines, exit_status};
 use super::paths::{is_pathlike, relative, strip_cd};
+use super::plumbing::run_segments;
+use super::result::result_line;
 use super::runners::test_counts;
 use super::said::{
     is_plan_call, plan_sentence, plan_text, rejection_words, request_text, unchecked_items, weight,
@@ -34,6 +36,7 @@ use super::text::{cut, has, one_line, plain_text};
 use super::tools::{
     argument_paths, delegated_task, patch_paths, shell_command, todo_items, tool_kind, Op, Tool,
 };
+use super::warnings::warning_lines;
 use crate::transcript::classify::{is_compaction_summary, text_of};
 use crate::transcript::{Message, Part, Record, Role};
 
@@ -573,7 +576,19 @@ impl Builder {
         };
         // Error lines mean failure even after a zero exit: `build | head` exits with `head`.
         let succeeded = ok != Some(false) && errors.is_empty();
+        let inspect = self.ex.commands[command].inspect;
+        // A run that passed may still warn, and says what it did on its last line.
+        let warnings = if succeeded && exit == Some(0) && !inspect {
+            warning_lines(&plain)
+        } else {
+            Vec::new()
+        };
         let key = self.ex.commands[command].command.clone();
+        let looks = run_segments(&key).iter().all(|s| is_inspection(s));
+        let result =
+            (succeeded && !inspect && !looks && tests.is_none() && !key.starts_with("git "))
+                .then(|| result_line(&plain))
+                .flatten();
         for commit in commits_made(&key, &plain, index) {
             // A result read twice (a cell's output and its event) is one commit.
             if !self.ex.commits.iter().any(|c| c.hash == commit.hash) {
@@ -589,6 +604,7 @@ impl Builder {
                 index,
             });
             entry.test |= tests.is_some();
+            entry.result = result;
         }
         if succeeded {
             for error in &mut self.ex.errors {
@@ -604,7 +620,7 @@ impl Builder {
                 }
             }
         }
-        for line in errors {
+        for line in errors.into_iter().chain(warnings) {
             self.error(index, line, &key);
         }
         if is_gh_ci(&key) {
@@ -614,6 +630,7 @@ impl Builder {
         }
     }
 
+    /// An error line seen at record `index`, in the output of `command`.
     fn error(&mut self, index: usize, text: String, command: &str) {
         match self.errors.get(&text) {
             Some(&slot) => {
@@ -918,6 +935,18 @@ impl Builder {
                 (false, false, true) => 3,
             }
         };
+        // Only the latest result line is current.
+        let latest = ex
+            .commands
+            .iter()
+            .filter(|c| c.result.is_some())
+            .filter_map(|c| c.outcome.map(|o| o.index))
+            .max();
+        for c in &mut ex.commands {
+            if c.outcome.map(|o| o.index) != latest {
+                c.result = None;
+            }
+        }
         ex.commands
             .sort_by(|a, b| group(a).cmp(&group(b)).then(b.last.cmp(&a.last)));
         ex.errors
