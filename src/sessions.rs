@@ -17,7 +17,7 @@ use std::time::SystemTime;
 use anyhow::{bail, Context, Result};
 
 use crate::transcript::home::{SessionFile, Vars};
-use crate::transcript::{registry, FormatId};
+use crate::transcript::{registry, store, FormatId};
 
 /// The agents whose session places condense knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -38,11 +38,15 @@ pub enum Agent {
     Copilot,
     /// Factory Droid: `~/.factory/sessions`, with `$FACTORY_HOME_OVERRIDE` in place of `~`.
     Droid,
+    /// opencode: the rows of `~/.local/share/opencode/opencode.db` (`$XDG_DATA_HOME`,
+    /// `$OPENCODE_DB`), each session named `DB#ID`.
+    #[value(name = "opencode")]
+    OpenCode,
 }
 
 impl Agent {
     /// Every agent, in the order their places are searched.
-    pub const ALL: [Agent; 7] = [
+    pub const ALL: [Agent; 8] = [
         Agent::ClaudeCode,
         Agent::Codex,
         Agent::Kimi,
@@ -50,6 +54,7 @@ impl Agent {
         Agent::Gemini,
         Agent::Copilot,
         Agent::Droid,
+        Agent::OpenCode,
     ];
 
     /// The format of the agent's sessions, whose folder knows where they are.
@@ -62,6 +67,7 @@ impl Agent {
             Agent::Gemini => FormatId::Gemini,
             Agent::Copilot => FormatId::Copilot,
             Agent::Droid => FormatId::Droid,
+            Agent::OpenCode => FormatId::OpenCode,
         }
     }
 
@@ -75,6 +81,7 @@ impl Agent {
             Agent::Gemini => "gemini",
             Agent::Copilot => "copilot",
             Agent::Droid => "droid",
+            Agent::OpenCode => "opencode",
         }
     }
 }
@@ -173,7 +180,12 @@ pub fn is_session_file(path: &Path, agent: Option<Agent>) -> bool {
 
 /// Every session file under `dir`, sorted by path. Symbolic links to directories are not
 /// followed (a link back up would never end); links to files are.
+///
+/// A database an agent keeps its sessions in stands for them, named alone or found in `dir`.
 pub fn find_in(dir: &Path, agent: Option<Agent>) -> Result<Vec<Session>> {
+    if let Some(stored) = store::sessions(dir) {
+        return Ok(sessions_of(stored?));
+    }
     let mut found = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(dir) = pending.pop() {
@@ -187,6 +199,10 @@ pub fn find_in(dir: &Path, agent: Option<Agent>) -> Result<Vec<Session>> {
                 .with_context(|| format!("{}: cannot read", path.display()))?;
             if kind.is_dir() {
                 pending.push(path);
+                continue;
+            }
+            if let Some(stored) = store::named_sessions(&path) {
+                found.extend(sessions_of(stored?));
                 continue;
             }
             if !is_session_file(&path, agent) {
@@ -208,12 +224,25 @@ pub fn find_in(dir: &Path, agent: Option<Agent>) -> Result<Vec<Session>> {
     Ok(found)
 }
 
+/// The sessions of a database, named `DB#ID`, as sessions found.
+fn sessions_of(stored: Vec<(PathBuf, SystemTime)>) -> Vec<Session> {
+    stored
+        .into_iter()
+        .map(|(path, modified)| Session { path, modified })
+        .collect()
+}
+
 /// Every session file in the places that exist, newest first (ties broken by path).
 pub fn find_all(places: &[Place]) -> Result<Vec<Session>> {
     let mut all = Vec::new();
     for place in places {
         if place.dir.is_dir() {
             all.extend(find_in(&place.dir, Some(place.agent))?);
+        } else if let Some(database) = place.agent.format().format().database() {
+            // An agent that keeps its sessions in one database: its place is that file.
+            if place.dir.is_file() {
+                all.extend(sessions_of(store::sessions_of(database, &place.dir)?));
+            }
         }
     }
     newest_first(&mut all);
@@ -319,7 +348,8 @@ mod tests {
                 "/h/.pi/agent/sessions",
                 "/h/.gemini/tmp",
                 "/h/.copilot/session-state",
-                "/h/.factory/sessions"
+                "/h/.factory/sessions",
+                "/h/.local/share/opencode/opencode.db"
             ]
             .map(PathBuf::from)
         );
@@ -347,7 +377,8 @@ mod tests {
                 "/p/sessions",
                 "/g/.gemini/tmp",
                 "/cp/session-state",
-                "/f/.factory/sessions"
+                "/f/.factory/sessions",
+                "/h/.local/share/opencode/opencode.db"
             ]
             .map(PathBuf::from)
         );

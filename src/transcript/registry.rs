@@ -17,7 +17,7 @@ use super::model::Record;
 use super::prune::Prune;
 use super::trigger::Trigger;
 use super::write::WriteBack;
-use super::{anthropic, claude_code, codex, copilot, droid, gemini, kimi, pi};
+use super::{anthropic, claude_code, codex, copilot, droid, gemini, kimi, opencode, pi};
 
 /// Everything an agent folder implements: reading its lines ([`Format`]), its live-context
 /// rule ([`LiveRule`]), writing a compaction back ([`WriteBack`]), where prune may shrink and
@@ -77,6 +77,8 @@ agents! {
     Copilot = "copilot" => copilot::Copilot,
     /// Factory Droid sessions (`~/.factory/sessions/<project>/<id>.jsonl`).
     Droid = "droid" => droid::Droid,
+    /// opencode sessions, rows of `~/.local/share/opencode/opencode.db` (named `DB#ID`).
+    OpenCode = "opencode" => opencode::OpenCode,
 }
 
 impl FormatId {
@@ -86,8 +88,9 @@ impl FormatId {
     /// blocks, so OpenAI, which takes any such line, comes last. Copilot CLI's events carry
     /// `id`, `parentId` and `type` as pi's entries do, so Copilot's envelope (a dotted `type`)
     /// is asked before pi's.
-    pub const DETECTION_ORDER: [FormatId; 8] = [
+    pub const DETECTION_ORDER: [FormatId; 9] = [
         FormatId::Codex,
+        FormatId::OpenCode,
         FormatId::ClaudeCode,
         FormatId::Copilot,
         FormatId::Droid,
