@@ -33,15 +33,37 @@ const BUSY: Duration = Duration::from_millis(5000);
 /// it.
 pub(super) const BACKUP_SUFFIX: &str = ".condense-backup";
 
-/// Opens the database at `db` read-only.
+/// Opens the database at `db` read-only. A database with no `-wal` file beside it is closed
+/// (opencode folds its WAL back and removes it when it quits), and is opened as immutable, so
+/// that reading it leaves no `-wal` and `-shm` files of condense's behind; one with a WAL is
+/// opened with SQLite's shared locks, as opencode's other readers open it.
 fn open_read(db: &Path) -> Result<Connection> {
-    let connection = Connection::open_with_flags(
-        db,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
+    let mut wal = db.as_os_str().to_owned();
+    wal.push("-wal");
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let connection = if Path::new(&wal).exists() {
+        Connection::open_with_flags(db, flags)
+    } else {
+        let path = std::fs::canonicalize(db)
+            .with_context(|| format!("{}: cannot open", db.display()))?;
+        let uri = format!("file:{}?immutable=1", uri_path(&path));
+        Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
+    }
     .with_context(|| format!("{}: cannot open the opencode database", db.display()))?;
     connection.busy_timeout(BUSY)?;
     Ok(connection)
+}
+
+/// A path as the path of a `file:` URI: `%`, `?` and `#` escaped.
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' | '?' | '#' => out.push_str(&format!("%{:02X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Every session of the database: its id and `time_updated`.
