@@ -95,6 +95,11 @@ pub trait Database {
     /// (as [`Database::read`] made them) changed: all at once or not at all, and only when no
     /// process of the agent is writing the database. Returns what it did, for a note.
     fn write(&self, db: &Path, id: &str, before: &[u8], lines: &[u8]) -> Result<String>;
+
+    /// Puts session `id`'s rows back as the newest backup [`Database::write`] left holds them,
+    /// under the same refusals; the backup is kept, renamed, so the next undo takes the one
+    /// before. Returns what it did.
+    fn undo(&self, db: &Path, id: &str) -> Result<String>;
 }
 
 /// The environment, as the agents read it.

@@ -56,6 +56,10 @@ impl Database for OpenCode {
     fn write(&self, db: &Path, id: &str, before: &[u8], lines: &[u8]) -> Result<String> {
         store::write(db, id, before, lines)
     }
+
+    fn undo(&self, db: &Path, id: &str) -> Result<String> {
+        store::undo(db, id)
+    }
 }
 
 #[cfg(test)]
