@@ -100,6 +100,10 @@ pub trait Database {
     /// under the same refusals; the backup is kept, renamed, so the next undo takes the one
     /// before. Returns what it did.
     fn undo(&self, db: &Path, id: &str) -> Result<String>;
+
+    /// Creates session `id` in the database at `db` from `lines` (a handoff's), never over a
+    /// session that is there. Returns what it did.
+    fn create(&self, db: &Path, id: &str, lines: &[u8]) -> Result<String>;
 }
 
 /// The environment, as the agents read it.

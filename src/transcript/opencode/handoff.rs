@@ -1,15 +1,88 @@
-//! A session handed over to opencode: not written yet. opencode resumes only sessions that
-//! are rows of its database (`session`, `message`, `part`, with a `project` the session
-//! belongs to); `docs/agents/opencode.md` ("A new session") has the rows a handoff needs.
+//! A new opencode session handed over from another agent: one line a turn, in the shape of
+//! [`super::read`] (a user message with one `text` part; an assistant message with
+//! `parentID`, `mode` and `agent` `"build"`, the working directory as `path.cwd`, zero
+//! `tokens`, `finish: "stop"`, and one `text` part), a millisecond apart, under a session id
+//! of opencode's descending shape (`Identifier.descending`, so the newest session sorts first).
+//! The model of each message is left out: opencode knows its own providers, the source's model
+//! is rarely one of them, and the rows written into the database take the model of the newest
+//! message opencode wrote there ([`super::store`]). The working directory is required:
+//! opencode runs a session in its `directory`.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
+use serde_json::{json, Value};
 
+use super::compact::ascending;
 use super::OpenCode;
-use crate::transcript::handoff::{Handoff, Session};
-use crate::transcript::write::Sink;
+use crate::transcript::handoff::{require, Field, Handoff, Session, Speaker};
+use crate::transcript::write::{derived_uuid, push_line, Sink};
 
 impl Handoff for OpenCode {
-    fn write_handoff(&self, _session: &Session, _out: &mut Sink) -> Result<()> {
-        bail!("--to opencode is not supported yet: opencode keeps sessions as rows of its database, which condense does not create")
+    fn needs(&self) -> &'static [Field] {
+        &[Field::Cwd]
+    }
+
+    fn write_handoff(&self, session: &Session, out: &mut Sink) -> Result<()> {
+        let cwd = require(&OpenCode, Field::Cwd, session.cwd)?;
+        let id = session_id(session.id, session.start_ms);
+        let mut user: Option<String> = None;
+        for (n, turn) in session.turns.iter().enumerate() {
+            let at = session.millis(n);
+            let message = ascending("msg", at, &session.line_id(n).replace('-', ""));
+            let part = ascending(
+                "prt",
+                at,
+                &derived_uuid(session.seed, &format!("part-{n}")).replace('-', ""),
+            );
+            let info: Value = match turn.speaker {
+                Speaker::User => {
+                    user = Some(message.clone());
+                    json!({"id": message, "sessionID": id, "role": "user",
+                           "time": {"created": at}, "agent": "build"})
+                }
+                Speaker::Assistant => json!({
+                    "id": message, "sessionID": id, "role": "assistant",
+                    "parentID": user.clone().unwrap_or_default(),
+                    "mode": "build", "agent": "build",
+                    "path": {"cwd": cwd, "root": "/"}, "cost": 0,
+                    "tokens": {"input": 0, "output": 0, "reasoning": 0,
+                               "cache": {"read": 0, "write": 0}},
+                    "time": {"created": at, "completed": at}, "finish": "stop",
+                }),
+            };
+            let line = json!({
+                "info": info,
+                "parts": [{"id": part, "sessionID": id, "messageID": message,
+                           "type": "text", "text": turn.text}],
+            });
+            push_line(out, &serde_json::to_vec(&line)?);
+        }
+        Ok(())
+    }
+}
+
+/// The opencode id of the session handed over as `id` (condense's UUID of it) at `start_ms`:
+/// `ses_`, the low 48 bits of `ms × 4096` inverted in twelve hex digits, fourteen characters
+/// from the UUID.
+pub(super) fn session_id(id: &str, start_ms: u64) -> String {
+    let stamp = !(start_ms << 12) & 0xffff_ffff_ffff;
+    let tail: String = id
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(14)
+        .collect();
+    format!("ses_{stamp:012x}{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_ids_descend_as_opencodes() {
+        // The number of msg_2423cfa3e001… (made at 1796407622206), inverted, as the session
+        // ids of the fixture are (ses_dbdc40a00ffe… is ~0x2423bf5ff001).
+        let id = session_id("11111111-2222-4333-8444-555555555555", 1_796_407_622_206);
+        assert_eq!(id, "ses_dbdc305c1fff11111111222243");
+        assert!(session_id("a", 2) < session_id("a", 1));
     }
 }

@@ -10,16 +10,32 @@ use std::time::SystemTime;
 
 use anyhow::{bail, Result};
 
+use super::handoff::session_id;
 use super::{store, OpenCode};
-use crate::transcript::home::{Database, Home, NewSession, Placement, Vars};
+use crate::transcript::home::{shell_quote, Database, Home, NewSession, Placement, Vars};
 
 impl Home for OpenCode {
     fn sessions(&self, env: &Vars) -> Option<Result<PathBuf>> {
         Some(database_path(env))
     }
 
-    fn place(&self, _home: &Path, _session: &NewSession) -> Result<Placement> {
-        bail!("--to opencode is not supported yet: opencode keeps sessions as rows of its database")
+    /// The session goes into the database in `home` (opencode's data folder), which opencode
+    /// must have made already (its tables come from its own migrations); `opencode --session
+    /// ID`, in the working directory, resumes it.
+    fn place(&self, home: &Path, session: &NewSession) -> Result<Placement> {
+        let cwd = session.cwd()?;
+        let db = home.join("opencode.db");
+        if !db.is_file() {
+            bail!(
+                "{}: no opencode database here; run opencode once so that it makes one",
+                db.display()
+            );
+        }
+        let id = session_id(session.id, session.start_ms);
+        Ok(Placement {
+            path: crate::transcript::store::session_path(&db, &id),
+            resume: format!("cd {} && opencode --session {id}", shell_quote(cwd)),
+        })
     }
 
     fn database(&self) -> Option<&dyn Database> {
@@ -59,6 +75,10 @@ impl Database for OpenCode {
 
     fn undo(&self, db: &Path, id: &str) -> Result<String> {
         store::undo(db, id)
+    }
+
+    fn create(&self, db: &Path, id: &str, lines: &[u8]) -> Result<String> {
+        store::create(db, id, lines)
     }
 }
 

@@ -326,6 +326,81 @@ fn backup_name(db: &Path, id: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Creates session `id` from `lines` (a handoff's, see [`super::handoff`]), under the
+/// refusals of [`write`]: a `session` row in the project of folders outside git (`global`,
+/// whose `worktree` is `/`), its directory the working directory the lines record, its title
+/// the first request's first line; each message given the `model` (user) or `modelID` and
+/// `providerID` (assistant) of the newest user message opencode wrote in the database.
+pub(super) fn create(db: &Path, id: &str, lines: &[u8]) -> Result<String> {
+    let name = format!("{}#{id}", db.display());
+    if let Some(holder) = holder(db) {
+        bail!("{name}: {holder} has the database open; quit it first, then hand over");
+    }
+    let mut connection =
+        Connection::open(db).with_context(|| format!("{}: cannot open", db.display()))?;
+    connection.busy_timeout(Duration::ZERO)?;
+    let transaction = connection
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|error| busy_or(&name, error, "cannot start a transaction"))?;
+    let model: String = transaction
+        .query_row(
+            "SELECT json_extract(data, '$.model') FROM message \
+             WHERE json_extract(data, '$.role') = 'user' AND json_extract(data, '$.model') IS NOT NULL \
+             ORDER BY time_created DESC LIMIT 1",
+            [],
+            |row| row.get(0),
+        )
+        .with_context(|| format!("{name}: opencode has written no message here yet, so its model is unknown; run it once"))?;
+    let model: Value = serde_json::from_str(&model)?;
+    let mut rows = Vec::new();
+    let (mut directory, mut title, mut start) = (None, None, None);
+    for (number, line) in split_lines(lines).enumerate() {
+        let mut value: Value =
+            serde_json::from_slice(line).with_context(|| format!("{name}: line {}", number + 1))?;
+        let first_text = value["parts"][0]["text"].as_str().map(|text| {
+            let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            line.chars().take(80).collect::<String>()
+        });
+        let info = value
+            .get_mut("info")
+            .and_then(Value::as_object_mut)
+            .with_context(|| format!("{name}: line {} has no \"info\"", number + 1))?;
+        if info.get("role").and_then(Value::as_str) == Some("user") {
+            info.insert("model".into(), model.clone());
+            title = title.or(first_text);
+        } else {
+            info.insert("modelID".into(), model["modelID"].clone());
+            info.insert("providerID".into(), model["providerID"].clone());
+            directory = directory.or_else(|| info["path"]["cwd"].as_str().map(str::to_owned));
+        }
+        start = start.or_else(|| info["time"]["created"].as_i64());
+        let line = serde_json::to_vec(&value)?;
+        rows.push((
+            rows_of(&line, id).with_context(|| format!("{name}: line {}", number + 1))?,
+            false,
+        ));
+    }
+    let directory =
+        directory.with_context(|| format!("{name}: the handoff names no working directory"))?;
+    let start = start.unwrap_or(0);
+    transaction
+        .execute(
+            "INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) \
+             VALUES (?1, 'global', 'handed-over', ?2, ?3, ?4, ?5, ?5)",
+            params![id, directory, title.unwrap_or_else(|| "Handed over by condense".into()), VERSION, start],
+        )
+        .with_context(|| format!("{name}: cannot create the session (is it there already?)"))?;
+    let (added, _) = apply(&transaction, id, &rows)
+        .with_context(|| format!("{name}: cannot write the session"))?;
+    transaction
+        .commit()
+        .with_context(|| format!("{name}: cannot commit"))?;
+    Ok(format!("{name}: created, {added} message(s)"))
+}
+
+/// The opencode version whose rows a new session imitates.
+const VERSION: &str = "1.18.33";
+
 /// Puts session `id`'s messages and parts back as the newest backup of it holds them, in one
 /// transaction, under the refusals of [`write`]; the backup is then renamed `….undone`.
 pub(super) fn undo(db: &Path, id: &str) -> Result<String> {

@@ -7,6 +7,7 @@
 //! summarised messages, and a smaller request.
 
 use std::ffi::OsStr;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Command;
 
@@ -24,9 +25,12 @@ fn ready() -> bool {
 /// What opencode sent on resuming session `id` of the database `db`: one `role: text` line a
 /// message (as `tests/agents/sent.py` prints them), and the request's size in bytes.
 fn resume(db: &Path, id: &str) -> (Vec<String>, usize) {
+    // A process group of its own: a signal opencode sends its group on the way out must not
+    // reach the tests running beside it (three runs at once were once ended by a SIGTERM).
     let output = Command::new(script("opencode-resume.sh"))
         .arg(db)
         .arg(id)
+        .process_group(0)
         .output()
         .expect("opencode-resume.sh runs");
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
