@@ -198,6 +198,25 @@ mod tests {
                 "{legacy}"
             );
         }
+        // opencode's sessions, rows of its database, as the JSON lines they are read as.
+        let db = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/agents/opencode/opencode.db");
+        for (session, _) in crate::transcript::store::sessions(&db).unwrap().unwrap() {
+            let text =
+                String::from_utf8(crate::transcript::store::read(&session).unwrap().unwrap())
+                    .unwrap();
+            let lines: Vec<(usize, String)> = text.lines().map(str::to_owned).enumerate().collect();
+            let head = corpus_head(&lines);
+            for id in FormatId::DETECTION_ORDER {
+                assert_eq!(
+                    id.format().detect(&head),
+                    id == FormatId::OpenCode,
+                    "{}: {}",
+                    session.display(),
+                    id.as_str()
+                );
+            }
+        }
         for (path, own) in files {
             let head = corpus_head(&corpus(path));
             for id in FormatId::DETECTION_ORDER {

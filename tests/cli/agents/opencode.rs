@@ -4,7 +4,8 @@
 //! `opencode run --session ID` against the mock API in a network namespace of its own
 //! (`tests/agents/opencode-resume.sh`), and what it sent the model is the judge: condense's
 //! summary first (after opencode's own `What did we do so far?`), the kept tail, not the
-//! summarised messages, and a smaller request.
+//! summarised messages, and a smaller request; `opencode session list` lists the session. A
+//! Droid session handed over to opencode (`--to opencode`) is created as rows and resumed too.
 
 use std::ffi::OsStr;
 use std::os::unix::process::CommandExt;
@@ -38,6 +39,10 @@ fn resume(db: &Path, id: &str) -> (Vec<String>, usize) {
         output.status.success(),
         "opencode-resume.sh failed: {}\n{stdout}",
         String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("(in that folder): lists it"),
+        "opencode session list does not list {id}:\n{stdout}"
     );
     let lines: Vec<String> = stdout.lines().map(str::to_owned).collect();
     let total = lines
@@ -169,4 +174,48 @@ fn opencode_resumes_a_pruned_session() {
         results, before_results,
         "the tool outputs sent did not change"
     );
+}
+
+/// A Droid session handed over to opencode (`--to opencode --to-session-dir`, rows created in
+/// a copy of the database): opencode lists it, resumes it, and sends the summary first.
+#[test]
+fn opencode_resumes_a_session_handed_over_to_it() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let db = database(&data);
+    let project = dir.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    let summary = dir.path().join("summary.md");
+    std::fs::write(&summary, SUMMARY).unwrap();
+    let resume_line = condense_ok(&[
+        OsStr::new("inject"),
+        OsStr::new("--summary"),
+        summary.as_os_str(),
+        OsStr::new("--to"),
+        OsStr::new("opencode"),
+        OsStr::new("--to-session-dir"),
+        data.as_os_str(),
+        OsStr::new("--cwd"),
+        project.as_os_str(),
+        fixture("agents/droid/turns.jsonl").as_os_str(),
+    ]);
+    let resume_line = String::from_utf8(resume_line).unwrap();
+    let id = resume_line
+        .split_whitespace()
+        .last()
+        .filter(|id| id.starts_with("ses_"))
+        .unwrap_or_else(|| panic!("no session id in {resume_line:?}"))
+        .to_owned();
+    let (sent, _) = resume(&db, &id);
+    assert!(
+        sent[0].starts_with(
+            "user: This session continues work handed over from another agent: Factory Droid"
+        ),
+        "{sent:#?}"
+    );
+    assert!(sent.last().unwrap().contains("RESUMED-Q"), "{sent:#?}");
 }
