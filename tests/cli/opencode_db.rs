@@ -80,9 +80,10 @@ fn sessions_and_the_agent_place_list_each_session_of_the_database() {
         .output()
         .unwrap();
     assert_eq!(json_lines(&by_id.stdout).len(), 1, "{}", stderr(&by_id));
-    // Every session of a database named to estimate, one report each.
-    let all = condense_ok(&["estimate", db.to_str().unwrap()]);
-    assert_eq!(json_lines(&all).len(), 3);
+    // Every session of a database named to estimate, one report each, then the total.
+    let all = json_lines(&condense_ok(&["estimate", db.to_str().unwrap()]));
+    assert_eq!(all.len(), 4);
+    assert_eq!(all[3]["files"], 3);
 }
 
 #[test]
@@ -194,7 +195,9 @@ fn a_write_is_refused_while_a_writer_holds_the_database_or_opencode_has_it_open(
         held.rollback().unwrap();
     }
     // A process named opencode with the database open (a shell under that name).
-    let opencode = dir.path().join("opencode");
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let opencode = bin.join("opencode");
     std::os::unix::fs::symlink("/bin/sh", &opencode).unwrap();
     let mut holder = std::process::Command::new(&opencode)
         .arg("-c")

@@ -80,6 +80,11 @@ impl Format for OpenCode {
         true
     }
 
+    /// The summary message (`summary: true`) of a compaction, named by its `mode`.
+    fn compaction_marker(&self) -> Option<&'static str> {
+        Some(COMPACTION_PART)
+    }
+
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
         let message: Line<'a> = serde_json::from_str(text)?;
         let Some(info) = message.info else {
