@@ -32,8 +32,11 @@ impl Home for OpenCode {
             );
         }
         let id = session_id(session.id, session.start_ms);
+        // `DB#ID`, the name of a session in a database (`transcript::store`).
+        let mut path = db.into_os_string();
+        path.push(format!("#{id}"));
         Ok(Placement {
-            path: crate::transcript::store::session_path(&db, &id),
+            path: PathBuf::from(path),
             resume: format!("cd {} && opencode --session {id}", shell_quote(cwd)),
         })
     }
