@@ -10,8 +10,9 @@
 //! Reading opens the database read-only (SQLite's shared lock, a WAL included, so a reading
 //! opencode is never disturbed). Writing back, the lines condense changed become rows in one
 //! transaction: a new line's message and parts inserted, a changed line's message and parts
-//! updated, nothing deleted (opencode's own compaction and prune delete nothing either), and
-//! the session's `time_updated` moved on. Before it writes, it refuses while a process named
+//! updated (a part the line no longer holds, a reasoning part prune removed, deleted), no
+//! message deleted (opencode's own compaction deletes none, and a write that would is
+//! refused), and the session's `time_updated` moved on. Before it writes, it refuses while a process named
 //! opencode has the database open (a TUI or `opencode serve` between two of its writes still
 //! holds the session in hand; `/proc/*/fd` is looked at), and while any process holds
 //! SQLite's write lock (`BEGIN IMMEDIATE` without waiting); then it copies the whole
@@ -274,6 +275,14 @@ fn apply(
                 "UPDATE message SET data = ?2, time_updated = ?3 WHERE id = ?1",
                 params![rows.id, rows.data, now],
             )?;
+            // A part the line no longer holds (a reasoning part prune removed) goes.
+            let kept: Vec<&str> = rows.parts.iter().map(|(id, _)| id.as_str()).collect();
+            let kept = serde_json::to_string(&kept)?;
+            transaction.execute(
+                "DELETE FROM part WHERE message_id = ?1 \
+                 AND id NOT IN (SELECT value FROM json_each(?2))",
+                params![rows.id, kept],
+            )?;
             updated += 1;
         } else {
             transaction.execute(
@@ -506,4 +515,62 @@ pub(super) fn holder(db: &Path) -> Option<String> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::opencode::testing::database;
+
+    const TURNS: &str = "ses_dbdc535e8ffe5HFN9TBZwRoHKG";
+
+    fn values(lines: &[u8]) -> Vec<Value> {
+        split_lines(lines)
+            .map(|line| serde_json::from_slice(line).unwrap())
+            .collect()
+    }
+
+    /// What is written back reads back as it was written: a changed part, a removed part, a
+    /// new message; and a write that would remove a message is refused, changing nothing.
+    #[test]
+    fn lines_written_back_read_back_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("opencode.db");
+        std::fs::copy(database(), &db).unwrap();
+        let before = read(&db, TURNS).unwrap();
+        let mut changed = values(&before);
+        // The tool step: its first output shortened, its step-start part dropped.
+        let step = changed
+            .iter_mut()
+            .find(|line| line["info"]["finish"] == "tool-calls")
+            .unwrap();
+        step["parts"][1]["state"]["output"] = "short".into();
+        step["parts"].as_array_mut().unwrap().remove(0);
+        let mut new = changed.last().unwrap().clone();
+        new["info"]["id"] = "msg_ffffffffffff0000000000000".into();
+        new["info"]["time"]["created"] = 4_000_000_000_000u64.into();
+        new["parts"] = serde_json::json!([{"id": "prt_ffffffffffff0000000000000",
+            "sessionID": TURNS, "messageID": "msg_ffffffffffff0000000000000",
+            "type": "text", "text": "NEW"}]);
+        changed.push(new);
+        let lines: Vec<u8> = changed
+            .iter()
+            .flat_map(|line| {
+                let mut bytes = serde_json::to_vec(line).unwrap();
+                bytes.push(b'\n');
+                bytes
+            })
+            .collect();
+        let note = write(&db, TURNS, &before, &lines).unwrap();
+        assert!(note.contains("1 message(s) added, 1 changed"), "{note}");
+        assert_eq!(values(&read(&db, TURNS).unwrap()), changed);
+        // Without the new message: refused, nothing written.
+        let now = read(&db, TURNS).unwrap();
+        let error = write(&db, TURNS, &now, &before).unwrap_err();
+        assert!(
+            error.to_string().contains("would remove message"),
+            "{error}"
+        );
+        assert_eq!(read(&db, TURNS).unwrap(), now);
+    }
 }
