@@ -12,6 +12,10 @@
 //!
 //! `toModelMessages` then leaves out what is not sent: an errored step (read as a message
 //! beside the chain) and a message with no part it sends (read as bookkeeping).
+//!
+//! Not followed: a session left in opencode's `/undo` state (`session.revert`, on the session
+//! row) loses the messages after its revert point when opencode next runs it
+//! (`SessionRevert.cleanup`); condense reads the rows as they are.
 
 use super::OpenCode;
 use crate::transcript::live::{Live, LiveRule, Node};
