@@ -21,6 +21,7 @@
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Map, Value};
 
+use super::ids::ascending;
 use super::read::COMPACTION_PART;
 use super::OpenCode;
 use crate::transcript::json::str_at;
@@ -150,35 +151,10 @@ fn with_ids(
     part
 }
 
-/// An id of opencode's ascending shape (`Identifier.ascending`): `prefix_`, the low 48 bits
-/// of `ms × 4096` in twelve hex digits, then fourteen characters taken from `random`.
-pub(super) fn ascending(prefix: &str, ms: u64, random: &str) -> String {
-    let stamp = (ms << 12) & 0xffff_ffff_ffff;
-    let tail: String = random
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .take(14)
-        .collect();
-    format!("{prefix}_{stamp:012x}{tail}")
-}
-
 /// `value` without the `null` members of its `info` (a field the session never had).
 fn without_nulls(mut value: Value) -> Value {
     if let Some(Value::Object(info)) = value.get_mut("info") {
         info.retain(|_, v| !v.is_null());
     }
     value
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ids_have_opencodes_shape() {
-        // msg_2423cfa3e001… was created at 1796407622206 (the fixture's compaction).
-        let id = ascending("msg", 1_796_407_622_206, "0123456789abcdef0123");
-        assert_eq!(id, "msg_2423cfa3e0000123456789abcd");
-        assert_eq!(id.len(), "msg_2423cfa3e001uHL5n2f5VAdY2a".len());
-    }
 }

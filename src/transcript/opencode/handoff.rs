@@ -11,7 +11,7 @@
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::compact::ascending;
+use super::ids::{ascending, descending};
 use super::OpenCode;
 use crate::transcript::handoff::{require, Field, Handoff, Session, Speaker};
 use crate::transcript::write::{derived_uuid, push_line, Sink};
@@ -60,29 +60,7 @@ impl Handoff for OpenCode {
     }
 }
 
-/// The opencode id of the session handed over as `id` (condense's UUID of it) at `start_ms`:
-/// `ses_`, the low 48 bits of `ms × 4096` inverted in twelve hex digits, fourteen characters
-/// from the UUID.
+/// The opencode id of the session handed over as `id` (condense's UUID of it) at `start_ms`.
 pub(super) fn session_id(id: &str, start_ms: u64) -> String {
-    let stamp = !(start_ms << 12) & 0xffff_ffff_ffff;
-    let tail: String = id
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .take(14)
-        .collect();
-    format!("ses_{stamp:012x}{tail}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn session_ids_descend_as_opencodes() {
-        // The number of msg_2423cfa3e001… (made at 1796407622206), inverted, as the session
-        // ids of the fixture are (ses_dbdc40a00ffe… is ~0x2423bf5ff001).
-        let id = session_id("11111111-2222-4333-8444-555555555555", 1_796_407_622_206);
-        assert_eq!(id, "ses_dbdc305c1fff11111111222243");
-        assert!(session_id("a", 2) < session_id("a", 1));
-    }
+    descending("ses", start_ms, id)
 }

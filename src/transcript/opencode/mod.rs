@@ -14,13 +14,15 @@
 //! - `compact`: a compaction written as `SessionCompaction.create` and `.process` write
 //!   theirs: a user message with a `compaction` part, then a summary assistant message;
 //! - `prune`: tool outputs, tool inputs and reasoning parts;
-//! - `handoff`: refused (a new session needs rows of its own, not written yet);
+//! - `handoff`: a new session, one message a turn, created as rows in the database;
 //! - `home`: `$OPENCODE_DB`, else `$XDG_DATA_HOME/opencode/opencode.db`;
-//! - `trigger`: `SessionCompaction.isOverflow`.
+//! - `trigger`: `SessionCompaction.isOverflow`;
+//! - `ids`: its ascending and descending ids.
 
 mod compact;
 mod handoff;
 mod home;
+mod ids;
 mod live;
 mod prune;
 mod read;
