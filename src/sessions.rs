@@ -17,7 +17,7 @@ use std::time::SystemTime;
 use anyhow::{bail, Context, Result};
 
 use crate::transcript::home::{SessionFile, Vars};
-use crate::transcript::{registry, FormatId};
+use crate::transcript::{registry, store, FormatId};
 
 /// The agents whose session places condense knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -41,11 +41,15 @@ pub enum Agent {
     /// Qwen Code: `~/.qwen/projects/*/chats`, or `$QWEN_RUNTIME_DIR/projects`, or
     /// `$QWEN_HOME/projects`.
     QwenCode,
+    /// opencode: the rows of `~/.local/share/opencode/opencode.db` (`$XDG_DATA_HOME`,
+    /// `$OPENCODE_DB`), each session named `DB#ID`.
+    #[value(name = "opencode")]
+    OpenCode,
 }
 
 impl Agent {
     /// Every agent, in the order their places are searched.
-    pub const ALL: [Agent; 8] = [
+    pub const ALL: [Agent; 9] = [
         Agent::ClaudeCode,
         Agent::Codex,
         Agent::Kimi,
@@ -54,6 +58,7 @@ impl Agent {
         Agent::Copilot,
         Agent::Droid,
         Agent::QwenCode,
+        Agent::OpenCode,
     ];
 
     /// The format of the agent's sessions, whose folder knows where they are.
@@ -67,6 +72,7 @@ impl Agent {
             Agent::Copilot => FormatId::Copilot,
             Agent::Droid => FormatId::Droid,
             Agent::QwenCode => FormatId::QwenCode,
+            Agent::OpenCode => FormatId::OpenCode,
         }
     }
 
@@ -81,6 +87,7 @@ impl Agent {
             Agent::Copilot => "copilot",
             Agent::Droid => "droid",
             Agent::QwenCode => "qwen-code",
+            Agent::OpenCode => "opencode",
         }
     }
 }
@@ -179,7 +186,12 @@ pub fn is_session_file(path: &Path, agent: Option<Agent>) -> bool {
 
 /// Every session file under `dir`, sorted by path. Symbolic links to directories are not
 /// followed (a link back up would never end); links to files are.
+///
+/// A database an agent keeps its sessions in stands for them, named alone or found in `dir`.
 pub fn find_in(dir: &Path, agent: Option<Agent>) -> Result<Vec<Session>> {
+    if let Some(stored) = store::sessions(dir) {
+        return Ok(sessions_of(stored?));
+    }
     let mut found = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(dir) = pending.pop() {
@@ -193,6 +205,10 @@ pub fn find_in(dir: &Path, agent: Option<Agent>) -> Result<Vec<Session>> {
                 .with_context(|| format!("{}: cannot read", path.display()))?;
             if kind.is_dir() {
                 pending.push(path);
+                continue;
+            }
+            if let Some(stored) = store::named_sessions(&path) {
+                found.extend(sessions_of(stored?));
                 continue;
             }
             if !is_session_file(&path, agent) {
@@ -214,12 +230,25 @@ pub fn find_in(dir: &Path, agent: Option<Agent>) -> Result<Vec<Session>> {
     Ok(found)
 }
 
+/// The sessions of a database, named `DB#ID`, as sessions found.
+fn sessions_of(stored: Vec<(PathBuf, SystemTime)>) -> Vec<Session> {
+    stored
+        .into_iter()
+        .map(|(path, modified)| Session { path, modified })
+        .collect()
+}
+
 /// Every session file in the places that exist, newest first (ties broken by path).
 pub fn find_all(places: &[Place]) -> Result<Vec<Session>> {
     let mut all = Vec::new();
     for place in places {
         if place.dir.is_dir() {
             all.extend(find_in(&place.dir, Some(place.agent))?);
+        } else if let Some(database) = place.agent.format().format().database() {
+            // An agent that keeps its sessions in one database: its place is that file.
+            if place.dir.is_file() {
+                all.extend(sessions_of(store::sessions_of(database, &place.dir)?));
+            }
         }
     }
     newest_first(&mut all);
@@ -243,6 +272,11 @@ pub fn latest(places: &[Place]) -> Result<PathBuf> {
 /// its folder is named by it, or its agent names it so (see
 /// [`crate::transcript::home::Home::names_session`]).
 pub fn by_id(places: &[Place], id: &str) -> Result<PathBuf> {
+    session_by_id(places, id).map(|session| session.path)
+}
+
+/// The one session in `places` that `id` names, with when it was last written (see [`by_id`]).
+pub fn session_by_id(places: &[Place], id: &str) -> Result<Session> {
     if id.is_empty() {
         bail!("--session needs an id");
     }
@@ -251,7 +285,7 @@ pub fn by_id(places: &[Place], id: &str) -> Result<PathBuf> {
         .filter(|session| names(&session.path, id))
         .collect();
     match matches.as_slice() {
-        [one] => Ok(one.path.clone()),
+        [one] => Ok(one.clone()),
         [] => bail!("no session with id {id} in {}", searched(places)),
         [first, second, ..] => bail!(
             "--session {id} matches {} sessions ({}, {}, …); give more of the id",
@@ -326,7 +360,8 @@ mod tests {
                 "/h/.gemini/tmp",
                 "/h/.copilot/session-state",
                 "/h/.factory/sessions",
-                "/h/.qwen/projects"
+                "/h/.qwen/projects",
+                "/h/.local/share/opencode/opencode.db"
             ]
             .map(PathBuf::from)
         );
@@ -356,7 +391,8 @@ mod tests {
                 "/g/.gemini/tmp",
                 "/cp/session-state",
                 "/f/.factory/sessions",
-                "/q/projects"
+                "/q/projects",
+                "/h/.local/share/opencode/opencode.db"
             ]
             .map(PathBuf::from)
         );

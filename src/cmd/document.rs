@@ -77,7 +77,13 @@ pub(super) fn read_head(reader: &mut impl BufRead, name: &str) -> Result<Head> {
 ///
 /// `write` then writes that file; an import it wrote nothing into (an error, nothing to
 /// compact) is taken away again, leaving the session as it was.
+///
+/// A session kept as rows of a database (`DB#ID`) is written through a file of its lines
+/// ([`super::stored`]).
 pub fn in_place_file<T>(path: &Path, write: impl FnOnce(&Path) -> Result<T>) -> Result<T> {
+    if super::stored::is_stored(path) {
+        return super::stored::in_place(path, write);
+    }
     let Some((import, lines)) = import_of(path)? else {
         return write(path);
     };

@@ -4,7 +4,8 @@
 //! (sessions stored as one JSON document, and the JSONL file written for them), [`options`] (the
 //! typed options, built once), [`settings`] (the config file, read once), [`shared`] (what is
 //! said of unusable lines), [`verified`] (in-place writes checked before they are written; the
-//! undo journal is [`crate::persist`]'s), [`handoff`] (placing a session for another agent).
+//! undo journal is [`crate::persist`]'s), [`handoff`] (placing a session for another agent),
+//! [`stored`] (sessions kept as rows of a database, written in place).
 
 pub mod bare;
 pub mod caveman;
@@ -27,5 +28,6 @@ pub mod settings;
 pub mod shared;
 pub mod source;
 pub mod split;
+pub mod stored;
 pub mod undo;
 pub mod verified;

@@ -2,9 +2,9 @@
 //! first, one path per line or one JSON object per session. The finding itself is in [`crate::sessions`].
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use serde::Serialize;
 
 use crate::cli::{SessionsArgs, SessionsFormat};
@@ -18,8 +18,8 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<Outcome> {
         Some(agent) => vec![agent],
         None => Agent::ALL.to_vec(),
     };
-    let paths = if let Some(id) = &args.session {
-        vec![sessions::by_id(
+    let found = if let Some(id) = &args.session {
+        vec![sessions::session_by_id(
             &sessions::places(&agents, &sessions::process_env)?,
             id,
         )?]
@@ -51,19 +51,19 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<Outcome> {
             }
             found.truncate(1);
         }
-        found.into_iter().map(|s| s.path).collect()
+        found
     };
     match args.format {
         SessionsFormat::Text => {
             let end = if args.null { b'\0' } else { b'\n' };
-            for path in paths {
-                out.write_all(path.as_os_str().as_encoded_bytes())?;
+            for session in found {
+                out.write_all(session.path.as_os_str().as_encoded_bytes())?;
                 out.write_all(&[end])?;
             }
         }
         SessionsFormat::Jsonl => {
-            for path in paths {
-                write_json_line(out, &Listed::of(&path)?)?;
+            for session in &found {
+                write_json_line(out, &Listed::of(session))?;
             }
         }
     }
@@ -74,17 +74,18 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<Outcome> {
 #[derive(Serialize)]
 struct Listed {
     path: String,
-    bytes: u64,
+    /// The file's size; none for a session that is rows of a database (`DB#ID`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bytes: Option<u64>,
     modified: String,
 }
 
 impl Listed {
-    fn of(path: &Path) -> Result<Listed> {
-        let metadata = std::fs::metadata(path).with_context(|| format!("{}", path.display()))?;
-        Ok(Listed {
-            path: path.to_string_lossy().into_owned(),
-            bytes: metadata.len(),
-            modified: humantime::format_rfc3339_seconds(metadata.modified()?).to_string(),
-        })
+    fn of(session: &Session) -> Listed {
+        Listed {
+            path: session.path.to_string_lossy().into_owned(),
+            bytes: std::fs::metadata(&session.path).ok().map(|m| m.len()),
+            modified: humantime::format_rfc3339_seconds(session.modified).to_string(),
+        }
     }
 }

@@ -10,16 +10,20 @@ use super::document::{read_head, Head};
 use crate::cli::{FilesArgs, FindArgs, InputArgs};
 use crate::input::{compression_of, read_all, Compression, Source};
 use crate::sessions::{self, Agent, Env};
-use crate::transcript::read;
+use crate::transcript::{read, store};
 
-/// The one source these commands read: FILE (a directory: its newest session file), the
+/// The one source these commands read: FILE (a directory: its newest session file; an agent's
+/// database: its newest session), the
 /// session `--latest`, `--session` or `--hook` names, or standard input.
 pub fn single_source(input: &InputArgs) -> Result<Source> {
     if let Some(path) = found(&input.find, &sessions::process_env)? {
         return Ok(Source::File(path));
     }
     Ok(match &input.file {
-        Some(path) if path.is_dir() => Source::File(sessions::newest_in(path)?),
+        // A database of sessions stands for them, as a folder for its files.
+        Some(path) if path.is_dir() || store::database_of(path).is_some() => {
+            Source::File(sessions::newest_in(path)?)
+        }
         Some(path) => Source::list(std::slice::from_ref(path)).remove(0),
         None => Source::Stdin,
     })
@@ -64,8 +68,10 @@ pub fn refuse_compressed_in_place(
         return Ok(());
     }
     let path = match (source, &input.file) {
+        // A session in a database is no file: nothing to decompress.
+        (Source::File(path), _) if store::split(path).is_some() => return Ok(()),
         (Source::File(path), _) if input.find.latest || input.find.session.is_some() => path,
-        (_, Some(path)) if path.is_file() => path,
+        (_, Some(path)) if path.is_file() && store::database_of(path).is_none() => path,
         _ => return Ok(()),
     };
     if compression_of(path)? != Compression::None {
@@ -123,7 +129,7 @@ pub fn sources(args: &FilesArgs) -> Result<Vec<Input>> {
     }
     let mut inputs = Vec::new();
     for path in named {
-        if !path.is_dir() {
+        if !path.is_dir() && store::database_of(&path).is_none() {
             inputs.extend(Source::list(&[path]).into_iter().map(Ok));
             continue;
         }
@@ -177,6 +183,9 @@ fn path_of(bytes: &[u8]) -> Result<PathBuf> {
 /// Reads a whole source as JSON lines: a session its agent stored as one JSON document (Gemini
 /// CLI's legacy `session-*.json`) becomes the lines the agent writes for it today.
 pub fn read_source(source: &Source) -> Result<Vec<u8>> {
+    if let Some(lines) = stored_lines(source) {
+        return lines;
+    }
     let bytes = read_all(source)?;
     match read::document(&source.name(), &bytes) {
         Some(lines) => Ok(lines?.1),
@@ -188,6 +197,9 @@ pub fn read_source(source: &Source) -> Result<Vec<u8>> {
 /// looked at, and only input that may be one JSON document (see
 /// [`crate::transcript::read::may_be_document`]) is read whole; JSONL streams as it is.
 pub fn open_source(source: &Source) -> Result<Box<dyn Read + Send>> {
+    if let Some(lines) = stored_lines(source) {
+        return Ok(Box::new(Cursor::new(lines?)));
+    }
     let name = source.name();
     let mut reader = std::io::BufReader::with_capacity(1 << 16, source.open()?);
     let Head {
@@ -211,4 +223,12 @@ pub fn open_source(source: &Source) -> Result<Box<dyn Read + Send>> {
         None => head,
     };
     Ok(Box::new(Cursor::new(bytes)))
+}
+
+/// The JSON lines of a source that names a session kept in a database (`DB#ID`).
+fn stored_lines(source: &Source) -> Option<Result<Vec<u8>>> {
+    match source {
+        Source::File(path) => store::read(path),
+        Source::Stdin => None,
+    }
 }

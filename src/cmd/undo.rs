@@ -44,6 +44,9 @@ fn backup_of(entry: &Entry) -> Option<Vec<u8>> {
 
 /// Runs `undo`.
 pub fn run(args: &UndoArgs, out: &mut dyn Write) -> Result<Outcome> {
+    if let Some(undone) = super::stored::undo(&args.file, out) {
+        return undone;
+    }
     // A document session (Gemini CLI's legacy file) is written back beside it.
     let path = &super::document::undo_file(&args.file);
     let name = path.display().to_string();

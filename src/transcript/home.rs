@@ -69,6 +69,41 @@ pub trait Home {
     /// `~/.codex`) and the command that resumes it there, registering the session with the
     /// agent where it keeps a list of its own; an error for a format no agent keeps.
     fn place(&self, home: &Path, session: &NewSession) -> Result<Placement>;
+
+    /// For an agent that keeps its sessions as rows of one database file rather than as files
+    /// (opencode's `opencode.db`): that database's reader and writer; `None` for the others.
+    fn database(&self) -> Option<&dyn Database> {
+        None
+    }
+}
+
+/// Sessions kept as rows of one database file. A session in it is named `DB#ID` (the
+/// database's path, `#`, the session's id) wherever a session file's path goes; it reads as the
+/// JSON lines of the agent's format, and a write-back is those lines, changed, written back as
+/// rows.
+pub trait Database {
+    /// Whether the file named `name` is one of the agent's databases.
+    fn is_database(&self, name: &str) -> bool;
+
+    /// Every session in the database at `db`: its id and when it was last written.
+    fn sessions(&self, db: &Path) -> Result<Vec<(String, std::time::SystemTime)>>;
+
+    /// The session `id` of the database at `db`, as JSON lines of the agent's format.
+    fn read(&self, db: &Path, id: &str) -> Result<Vec<u8>>;
+
+    /// Writes session `id` of the database at `db` back from `lines`, the JSON lines `before`
+    /// (as [`Database::read`] made them) changed: all at once or not at all, and only when no
+    /// process of the agent is writing the database. Returns what it did, for a note.
+    fn write(&self, db: &Path, id: &str, before: &[u8], lines: &[u8]) -> Result<String>;
+
+    /// Puts session `id`'s rows back as the newest backup [`Database::write`] left holds them,
+    /// under the same refusals; the backup is kept, renamed, so the next undo takes the one
+    /// before. Returns what it did.
+    fn undo(&self, db: &Path, id: &str) -> Result<String>;
+
+    /// Creates session `id` in the database at `db` from `lines` (a handoff's), never over a
+    /// session that is there. Returns what it did.
+    fn create(&self, db: &Path, id: &str, lines: &[u8]) -> Result<String>;
 }
 
 /// The environment, as the agents read it.

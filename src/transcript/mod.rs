@@ -2,7 +2,7 @@
 //! format-agnostic machinery every agent plugs into.
 //!
 //! Each agent writes its own JSONL dialect. Everything one agent means lives in its folder
-//! (`claude_code/`, `codex/`, `pi/`, `gemini/`, `copilot/`, `droid/`, `qwen_code/`, `kimi/`, `anthropic/`), one file per job:
+//! (`claude_code/`, `codex/`, `pi/`, `gemini/`, `copilot/`, `droid/`, `qwen_code/`, `opencode/`, `kimi/`, `anthropic/`), one file per job:
 //! `read.rs` (its lines into the [`model`]), `live.rs` (the records it sends its model),
 //! `compact.rs` (a compaction written back as its own), `prune.rs` (what prune may shrink),
 //! `handoff.rs` (a new session handed over to it), `home.rs` (where its sessions live) and
@@ -18,7 +18,8 @@
 //! 3. the agent folders, which implement the traits;
 //! 4. [`registry`], which lists the agents;
 //! 5. reading a whole input: [`read`] (detection, one line), [`load`] (a whole transcript),
-//!    and [`prune::rewrite`] (a pruned file written back).
+//!    [`prune::rewrite`] (a pruned file written back), and [`store`] (sessions kept as rows
+//!    of a database).
 
 pub mod anthropic;
 pub mod blocks;
@@ -37,12 +38,14 @@ pub mod live;
 pub mod load;
 pub mod messages;
 pub mod model;
+pub mod opencode;
 pub mod pi;
 pub mod prune;
 pub mod qwen_code;
 pub mod read;
 pub mod registry;
 pub mod scan;
+pub mod store;
 pub mod text;
 pub mod trigger;
 pub mod write;

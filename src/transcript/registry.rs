@@ -17,7 +17,7 @@ use super::model::Record;
 use super::prune::Prune;
 use super::trigger::Trigger;
 use super::write::WriteBack;
-use super::{anthropic, claude_code, codex, copilot, droid, gemini, kimi, pi, qwen_code};
+use super::{anthropic, claude_code, codex, copilot, droid, gemini, kimi, opencode, pi, qwen_code};
 
 /// Everything an agent folder implements: reading its lines ([`Format`]), its live-context
 /// rule ([`LiveRule`]), writing a compaction back ([`WriteBack`]), where prune may shrink and
@@ -79,6 +79,8 @@ agents! {
     Droid = "droid" => droid::Droid,
     /// Qwen Code sessions (`~/.qwen/projects/<project>/chats/<id>.jsonl`).
     QwenCode = "qwen-code" => qwen_code::QwenCode,
+    /// opencode sessions, rows of `~/.local/share/opencode/opencode.db` (named `DB#ID`).
+    OpenCode = "opencode" => opencode::OpenCode,
 }
 
 impl FormatId {
@@ -89,9 +91,10 @@ impl FormatId {
     /// `id`, `parentId` and `type` as pi's entries do, so Copilot's envelope (a dotted `type`)
     /// is asked before pi's. Qwen Code's records carry Claude Code's `uuid` and `sessionId`
     /// around Gemini-shaped messages, so Qwen Code's envelope is asked before Claude Code's.
-    pub const DETECTION_ORDER: [FormatId; 9] = [
+    pub const DETECTION_ORDER: [FormatId; 10] = [
         FormatId::Codex,
         FormatId::QwenCode,
+        FormatId::OpenCode,
         FormatId::ClaudeCode,
         FormatId::Copilot,
         FormatId::Droid,
@@ -205,6 +208,25 @@ mod tests {
                 id == FormatId::Gemini,
                 "{legacy}"
             );
+        }
+        // opencode's sessions, rows of its database, as the JSON lines they are read as.
+        let db = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/agents/opencode/opencode.db");
+        for (session, _) in crate::transcript::store::sessions(&db).unwrap().unwrap() {
+            let text =
+                String::from_utf8(crate::transcript::store::read(&session).unwrap().unwrap())
+                    .unwrap();
+            let lines: Vec<(usize, String)> = text.lines().map(str::to_owned).enumerate().collect();
+            let head = corpus_head(&lines);
+            for id in FormatId::DETECTION_ORDER {
+                assert_eq!(
+                    id.format().detect(&head),
+                    id == FormatId::OpenCode,
+                    "{}: {}",
+                    session.display(),
+                    id.as_str()
+                );
+            }
         }
         for (path, own) in files {
             let head = corpus_head(&corpus(path));

@@ -1,6 +1,6 @@
 //! The write-back of every format, loaded by the agent's own code: pi's SessionManager,
 //! kimi-cli's Context and SimpleCompaction, Gemini CLI's session loader, and Claude Code, Codex,
-//! GitHub Copilot CLI, Factory Droid and Qwen Code resuming against a mock API of ours. The agents are the pinned installs of
+//! GitHub Copilot CLI, Factory Droid, Qwen Code and opencode resuming against a mock API of ours. The agents are the pinned installs of
 //! `.ci/install-agents`; without them a test fails in CI and skips, saying so, elsewhere.
 
 mod claude;
@@ -12,6 +12,7 @@ mod gemini;
 mod handoff;
 mod harness;
 mod kimi;
+mod opencode;
 mod pi;
 mod prune;
 mod qwen_code;

@@ -21,6 +21,7 @@ mod install;
 mod layers;
 mod live;
 mod manners;
+mod opencode_db;
 mod pipeline;
 mod properties;
 mod prune;

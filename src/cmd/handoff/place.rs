@@ -38,7 +38,13 @@ pub fn place(target: FormatId, home: &Path, written: &Written) -> Result<Placed>
 }
 
 /// Writes `bytes` to a new file at `path`, making its folders; an existing file is an error.
+/// A session in an agent's database (`DB#ID`) is created there as rows instead.
 fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
+    if let Some((db, id, database)) = crate::transcript::store::split(path) {
+        let note = database.create(&db, &id, bytes)?;
+        eprintln!("condense: {}", crate::output::sanitize(&note));
+        return Ok(());
+    }
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
     let mut file = fs::OpenOptions::new()
