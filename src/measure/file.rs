@@ -1,7 +1,7 @@
 //! A whole file measured, streamed: each block's lines read and measured on all cores, the
 //! measures folded in line order into the file's totals, then the live context found by the
 //! agent's own rule and folded in its order (by [`Measure::add_context`]). Each record's measure
-//! is kept until then, in few bytes and never with its text ([`super::kept`]). `estimate`
+//! is kept until then, in few bytes and never with its text (the `kept` module). `estimate`
 //! reports it.
 
 use std::io::Read;

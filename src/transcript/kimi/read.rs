@@ -390,6 +390,23 @@ mod tests {
     }
 
     #[test]
+    fn arguments_stay_escaped_unless_they_hold_a_unicode_escape() {
+        let line = r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"Shell","arguments":"{\"command\": \"ls\\na\"}"}}]}"#;
+        let record = read(line);
+        let Part::ToolCall { arguments, .. } = &record.message().unwrap().parts[0] else {
+            panic!("no tool call");
+        };
+        // Not decoded into a copy by reading: only when its text is asked for.
+        assert!(arguments.is_borrowed());
+        assert_eq!(arguments.code_points(), 20);
+        assert_eq!(arguments, r#"{"command": "ls\na"}"#);
+        // A lone surrogate in them fails the line, as serde_json's reading of them always did
+        // (reading the line as a whole then goes through `without_lone_surrogates`).
+        let lone = r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f","arguments":"{\"a\": \"\ud83d\"}"}}]}"#;
+        assert!(Kimi.read(1, lone).is_err());
+    }
+
+    #[test]
     fn media_and_null_content() {
         let record = read(
             r#"{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAA","id":null}}]}"#,
