@@ -54,7 +54,7 @@ mod tests {
         Part::ToolCall {
             id: Some(Cow::Borrowed(id)),
             name: Cow::Borrowed("bash"),
-            arguments: Cow::Borrowed("{}"),
+            arguments: "{}".into(),
         }
     }
 

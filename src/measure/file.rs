@@ -1,13 +1,15 @@
 //! A whole file measured, streamed: each block's lines read and measured on all cores, the
 //! measures folded in line order into the file's totals, then the live context found by the
 //! agent's own rule and folded in its order (by [`Measure::add_context`]). Each record's measure
-//! is kept until then (a small, fixed-size node, never its text). `estimate` reports it.
+//! is kept until then, in few bytes and never with its text (the `kept` module). `estimate`
+//! reports it.
 
 use std::io::Read;
 
 use anyhow::Result;
 use rayon::prelude::*;
 
+use super::kept::Kept;
 use super::{Measure, RecordMeasure};
 use crate::input::{for_each_block, Block, Line};
 use crate::tokens::{Estimator, Tokenizer};
@@ -48,7 +50,7 @@ pub struct FileReport {
     /// Every record of the file.
     pub file: Measure,
     /// Each record's measure, in file order, until the live context is known.
-    records: Vec<RecordMeasure>,
+    records: Kept,
     /// Per-message rows of the live context, kept only for --per-message.
     pub rows: Vec<MessageRow>,
     /// Malformed lines skipped under --skip-invalid: how many.
@@ -98,7 +100,7 @@ pub fn measure_file(
         format: options.from,
         measure: Measure::new(tokenizer),
         file: Measure::new(tokenizer),
-        records: Vec::new(),
+        records: Kept::default(),
         rows: Vec::new(),
         skipped: 0,
         first_skipped: None,
@@ -159,12 +161,11 @@ pub fn measure_file(
         report.fold_block(measured, options)?;
     }
     if let Some(format) = options.from {
-        let read_one = report.records.iter().any(|record| {
-            record
-                .message
-                .as_ref()
-                .is_some_and(|m| m.parts.iter().any(|kind| kind.count > 0))
-        });
+        let read_one = report
+            .records
+            .messages()
+            .iter()
+            .any(|m| m.parts.iter().any(|kind| kind.count > 0));
         if !read_one && !report.records.is_empty() {
             return Err(no_message_error(&name, format));
         }
@@ -177,7 +178,7 @@ pub fn measure_file(
 /// be started). Dropping them takes a pass of its own (each link is looked at for memory it
 /// owns): some 20 ms on a million records, which the report need not wait for, and less than
 /// starting a thread on the few of a session of ordinary size.
-fn drop_aside(records: Vec<RecordMeasure>) {
+fn drop_aside(records: Kept) {
     const MANY: usize = 1 << 16;
     if records.len() >= MANY {
         let _ = std::thread::Builder::new().spawn(move || drop(records));
@@ -253,22 +254,26 @@ impl FileReport {
             Some(format) if !options.whole_file => {
                 // This runs on one thread after the file is read, over a million records of a
                 // large file: the cores share the pass.
-                let nodes: Vec<_> = records.par_iter().map(RecordMeasure::node).collect();
+                let nodes: Vec<_> = (0..records.len())
+                    .into_par_iter()
+                    .map(|index| records.node(index))
+                    .collect();
                 live(format.format(), &nodes)
             }
             _ => Live {
-                marker: records.iter().rposition(|r| r.compaction),
+                marker: (0..records.len()).rposition(|index| records.compaction(index)),
                 ..Live::whole(records.len())
             }
-            .voiding_before(newest_void(records.iter().map(|r| &r.link))),
+            .voiding_before(newest_void(
+                (0..records.len()).map(|index| records.link(index)),
+            )),
         };
         if options.per_message {
             for &index in &live.order {
-                let record = &records[index];
-                if let Some(message) = &record.message {
+                if let Some(message) = records.message(index) {
                     self.rows.push(MessageRow {
                         index: self.rows.len(),
-                        line: record.line,
+                        line: records.line(index),
                         role: message.role,
                         sidechain: message.sidechain,
                         units: message.units,
@@ -276,29 +281,29 @@ impl FileReport {
                 }
             }
         }
-        let in_order = live.order.iter().map(|&index| (index, &records[index]));
+        let in_order = live.order.iter().map(|&index| (index, records.get(index)));
         self.measure
-            .add_context(&live, |i| &records[i].link, in_order);
+            .add_context(&live, |i| records.link(i), in_order);
         drop_aside(records);
     }
 }
 
 /// For an agent whose compaction markers record no size (Codex's `compacted` item): the
 /// context size before each one is the last usage figure recorded before it, named `field`.
-fn usage_before_markers(records: &[RecordMeasure], field: &'static str) -> Vec<Earlier> {
+fn usage_before_markers(records: &Kept, field: &'static str) -> Vec<Earlier> {
     let mut last = None;
     let mut earlier = Vec::new();
-    for record in records {
-        if record.compaction {
+    for index in 0..records.len() {
+        if records.compaction(index) {
             if let Some(tokens) = last.take() {
                 earlier.push(Earlier {
-                    line: record.line,
+                    line: records.line(index),
                     tokens,
                     field,
                 });
             }
         }
-        if let Some(usage) = &record.usage {
+        if let Some(usage) = records.usage(index) {
             last = Some(usage.context_tokens);
         }
     }

@@ -9,6 +9,7 @@
 //! ("the last usage figure plus the estimate of everything after it") depends on order.
 
 pub mod file;
+mod kept;
 pub mod summary;
 
 use crate::tokens::Tokenizer;
@@ -93,13 +94,20 @@ impl RecordMeasure {
     pub fn node(&self) -> Node<'_> {
         Node {
             link: &self.link,
-            message: self.message.as_ref().map(|message| NodeMessage {
-                role: message.role,
-                sidechain: message.sidechain,
-                tool_result: message.parts[part_index(PartKind::ToolResult)].count > 0,
-                user_turn: message.user_turn,
-            }),
+            message: self.message.as_ref().map(MessageMeasure::node),
             compaction: self.compaction,
+        }
+    }
+}
+
+impl MessageMeasure {
+    /// What the live-context rules need of it.
+    pub fn node(&self) -> NodeMessage {
+        NodeMessage {
+            role: self.role,
+            sidechain: self.sidechain,
+            tool_result: self.parts[part_index(PartKind::ToolResult)].count > 0,
+            user_turn: self.user_turn,
         }
     }
 }

@@ -113,6 +113,12 @@ impl Tokenizer {
                 self.text_units(t)
             }
             (
+                Tokenizer::Fast(family),
+                Part::ToolCall {
+                    name, arguments, ..
+                },
+            ) => fast::milli_tokens(name, family) + fast::text_milli_tokens(arguments, family),
+            (
                 _,
                 Part::ToolCall {
                     name, arguments, ..

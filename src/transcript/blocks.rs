@@ -360,7 +360,7 @@ fn push_anthropic_block<'a>(block: AnthropicBlock<'a>, parts: &mut Vec<Part<'a>>
         "tool_use" | "server_tool_use" | "mcp_tool_use" => parts.push(Part::ToolCall {
             id: block.id,
             name: block.name.unwrap_or_default(),
-            arguments: Cow::Borrowed(block.input.unwrap_or("{}")),
+            arguments: block.input.unwrap_or("{}").into(),
         }),
         "image" => parts.push(Part::Media(MediaKind::Image)),
         "document" => parts.push(Part::Media(MediaKind::Document)),

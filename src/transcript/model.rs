@@ -88,7 +88,7 @@ pub enum Part<'a> {
         /// The tool's name.
         name: Cow<'a, str>,
         /// The arguments, as the JSON text the format stores (or an object serialised compactly).
-        arguments: Cow<'a, str>,
+        arguments: Text<'a>,
     },
     /// What a tool returned: its text, and the id of the call it answers when the format stores
     /// that id on the result itself.
@@ -430,7 +430,7 @@ impl Record<'_> {
                         } => Part::ToolCall {
                             id: id.map(owned),
                             name: owned(name),
-                            arguments: owned(arguments),
+                            arguments: text(arguments),
                         },
                         Part::ToolResult { call_id, text: t } => Part::ToolResult {
                             call_id: call_id.map(owned),

@@ -319,12 +319,19 @@ fn readable_arguments(record: &mut Record<'_>) {
     };
     for part in &mut message.parts {
         if let super::Part::ToolCall { arguments, .. } = part {
-            let bytes = arguments.as_bytes();
-            // Cheap first: most arguments hold no escape of a surrogate at all.
-            let maybe = memchr::memmem::find(bytes, b"\\ud").is_some()
-                || memchr::memmem::find(bytes, b"\\uD").is_some();
+            // Cheap first: most arguments hold no escape of a surrogate at all. Arguments a
+            // reader kept escaped are not decoded to find out: their text can only hold a `\u`
+            // where their escaped body does (from a `\\` before a `u`, or a `\u` escape).
+            let maybe = match arguments.escaped_body() {
+                Some(body) => memchr::memmem::find(body.as_bytes(), b"\\u").is_some(),
+                None => {
+                    let bytes = arguments.as_bytes();
+                    memchr::memmem::find(bytes, b"\\ud").is_some()
+                        || memchr::memmem::find(bytes, b"\\uD").is_some()
+                }
+            };
             if let Some(fixed) = maybe.then(|| without_lone_surrogates(arguments)).flatten() {
-                *arguments = std::borrow::Cow::Owned(fixed);
+                *arguments = fixed.into();
             }
         }
     }

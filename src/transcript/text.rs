@@ -203,13 +203,25 @@ impl<'a> From<Text<'a>> for Cow<'a, str> {
     }
 }
 
-/// The value of the four hex digits at `at`.
+/// The value of the four hex digits at `at`. Digit by digit: going through `from_utf8` and
+/// `from_str_radix` took some 200 instructions an escape, 4% of `estimate` on a kimi-cli
+/// context full of `\u` escapes.
 pub(super) fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
-    let digits = std::str::from_utf8(bytes.get(at..at + 4)?).ok()?;
-    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
-    u32::from_str_radix(digits, 16).ok()
+    bytes
+        .get(at..at + 4)?
+        .iter()
+        .try_fold(0, |value, &digit| Some(value << 4 | hex_digit(digit)?))
+}
+
+/// The value of one hex digit.
+fn hex_digit(digit: u8) -> Option<u32> {
+    let value = match digit {
+        b'0'..=b'9' => digit - b'0',
+        b'a'..=b'f' => digit - b'a' + 10,
+        b'A'..=b'F' => digit - b'A' + 10,
+        _ => return None,
+    };
+    Some(u32::from(value))
 }
 
 pub(super) fn is_high_surrogate(unit: u32) -> bool {

@@ -198,7 +198,7 @@ fn assistant_parts(answer: AssistantData<'_>) -> Vec<Part<'_>> {
         parts.push(Part::ToolCall {
             id: call.tool_call_id,
             name: call.name.unwrap_or_default(),
-            arguments: Cow::Borrowed(call.arguments.map_or("{}", RawValue::get)),
+            arguments: call.arguments.map_or("{}", RawValue::get).into(),
         });
     }
     parts

@@ -73,6 +73,10 @@ struct FunctionCall<'a> {
     name: Cow<'a, str>,
     #[serde(borrow, default, deserialize_with = "raw_json")]
     arguments: Option<&'a str>,
+    /// The arguments string as the walk read it, still escaped (see [`arguments_text`]);
+    /// never set by serde.
+    #[serde(skip)]
+    walked: Option<Text<'a>>,
 }
 
 impl Format for Kimi {
@@ -147,7 +151,7 @@ fn chat_record<'a>(line: usize, text: &'a str, chat: ChatLine<'a>) -> Result<Rec
         parts.push(Part::ToolCall {
             id,
             name: function.name,
-            arguments: arguments_text(function.arguments)?,
+            arguments: arguments_text(function.arguments, function.walked)?,
         });
     }
     // Only a tool message answers a call.
@@ -174,12 +178,20 @@ fn chat_part(part: ChatPart<'_>) -> Part<'_> {
 }
 
 /// Tool-call arguments are a JSON string holding JSON; some writers store the object itself.
-/// Either way the result is the JSON text of the arguments.
-fn arguments_text<'a>(raw: Option<&'a str>) -> Result<Cow<'a, str>> {
-    match raw {
-        None => Ok(Cow::Borrowed("")),
-        Some(raw) if raw.starts_with('"') => Ok(serde_json::from_str(raw)?),
-        Some(raw) => Ok(Cow::Borrowed(raw)),
+/// Either way the result is the JSON text of the arguments, `raw` being the value as the line
+/// holds it. A string the walk read (`walked`) is kept still escaped, as message text is:
+/// decoding every call's arguments into a copy was a sixth of what `estimate` spent on a
+/// kimi-cli context, and the estimators that count arguments read them escaped. One holding a
+/// `\u` escape is decoded by serde_json as before, which refuses a lone surrogate, where the
+/// walk would read U+FFFD.
+fn arguments_text<'a>(raw: Option<&'a str>, walked: Option<Text<'a>>) -> Result<Text<'a>> {
+    match (raw, walked) {
+        (None, _) => Ok(Text::default()),
+        (Some(raw), Some(walked)) if memchr::memmem::find(raw.as_bytes(), b"\\u").is_none() => {
+            Ok(walked)
+        }
+        (Some(raw), _) if raw.starts_with('"') => Ok(serde_json::from_str::<String>(raw)?.into()),
+        (Some(raw), _) => Ok(raw.into()),
     }
 }
 
@@ -290,10 +302,15 @@ fn walk_optional_function<'a>(walk: &mut scan::Walk<'_, 'a>) -> Option<Option<Fu
     let mut function = FunctionCall {
         name: Cow::Borrowed(""),
         arguments: None,
+        walked: None,
     };
     walk.fields(["name", "arguments"], |field, walk| {
         match field {
             0 => function.name = walk.string()?.into_cow(),
+            _ if walk.peek()? == b'"' => {
+                function.arguments = Some(walk.clone().value()?);
+                function.walked = Some(walk.string()?);
+            }
             _ => function.arguments = walk.raw()?,
         }
         Some(())
@@ -378,6 +395,23 @@ mod tests {
         assert_eq!(function.message().unwrap().call_id, None);
         let user = read(r#"{"role":"user","content":"x","tool_call_id":"c"}"#);
         assert_eq!(user.message().unwrap().call_id, None);
+    }
+
+    #[test]
+    fn arguments_stay_escaped_unless_they_hold_a_unicode_escape() {
+        let line = r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"Shell","arguments":"{\"command\": \"ls\\na\"}"}}]}"#;
+        let record = read(line);
+        let Part::ToolCall { arguments, .. } = &record.message().unwrap().parts[0] else {
+            panic!("no tool call");
+        };
+        // Not decoded into a copy by reading: only when its text is asked for.
+        assert!(arguments.is_borrowed());
+        assert_eq!(arguments.code_points(), 20);
+        assert_eq!(arguments, r#"{"command": "ls\na"}"#);
+        // A lone surrogate in them fails the line, as serde_json's reading of them always did
+        // (reading the line as a whole then goes through `without_lone_surrogates`).
+        let lone = r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f","arguments":"{\"a\": \"\ud83d\"}"}}]}"#;
+        assert!(Kimi.read(1, lone).is_err());
     }
 
     #[test]

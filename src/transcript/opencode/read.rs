@@ -297,7 +297,7 @@ impl<'a> PartLine<'a> {
         out.push(Part::ToolCall {
             id: call_id.clone(),
             name: self.tool.unwrap_or_default(),
-            arguments: Cow::Borrowed(state.input.unwrap_or("{}")),
+            arguments: Cow::Borrowed(state.input.unwrap_or("{}")).into(),
         });
         let compacted = state
             .time

@@ -88,6 +88,78 @@ impl pulp::NullaryFnOnce for IndexBlocks<'_, simd::Avx2> {
     }
 }
 
+/// Whether `bytes` holds a byte below 0x20, which a JSON string may not hold raw, and whether
+/// they are all ASCII, when their characters are as many as they are. Valid text has no
+/// control byte, so every byte is looked at: 64 at a time with the widest compares the CPU
+/// has (a string's body is most of what `estimate` reads of a kimi-cli context, and ORs over
+/// single bytes, which the compiler could only vectorize 16 at a time, cost 7% of its
+/// instructions there), and a short string or the last few bytes one at a time.
+pub(crate) fn control_and_ascii(bytes: &[u8]) -> (bool, bool) {
+    if bytes.len() < 64 {
+        return control_and_ascii_bytes(bytes);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if let Some(avx2) = simd::Avx2::detect() {
+        return avx2.0.vectorize(ControlAndAscii { simd: avx2, bytes });
+    }
+    ControlAndAscii {
+        simd: simd::Baseline::default(),
+        bytes,
+    }
+    .run()
+}
+
+/// [`control_and_ascii`] byte by byte.
+fn control_and_ascii_bytes(bytes: &[u8]) -> (bool, bool) {
+    let (control, all) = bytes.iter().fold((0u8, 0u8), |(control, all), &b| {
+        (control | u8::from(b < 0x20), all | b)
+    });
+    (control != 0, all.is_ascii())
+}
+
+/// [`control_and_ascii`] of `bytes`, 64 bytes at a time with the compares of `simd`.
+struct ControlAndAscii<'b, L> {
+    simd: L,
+    bytes: &'b [u8],
+}
+
+impl<L: Lanes> ControlAndAscii<'_, L> {
+    #[inline(always)]
+    fn run(self) -> (bool, bool) {
+        let simd = self.simd;
+        let (mut control, mut high) = (0u64, 0u64);
+        let blocks = self.bytes.chunks_exact(64);
+        let rest = blocks.remainder();
+        for block in blocks {
+            let block: &[u8; 64] = block.try_into().expect("chunks of 64");
+            let mut at = 0;
+            while at < 64 {
+                let lanes = simd.load(block, at);
+                // Read as signed, the bytes from 0x80 up are below 0x20 too: their top bit,
+                // which is `high`, tells them apart.
+                let below = simd.top_bits(simd.greater_signed(simd.splat(0x20), lanes));
+                let top = simd.top_bits(lanes);
+                control |= below & !top;
+                high |= top;
+                at += L::WIDTH;
+            }
+        }
+        let (rest_control, rest_ascii) = control_and_ascii_bytes(rest);
+        (control != 0 || rest_control, high == 0 && rest_ascii)
+    }
+}
+
+/// The AVX2 run: `V3::vectorize` compiles it for the instructions the token proves.
+#[cfg(target_arch = "x86_64")]
+impl pulp::NullaryFnOnce for ControlAndAscii<'_, simd::Avx2> {
+    type Output = (bool, bool);
+
+    #[inline(always)]
+    fn call(self) -> (bool, bool) {
+        self.run()
+    }
+}
+
 /// What one block of 64 bytes hands the next.
 #[derive(Default)]
 struct Carry {
@@ -172,6 +244,36 @@ impl Masks {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_and_ascii_agrees_with_a_byte_by_byte_look_at_any_length() {
+        let pattern = b"ab \\\"{}~\x7f";
+        for len in [0usize, 1, 63, 64, 65, 127, 128, 200] {
+            for value in 0..=255u8 {
+                for at in [0, len / 2, len.saturating_sub(1)] {
+                    let mut bytes: Vec<u8> = (0..len).map(|k| pattern[k % pattern.len()]).collect();
+                    if len > 0 {
+                        bytes[at] = value;
+                    }
+                    let expected = control_and_ascii_bytes(&bytes);
+                    assert_eq!(
+                        control_and_ascii(&bytes),
+                        expected,
+                        "byte {value} at {at} of {len}"
+                    );
+                    let sse2 = ControlAndAscii {
+                        simd: simd::Baseline::default(),
+                        bytes: &bytes,
+                    };
+                    assert_eq!(
+                        sse2.run(),
+                        expected,
+                        "baseline: byte {value} at {at} of {len}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn every_classifier_marks_exactly_the_quotes_backslashes_and_bracket_like_bytes() {

@@ -9,7 +9,7 @@
 //! passed from bracket to bracket.
 
 use super::super::text::{hex4, is_high_surrogate, is_low_surrogate, Text};
-use super::classify::{self, Word};
+use super::classify::{self, control_and_ascii, Word};
 
 /// A JSON text with the places of its string delimiters and escapes worked out (see the
 /// module docs), one bit per byte: bit `k % 64` of word `k / 64` stands for byte `k`.
@@ -176,17 +176,6 @@ impl<'a> Scanner<'a> {
             }
         }
     }
-}
-
-/// Whether `bytes` holds a byte below 0x20, which a JSON string may not hold raw, and whether
-/// they are all ASCII, when their characters are as many as they are. Valid text has no
-/// control byte, so every byte is looked at: ORs over all of them, which the compiler turns
-/// into vector instructions.
-fn control_and_ascii(bytes: &[u8]) -> (bool, bool) {
-    let (control, all) = bytes.iter().fold((0u8, 0u8), |(control, all), &b| {
-        (control | u8::from(b < 0x20), all | b)
-    });
-    (control != 0, all.is_ascii())
 }
 
 /// Whether `byte` (`None` past the end of the text) ends a number or literal: what may follow

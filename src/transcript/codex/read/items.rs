@@ -139,12 +139,12 @@ fn read_item<'a>(line: usize, raw: &'a [u8], item: Item<'a>) -> Result<Record<'a
         "function_call" => assistant(vec![Part::ToolCall {
             id: item.call_id,
             name: item.name.unwrap_or_default(),
-            arguments: json_text(item.arguments),
+            arguments: json_text(item.arguments).into(),
         }]),
         "custom_tool_call" => assistant(vec![Part::ToolCall {
             id: item.call_id,
             name: item.name.unwrap_or_default(),
-            arguments: json_text(item.input),
+            arguments: json_text(item.input).into(),
         }]),
         "local_shell_call" => assistant(vec![tool_call(
             item.call_id.or(item.id),
@@ -156,7 +156,7 @@ fn read_item<'a>(line: usize, raw: &'a [u8], item: Item<'a>) -> Result<Record<'a
         "tool_search_call" => assistant(vec![Part::ToolCall {
             id: item.call_id,
             name: Cow::Borrowed("tool_search"),
-            arguments: json_text(item.arguments),
+            arguments: json_text(item.arguments).into(),
         }]),
         "image_generation_call" => assistant(vec![match item.result {
             Some(_) => Part::Media(MediaKind::Image),
@@ -187,7 +187,7 @@ fn tool_call<'a>(
     Part::ToolCall {
         id,
         name: Cow::Borrowed(name),
-        arguments: Cow::Borrowed(arguments.unwrap_or("{}")),
+        arguments: arguments.unwrap_or("{}").into(),
     }
 }
 

@@ -252,7 +252,7 @@ impl<'a> GeminiPart<'a> {
             return Part::ToolCall {
                 id: call.id,
                 name: call.name.unwrap_or_default(),
-                arguments: raw_json(call.args),
+                arguments: raw_json(call.args).into(),
             };
         }
         if let Some(response) = self.function_response {
@@ -300,7 +300,7 @@ fn model_parts<'a>(
         parts.push(Part::ToolCall {
             id: call.id.clone(),
             name: call.name.unwrap_or_default(),
-            arguments: raw_json(call.args),
+            arguments: raw_json(call.args).into(),
         });
         if call.result.0.is_empty() {
             continue;

@@ -304,7 +304,7 @@ pub(super) fn block_part(block: Block<'_>) -> Part<'_> {
         "toolCall" => Part::ToolCall {
             id: block.id,
             name: block.name.unwrap_or_default(),
-            arguments: block.arguments.map_or(Cow::Borrowed("{}"), Cow::Borrowed),
+            arguments: block.arguments.unwrap_or("{}").into(),
         },
         "image" => Part::Media(MediaKind::Image),
         _ => Part::Other(kind),
