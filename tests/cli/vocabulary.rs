@@ -151,7 +151,7 @@ fn short_flags_are_their_long_ones() {
 /// `prune --format json` reports and so cannot write the file.
 #[test]
 fn a_prune_report_does_not_go_in_place() {
-    let output = run_ok(&mut condense().args(["prune", "--help"]));
+    let output = run_ok(condense().args(["prune", "--help"]));
     assert!(String::from_utf8_lossy(&output.stdout).contains("--format"));
     let refused = condense()
         .args(["prune", "--format", "json", "--in-place", &pi()])
