@@ -9,7 +9,7 @@
 #![no_main]
 
 use condense::compaction::compaction;
-use condense::handoff::{self, Handoff};
+use condense::markdown_document::{self, MarkdownDocument};
 use condense::plan::plan;
 use condense::summary;
 use condense::transcript::load::{LoadOptions, Transcript};
@@ -91,7 +91,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let mut compacted = compaction(&transcript, &plan, &cleaned, choices.tokenizer);
     compacted.tokens_before = u64::from(data[4]) << (data[5] % 64);
-    let _ = handoff::render(&Handoff {
+    let _ = markdown_document::render(&MarkdownDocument {
         records: &transcript.context,
         tail: plan.kept_after().collect(),
         compacted_tokens: 7,

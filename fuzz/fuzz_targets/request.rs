@@ -12,7 +12,7 @@ use libfuzzer_sys::fuzz_target;
 
 const STYLES: [Style; 5] = [
     Style::Structured,
-    Style::Handoff,
+    Style::Notes,
     Style::Sdlc,
     Style::Caveman,
     Style::Checkpoint,
