@@ -96,7 +96,7 @@ impl Agent {
             flags.extend(["--cwd", "/tmp/handoff-project"]);
         }
         if target == Agent::Pi && self == Agent::Kimi {
-            flags.extend(["--model", "kimi-k2-turbo-preview"]);
+            flags.extend(["--to-model", "kimi-k2-turbo-preview"]);
         }
         flags
     }
