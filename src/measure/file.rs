@@ -89,12 +89,7 @@ pub fn measure_file(
     let name = name.to_owned();
     // Until a first line tells the format, the plain message list's (which an input with no
     // line keeps, as `Transcript::dialect` does).
-    let mut tokenizer = match options.estimator {
-        Estimator::Given(tokenizer) => tokenizer,
-        Estimator::Session | Estimator::SessionFamily => {
-            session_tokenizer(FormatId::Openai.format(), options.estimator, None)
-        }
-    };
+    let mut tokenizer = session_tokenizer(FormatId::Openai.format(), options.estimator, None);
     let mut report = FileReport {
         name: name.clone(),
         format: options.from,
