@@ -132,11 +132,11 @@ fn short_flags_are_their_long_ones() {
         &["bare", "--format", "jsonl", &pi],
     );
     same(
-        &["estimate", "-t", "o200k", "-f", "markdown", &kimi],
+        &["estimate", "-t", "fast-claude", "-f", "markdown", &kimi],
         &[
             "estimate",
             "--tokenizer",
-            "o200k",
+            "fast-claude",
             "--format",
             "markdown",
             &kimi,
