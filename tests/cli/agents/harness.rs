@@ -392,3 +392,54 @@ pub fn mock_answers(messages: &Value) -> Vec<String> {
         })
         .collect()
 }
+
+/// What an agent sent (`after`) when it resumed condense's compaction of a session it sent
+/// `before` for: `summary` once, not the summarised answer `oldest` (where there is one to
+/// check), the kept tail's `newest`, and, with `shrinks`, fewer bytes than before.
+pub struct Resumed<'a> {
+    /// The session's name, for messages.
+    pub file: &'a str,
+    /// The request the agent sent for the whole session.
+    pub before: &'a Value,
+    /// The request it sent after the compaction.
+    pub after: &'a Value,
+    /// The summary condense wrote.
+    pub summary: &'a str,
+    /// A text only the summarised messages held.
+    pub oldest: Option<&'a str>,
+    /// A text of the kept tail.
+    pub newest: &'a str,
+    /// Whether the request must be smaller (not where the summary replaces one of its size).
+    pub shrinks: bool,
+}
+
+impl Resumed<'_> {
+    /// Asserts all of the above.
+    pub fn check(&self) {
+        let file = self.file;
+        let all = strings(self.after);
+        assert_eq!(
+            all.matches(self.summary).count(),
+            1,
+            "{file}: the summary is not sent once"
+        );
+        if let Some(oldest) = self.oldest {
+            assert!(
+                !all.contains(oldest),
+                "{file}: a summarised answer was sent: {oldest:.80}"
+            );
+        }
+        assert!(
+            all.contains(self.newest),
+            "{file}: the kept tail is not sent: {:.80}",
+            self.newest
+        );
+        let size = |v: &Value| serde_json::to_string(v).unwrap().len();
+        assert!(
+            !self.shrinks || size(self.after) < size(self.before),
+            "{file}: the request grew from {} to {} bytes",
+            size(self.before),
+            size(self.after)
+        );
+    }
+}
