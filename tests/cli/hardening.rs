@@ -1469,10 +1469,13 @@ fn estimate_holds_about_one_long_line_at_a_time() {
         }
         let (output, peak) = peak_memory(cmd);
         assert!(output.status.success(), "{}", stderr(&output));
-        // The line and its index (three bits a byte): about one and a half times the line.
+        // The line and its index (three bits a byte): about one and a half times the line, and
+        // for a moment twice it while the growing line buffer is copied into a larger one (CI
+        // measured 66 MiB once from standard input). Both lines held would be three times it
+        // and more.
         let held = peak.saturating_sub(itself);
         assert!(
-            held < 2 * LINE as u64,
+            held < 2 * LINE as u64 + LINE as u64 / 4,
             "stdin {stdin}: {} MiB for lines of {} MiB",
             held >> 20,
             LINE >> 20
