@@ -30,6 +30,7 @@ pub mod append;
 pub mod atomic;
 pub mod attrs;
 pub mod backup;
+pub mod exchange;
 pub mod extend;
 pub mod guard;
 pub mod journal;

@@ -11,19 +11,22 @@
 //! went on), and a process that
 //! holds the file open for writing makes the run refuse: after the rename its lines would land
 //! in the backup. Lines written in the instant between the last look and the rename, by a writer
-//! that opens the file per line, are carried over from the old inode afterwards.
+//! that opens the file per line, are carried over from the old inode afterwards. The new file
+//! takes the session's name by a swap where the system has one ([`super::exchange`]): a copy
+//! the agent saved by rename in that instant is displaced, seen, and put back, never thrown away.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::OpenOptionsExt;
-use std::path::PathBuf;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use rustix::fs::OFlags;
 
 use super::backup;
+use super::exchange;
 use super::link::{link_fd, random_tag};
 use super::lock::Target;
 use super::salvage::Salvage;
@@ -357,11 +360,7 @@ pub fn commit(
             let _ = fs::remove_file(&named);
             return Err(target.replaced_error());
         }
-        if let Err(e) = fs::rename(&named, &target.real) {
-            let _ = fs::remove_file(&named);
-            return Err(e.into());
-        }
-        Ok(())
+        put_in_place(target, &named, &mut temp.file, ours)
     })();
     if let Err(e) = placed {
         let _ = fs::remove_file(&backup);
@@ -392,6 +391,54 @@ pub fn commit(
         warnings,
         left,
     }))
+}
+
+/// Moves the replacement at `named` (the open `ours_file`, `ours` bytes long) to the session's
+/// name. By a swap where the system has one: the file it displaces must be the one this run
+/// compacted. One the agent put there after the last look (a copy saved by rename) goes back,
+/// with what reached the replacement in the instant it held the name, and the run fails having
+/// written nothing. Without a swap, a rename after the last look.
+fn put_in_place(target: &Target, named: &Path, ours_file: &mut File, ours: u64) -> Result<()> {
+    let swapped = match exchange::swap(named, &target.real) {
+        Ok(swapped) => swapped,
+        Err(e) => {
+            let _ = fs::remove_file(named);
+            return Err(e.into());
+        }
+    };
+    if !swapped {
+        if let Err(e) = fs::rename(named, &target.real) {
+            let _ = fs::remove_file(named);
+            return Err(e.into());
+        }
+        return Ok(());
+    }
+    let displaced_is_ours =
+        fs::symlink_metadata(named).is_ok_and(|m| m.dev() == target.dev && m.ino() == target.ino);
+    if displaced_is_ours {
+        // The compacted original: its backup link keeps it.
+        let _ = fs::remove_file(named);
+        return Ok(());
+    }
+    exchange::swap(named, &target.real).with_context(|| {
+        format!(
+            "the agent saved its own copy in the instant the compacted session took its name; \
+             the copy is at {} and the compacted session at the session's name",
+            named.display()
+        )
+    })?;
+    let mut late = Vec::new();
+    ours_file.seek(SeekFrom::Start(ours))?;
+    ours_file.read_to_end(&mut late)?;
+    if !late.is_empty() {
+        OpenOptions::new()
+            .append(true)
+            .open(&target.real)
+            .and_then(|mut agents| agents.write_all(&late))
+            .with_context(|| format!("cannot give back {} bytes", late.len()))?;
+    }
+    let _ = fs::remove_file(named);
+    Err(target.replaced_error())
 }
 
 /// The length and hash of a file's content, read a block at a time.
@@ -442,6 +489,50 @@ mod tests {
         drop(temp);
         drop(other);
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_copy_the_agent_renamed_in_after_the_last_look_goes_back_with_its_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        fs::write(&path, "a\n").unwrap();
+        let target = open_locked(&path).unwrap();
+        let named = dir.path().join(".s.jsonl.condense-1.tmp");
+        let mut ours = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&named)
+            .unwrap();
+        ours.write_all(b"compacted\n").unwrap();
+        // The agent saves its session anew by rename after the run's last look: a copy with
+        // the line it added.
+        let copy = dir.path().join("s.jsonl.agent");
+        fs::write(&copy, "a\nb\n").unwrap();
+        fs::rename(&copy, &path).unwrap();
+        // And, in the instant the replacement held the name, it appended one more line to it.
+        ours.write_all(b"c\n").unwrap();
+        let error = put_in_place(&target, &named, &mut ours, 10).unwrap_err();
+        assert!(
+            error.to_string().contains("replaced by another program"),
+            "{error}"
+        );
+        assert_eq!(fs::read_to_string(&path).unwrap(), "a\nb\nc\n");
+        assert!(!named.exists());
+    }
+
+    #[test]
+    fn the_file_compacted_is_displaced_and_kept_only_by_its_backup() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        fs::write(&path, "a\n").unwrap();
+        let target = open_locked(&path).unwrap();
+        let named = dir.path().join(".s.jsonl.condense-1.tmp");
+        fs::write(&named, "compacted\n").unwrap();
+        let mut ours = File::open(&named).unwrap();
+        put_in_place(&target, &named, &mut ours, 10).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "compacted\n");
+        assert!(!named.exists());
     }
 
     #[test]
