@@ -55,8 +55,8 @@ pub fn epochs(format: FormatId, records: &[Record], tokenizer: Tokenizer) -> Vec
             Epoch {
                 marker,
                 summarised,
-                tokens_before: size(records, &before, tokenizer),
-                tokens_after: size(records, &after, tokenizer),
+                tokens_before: size(&records[..marker], &before, tokenizer),
+                tokens_after: size(&records[..=summary], &after, tokenizer),
                 summary: format
                     .format()
                     .opaque_summary(records[marker].raw)
@@ -66,16 +66,15 @@ pub fn epochs(format: FormatId, records: &[Record], tokenizer: Tokenizer) -> Vec
         .collect()
 }
 
-/// The context size of `live`: the last usage figure that still holds plus the estimate of
-/// what follows it.
+/// The context size of `live`, the context of the prefix `records`: the last usage figure that
+/// still holds plus the estimate of what follows it.
 fn size(records: &[Record], live: &Live, tokenizer: Tokenizer) -> u64 {
     let mut measure = Measure::new(tokenizer);
-    for &index in &live.order {
-        measure.add_live(
-            &RecordMeasure::of(tokenizer, &records[index]),
-            live.usage_counts(index),
-        );
-    }
+    let in_order = live
+        .order
+        .iter()
+        .map(|&index| (index, RecordMeasure::of(tokenizer, &records[index])));
+    measure.add_context(live, |i| &records[i].link, records.len(), in_order);
     measure.context().tokens
 }
 

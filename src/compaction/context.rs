@@ -22,6 +22,11 @@ pub fn live_context(transcript: &Transcript, tokenizer: Tokenizer) -> Context {
             let index = transcript.record_index(position);
             (index, RecordMeasure::of(tokenizer, record))
         });
-    measure.add_context(&transcript.live, |i| &transcript.records[i].link, records);
+    measure.add_context(
+        &transcript.live,
+        |i| &transcript.records[i].link,
+        transcript.records.len(),
+        records,
+    );
     measure.context()
 }

@@ -278,7 +278,7 @@ impl FileReport {
         }
         let in_order = live.order.iter().map(|&index| (index, records.get(index)));
         self.measure
-            .add_context(&live, |i| records.link(i), in_order);
+            .add_context(&live, |i| records.link(i), records.len(), in_order);
         drop_aside(records);
     }
 }

@@ -15,7 +15,7 @@ pub mod summary;
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::is_real_user_request;
 use crate::transcript::live::{Live, Node, NodeMessage};
-use crate::transcript::{Link, PartKind, Record, Role, Usage};
+use crate::transcript::{Event, Link, PartKind, Record, Role, Usage};
 
 /// Counts of messages (or parts) and the estimator units they hold.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -191,6 +191,24 @@ impl Measure {
         self.add_with(record, record.usage.as_ref().filter(|_| usage_counts));
     }
 
+    /// The context lost `saved` tokens here (a microcompaction): the figure so far, with what
+    /// is pending on it, less that, stands from now on. Without a figure there is nothing to
+    /// shrink: the estimate counts only what is left in the messages anyway.
+    fn shrink(&mut self, saved: u64) {
+        let Some(usage) = self.context.last_usage else {
+            return;
+        };
+        let pending = self.tokenizer.tokens(self.context.pending_units);
+        self.context.last_usage = Some(Usage {
+            context_tokens: usage
+                .context_tokens
+                .saturating_add(pending)
+                .saturating_sub(saved),
+            response_key: None,
+        });
+        self.context.pending_units = 0;
+    }
+
     /// Folds in the next record of a live context that a fresh figure of `tokens` (a prune
     /// marker's, see [`crate::transcript::live::Live::fresh`]) covers: its own usage is void,
     /// and its message is inside the figure.
@@ -206,21 +224,45 @@ impl Measure {
     /// one rule for the live context's size. A prune marker's fresh figure (see
     /// [`Live::fresh`]; `link` gives a record's place) stands for every record up to it; after
     /// it, a record's own usage figure counts when [`Live::usage_counts`] says it still
-    /// describes the context.
+    /// describes the context. A microcompaction ([`Event::ShrinkUsage`]) between the records,
+    /// or on one, shrinks the figure where it stands in the file (the file's `count` records
+    /// are looked at, since such a marker is seldom in the context's order itself).
     pub fn add_context<'l, M: std::borrow::Borrow<RecordMeasure>>(
         &mut self,
         live: &Live,
         link: impl Fn(usize) -> &'l Link,
+        count: usize,
         records: impl IntoIterator<Item = (usize, M)>,
     ) {
-        let fresh = live.fresh(link);
+        let fresh = live.fresh(&link);
+        // The first record not yet looked at for a microcompaction: none before the marker
+        // the context starts from counts.
+        let mut looked = live.marker.map_or(0, |marker| marker + 1);
         for (index, record) in records {
+            self.shrink_between(&link, &mut looked, index);
             let record = record.borrow();
             match fresh {
                 Some((marker, tokens)) if index <= marker => self.add_covered(record, tokens),
                 _ => self.add_live(record, live.usage_counts(index)),
             }
+            self.shrink_between(&link, &mut looked, index + 1);
         }
+        self.shrink_between(&link, &mut looked, count);
+    }
+
+    /// Shrinks the figure by every microcompaction from `looked` up to `until` (excluded).
+    fn shrink_between<'l>(
+        &mut self,
+        link: &impl Fn(usize) -> &'l Link,
+        looked: &mut usize,
+        until: usize,
+    ) {
+        for index in *looked..until {
+            if let Event::ShrinkUsage(saved) = link(index).event {
+                self.shrink(saved);
+            }
+        }
+        *looked = (*looked).max(until);
     }
 
     fn add_with(&mut self, record: &RecordMeasure, usage: Option<&Usage>) {
@@ -370,6 +412,48 @@ mod tests {
             usage(120, Some("msg_1")),
         ]);
         assert_eq!(measure.context().tokens, 130);
+    }
+
+    #[test]
+    fn a_microcompaction_off_the_contexts_order_shrinks_the_figure_where_it_stands() {
+        let mut marker = usage(0, None);
+        marker.usage = None;
+        marker.link.event = Event::ShrinkUsage(3000);
+        let records = [
+            message(Role::User, "question"),
+            usage(10000, None),
+            message(Role::Tool, &"t".repeat(400)),
+            marker,
+            message(Role::Assistant, &"a".repeat(40)),
+        ];
+        let context = |order: &[usize]| {
+            let mut measure = Measure::new(Tokenizer::Chars4);
+            let live = Live {
+                order: order.to_vec(),
+                marker: None,
+            };
+            let in_order = order.iter().map(|&i| (i, &records[i]));
+            measure.add_context(&live, |i| &records[i].link, records.len(), in_order);
+            measure.context()
+        };
+        // Between the records (Claude Code's order holds messages only): 10,000 and the 100
+        // pending, less 3,000, then the answer's 10.
+        assert_eq!(context(&[0, 1, 2, 4]).tokens, 7110);
+        // After the last record: the next request is the smaller one.
+        assert_eq!(context(&[0, 1, 2]).tokens, 7100);
+        // A marker before the context's own start is not this context's.
+        let mut measure = Measure::new(Tokenizer::Chars4);
+        let live = Live {
+            order: vec![4],
+            marker: Some(3),
+        };
+        measure.add_context(
+            &live,
+            |i| &records[i].link,
+            records.len(),
+            [(4, &records[4])],
+        );
+        assert_eq!(measure.context().tokens, 10);
     }
 
     #[test]

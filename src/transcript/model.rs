@@ -331,6 +331,10 @@ pub enum Event {
     /// record before this one no longer describes it. The marker `condense prune` writes holds
     /// the context size after the prune, which then stands for every record before it.
     VoidUsage(Option<u64>),
+    /// Claude Code's `microcompact_boundary` that cleared old tool results from the request:
+    /// the figure recorded before it stands, less the tokens it says it saved
+    /// (`microcompactMetadata.tokensSaved`).
+    ShrinkUsage(u64),
 }
 
 /// The records a compaction marker keeps from before it.

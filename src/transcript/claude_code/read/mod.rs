@@ -24,10 +24,12 @@
 //! - **Compaction.** A `system` line with subtype `compact_boundary` marks Claude Code's own
 //!   compaction: [`Record::compaction`] is set, since nothing before it is in the context any
 //!   more. `microcompact_boundary` is not a compaction here: it clears old tool results from
-//!   the API request only, and the file keeps their content. It does make the usage figures
-//!   recorded before it void ([`Event::VoidUsage`]): the request after it is smaller than they
-//!   say. `condense prune` appends one for the same reason, with the pruned context's size as
-//!   `microcompactMetadata.postTokens`, which then stands for the records before it.
+//!   the API request only, and the file keeps their content. What it does to the usage figures
+//!   before it depends on what it cleared ([`microcompaction`]): one that cleared results
+//!   shrinks the last figure by its `tokensSaved` ([`Event::ShrinkUsage`]); one that cleared
+//!   nothing (Claude Code writes those too) leaves it. `condense prune` appends one with the
+//!   pruned context's size as `microcompactMetadata.postTokens`, which then stands for the
+//!   records before it ([`Event::VoidUsage`]).
 //! - **Compact summaries.** The `isCompactSummary` user line right after a boundary is an
 //!   ordinary user message: it is what the model is sent in place of the earlier conversation.
 //!   Assistant lines flagged `isApiErrorMessage` are likewise ordinary assistant messages.
@@ -175,7 +177,7 @@ impl Format for ClaudeCode {
             ..link(&event, record.compaction)
         };
         if matches!(&record.entry, Entry::Bookkeeping(name) if name == MICROCOMPACT) {
-            record.link.event = Event::VoidUsage(post_tokens(text));
+            record.link.event = microcompaction(text);
         }
         Ok(record)
     }
@@ -336,18 +338,41 @@ fn response_key(id: &str, request_id: Option<&str>) -> NodeId {
 /// The bookkeeping name of a `microcompact_boundary` system line.
 const MICROCOMPACT: &str = "system/microcompact_boundary";
 
-/// `microcompactMetadata.postTokens`: the context size after the clearing, which `condense
-/// prune` records (Claude Code's own boundaries carry `preTokens` and `tokensSaved` of the
-/// cleared results only, which are no context size).
-fn post_tokens(line: &str) -> Option<u64> {
+/// What a `microcompact_boundary` did to the usage figures before it, by its
+/// `microcompactMetadata`:
+/// - `postTokens` (the marker `condense prune` writes): the context size after it, which stands
+///   for every record before it;
+/// - cleared tool results or attachments (`compactedToolIds`, `clearedAttachmentUUIDs`) and
+///   `tokensSaved`: the figure before it, less that;
+/// - cleared some without saying how much: the figures before it are void;
+/// - cleared nothing: nothing (Claude Code writes such boundaries, with a `tokensSaved` of 2000,
+///   and the next request is as large as the last; its `preTokens` counts only the tool
+///   results, so it is no context size either).
+fn microcompaction(line: &str) -> Event {
     #[derive(Deserialize)]
     struct Metadata {
         #[serde(rename = "postTokens", default)]
         post_tokens: LenientU64,
+        #[serde(rename = "tokensSaved", default)]
+        tokens_saved: LenientU64,
+        #[serde(rename = "compactedToolIds", default)]
+        tools: Vec<serde::de::IgnoredAny>,
+        #[serde(rename = "clearedAttachmentUUIDs", default)]
+        attachments: Vec<serde::de::IgnoredAny>,
     }
-    let span = top_level_value(line.as_bytes(), "microcompactMetadata")?;
-    serde_json::from_str::<Metadata>(&line[span])
-        .ok()?
-        .post_tokens
-        .0
+    let metadata = top_level_value(line.as_bytes(), "microcompactMetadata")
+        .and_then(|span| serde_json::from_str::<Metadata>(&line[span]).ok());
+    let Some(metadata) = metadata else {
+        return Event::VoidUsage(None);
+    };
+    if let Some(post) = metadata.post_tokens.0 {
+        return Event::VoidUsage(Some(post));
+    }
+    if metadata.tools.is_empty() && metadata.attachments.is_empty() {
+        return Event::None;
+    }
+    match metadata.tokens_saved.0 {
+        Some(saved) => Event::ShrinkUsage(saved),
+        None => Event::VoidUsage(None),
+    }
 }

@@ -250,6 +250,42 @@ fn system_lines_and_compaction() {
 }
 
 #[test]
+fn a_microcompaction_shrinks_the_figure_by_what_it_cleared_and_one_that_cleared_nothing_leaves_it()
+{
+    let event = |metadata: &str| {
+        read(&format!(
+            r#"{{"type":"system","subtype":"microcompact_boundary","content":"Context microcompacted","microcompactMetadata":{metadata}}}"#
+        ))
+        .link
+        .event
+    };
+    // As Claude Code 2.1 writes them (the corpus has both).
+    assert_eq!(
+        event(
+            r#"{"trigger":"auto","preTokens":13265,"tokensSaved":2000,"compactedToolIds":[],"clearedAttachmentUUIDs":[]}"#
+        ),
+        Event::None
+    );
+    assert_eq!(
+        event(
+            r#"{"trigger":"auto","preTokens":60364,"tokensSaved":21294,"compactedToolIds":["toolu_1","toolu_2"],"clearedAttachmentUUIDs":[]}"#
+        ),
+        Event::ShrinkUsage(21294)
+    );
+    assert_eq!(
+        event(r#"{"clearedAttachmentUUIDs":["a"]}"#),
+        Event::VoidUsage(None)
+    );
+    // condense prune's marker: the size after it.
+    assert_eq!(
+        event(r#"{"trigger":"manual","preTokens":90,"postTokens":40,"compactedToolIds":["t"]}"#),
+        Event::VoidUsage(Some(40))
+    );
+    // Unreadable metadata: the figures before it are void, as before this rule.
+    assert_eq!(event(r#"{"compactedToolIds":7}"#), Event::VoidUsage(None));
+}
+
+#[test]
 fn other_types_are_bookkeeping() {
     for (text, name) in [
         (
