@@ -574,6 +574,7 @@ speed_table() {
     echo "Speed table (markdown, for docs/BENCHMARKS.md; MiB/s of $(mib "$((SIZE_MB * 1048576))") MiB files unless a row says otherwise):"
     echo
     echo "Measured $(date -u '+%Y-%m-%d') at commit $(git rev-parse --short HEAD 2>/dev/null || echo '?') on $(nproc) cores ($(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)), $(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null), load average $LOAD_START at the start and $(loadavg) at the end; \`SIZE_MB=$SIZE_MB RUNS=$RUNS bash benches/scripts/throughput.sh\`, best of $RUNS, page cache warm."
+    [[ -n ${CONDENSE_BIN:-} ]] && echo "(condense timed: $CONDENSE_BIN, named by CONDENSE_BIN, not this checkout's build.)"
     echo
     row='|'
     for format in "${FORMAT_LIST[@]}"; do
