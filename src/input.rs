@@ -410,16 +410,29 @@ impl<R: Read> Blocks<R> {
     }
 }
 
-/// Reads `reader` (named `name` in errors) block by block on a thread of its own and hands each
-/// block to `consume` in order, so reading the next block overlaps working on this one. Spent
-/// blocks come back for reuse, which keeps memory at a few blocks however long the input is.
+/// Reads `reader` (named `name` in errors) block by block and hands each block to `consume` in
+/// order. The first block is read here: an input that ends within it (a session of ordinary
+/// size) is worked on with no thread started, which for `estimate` over a directory of small
+/// sessions was most of what a file cost. A longer input is read on by a thread of its own, so
+/// reading the next block overlaps working on this one; spent blocks come back for reuse, which
+/// keeps memory at a few blocks however long the input is.
 pub fn for_each_block<R, F>(name: &str, reader: R, mut consume: F) -> Result<()>
 where
     R: Read + Send,
     F: FnMut(&Block) -> Result<()>,
 {
     const IN_FLIGHT: usize = 2;
-    let limit = limit::max_line()?;
+    let mut blocks = Blocks::with_limit(reader, limit::max_line()?);
+    let first = blocks
+        .next_block(Block::default())
+        .map_err(|error| read_error(name, error))?;
+    let Some(first) = first else {
+        return Ok(());
+    };
+    if blocks.done {
+        return consume(&first);
+    }
+    let first_large = first.bytes.capacity() > LARGE;
     let (full_tx, full_rx) = sync_channel::<io::Result<Block>>(IN_FLIGHT);
     let (spare_tx, spare_rx) = sync_channel::<Block>(IN_FLIGHT + 1);
     // Says that a large block was worked on: the reader waits for it before reading on.
@@ -429,7 +442,9 @@ where
         // waiting on one, then stops too.
         let (spare_tx, worked_tx) = (spare_tx, worked_tx);
         scope.spawn(move || {
-            let mut blocks = Blocks::with_limit(reader, limit);
+            if first_large && worked_rx.recv().is_err() {
+                return;
+            }
             loop {
                 let spare = spare_rx.try_recv().unwrap_or_default();
                 let next = blocks.next_block(spare).transpose();
@@ -446,11 +461,8 @@ where
                 }
             }
         });
-        for block in full_rx {
-            let block = block.map_err(|error| match too_long_in(&error) {
-                Some(long) => too_long(name, long),
-                None => anyhow::Error::new(error).context(format!("{name}: cannot read")),
-            })?;
+        for block in std::iter::once(Ok(first)).chain(full_rx) {
+            let block = block.map_err(|error| read_error(name, error))?;
             consume(&block)?;
             if block.bytes.capacity() > LARGE {
                 // Its memory goes back, and the reader, which waited, reads on.
@@ -462,6 +474,14 @@ where
         }
         Ok(())
     })
+}
+
+/// The error for a failed read of `name`: its long line, or the I/O error.
+fn read_error(name: &str, error: io::Error) -> anyhow::Error {
+    match too_long_in(&error) {
+        Some(long) => too_long(name, long),
+        None => anyhow::Error::new(error).context(format!("{name}: cannot read")),
+    }
 }
 
 /// How much a buffer that holds `len` bytes is given, to read a block more. A long line's

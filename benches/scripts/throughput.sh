@@ -35,7 +35,9 @@
 # against `cat`, orjson and json.loads on the same format (x orjson = 3.00 means three times as
 # fast as orjson); below each table, what estimate counted (the live context, and the whole file)
 # and a line for each way condense ran (file, pipe, fast) against the issue's target. Then the
-# exact BPE comparison: condense-o200k / baseline time ratio (target <= 1.3x). The all-strings
+# exact BPE comparison: condense-o200k / baseline time ratio (target <= 1.3x). Then the same
+# figures as docs/BENCHMARKS.md's Speed table, in markdown with the machine and the command, to
+# paste there (a column per format; the pipe / file and x json.loads ratios as rows). The all-strings
 # baseline counts more text than condense (metadata included), the message-parts one about the
 # same text, so that is the like-for-like ratio. MiB = 2^20 bytes everywhere (the *_MB knobs
 # and file names too).
@@ -454,7 +456,8 @@ row_rate() { printf '%s\n' "${ROWS[@]}" | awk -F'\t' -v k="$1" '$1 == k && $6 > 
 # estimate's output.
 counted() {
     local line=$1 live whole
-    live=$(sed -n 's/^{[^{]*"tokens":\([0-9]*\),"messages":\([0-9]*\),.*/\1 tokens in \2 messages/p' "$line" | head -n 1)
+    # The top-level count follows the `context` object: `},"tokens":N,"messages":M,`.
+    live=$(sed -n 's/^{.*},"tokens":\([0-9]*\),"messages":\([0-9]*\),.*/\1 tokens in \2 messages/p' "$line" | head -n 1)
     whole=$(grep -o '"whole_file":{"tokens":[0-9]*,"messages":[0-9]*}' "$line" | head -n 1 |
         sed 's/.*"tokens":\([0-9]*\),"messages":\([0-9]*\)}/\1 tokens in \2 messages/')
     printf 'live context %s; whole file %s' "${live:-?}" "${whole:-?}"
@@ -561,6 +564,72 @@ if ((WANT_BPE)); then
         echo "   message parts: about the text condense counts, so the like-for-like comparison)"
     fi
 fi
+
+# The Speed table of docs/BENCHMARKS.md: one column per format, the rows above by name, then
+# the ratios the issue's targets are about, all of this run. Pasted as it is, with its first
+# line saying where and how it was measured.
+speed_table() {
+    local format name key row rate cell
+    echo
+    echo "Speed table (markdown, for docs/BENCHMARKS.md; MiB/s of $(mib "$((SIZE_MB * 1048576))") MiB files unless a row says otherwise):"
+    echo
+    echo "Measured $(date -u '+%Y-%m-%d') at commit $(git rev-parse --short HEAD 2>/dev/null || echo '?') on $(nproc) cores ($(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)), $(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null), load average $LOAD_START at the start and $(loadavg) at the end; \`SIZE_MB=$SIZE_MB RUNS=$RUNS bash benches/scripts/throughput.sh\`, best of $RUNS, page cache warm."
+    [[ -n ${CONDENSE_BIN:-} ]] && echo "(condense timed: $CONDENSE_BIN, named by CONDENSE_BIN, not this checkout's build.)"
+    echo
+    row='|'
+    for format in "${FORMAT_LIST[@]}"; do
+        case $format in
+        claude-code) name='Claude Code' ;; codex) name=Codex ;; pi) name=pi ;; openai-chat) name='OpenAI chat / kimi-cli' ;;
+        esac
+        row+=" | $name"
+    done
+    echo "$row |"
+    row='|---'
+    for format in "${FORMAT_LIST[@]}"; do row+='|--:'; done
+    echo "$row|"
+    local rows=(
+        'cat:`cat FILE > /dev/null`'
+        'wc:`wc -l`'
+        'chars4:`condense estimate FILE` (chars4)'
+        'pipe:`cat FILE \| condense estimate`'
+        'drain:`cat FILE \|` a reader that does nothing (the pipe alone)'
+        'fast:`condense estimate --tokenizer fast FILE`'
+        'orjson:Python orjson per line'
+        'json:Python `json.loads` per line'
+    )
+    for entry in "${rows[@]}"; do
+        key=${entry%%:*}
+        row="| ${entry#*:}"
+        for format in "${FORMAT_LIST[@]}"; do
+            rate=$(row_rate "$key:$format")
+            cell=${rate:--}
+            # A row timed on the prefix (jq, python on a slow run) says so.
+            if [[ -n $rate && $(row_field "$key:$format" 4) != "${FULL[$format]##*/}" ]]; then
+                cell+=" (on $(mib "$(row_field "$key:$format" 5)") MiB)"
+            fi
+            row+=" | $cell"
+        done
+        echo "$row |"
+    done
+    row='| peak memory of `estimate FILE`'
+    for format in "${FORMAT_LIST[@]}"; do
+        cell=$(row_field "chars4:$format" 8)
+        [[ -n $cell && $cell != '?' ]] && cell="$((cell / 1024)) MiB"
+        row+=" | ${cell:--}"
+    done
+    echo "$row |"
+    row='| pipe ÷ file (target ≥ 0.80)'
+    for format in "${FORMAT_LIST[@]}"; do
+        row+=" | $(awk -v p="$(row_rate "pipe:$format")" -v f="$(row_rate "chars4:$format")" 'BEGIN { if (p > 0 && f > 0) printf "%.2f", p / f; else printf "-" }')"
+    done
+    echo "$row |"
+    row='| `estimate FILE` ÷ `json.loads` (target ≥ 10 for OpenAI chat)'
+    for format in "${FORMAT_LIST[@]}"; do
+        row+=" | $(awk -v a="$(row_rate "chars4:$format")" -v b="$(row_rate "json:$format")" 'BEGIN { if (a > 0 && b > 0) printf "%.1f", a / b; else printf "-" }')"
+    done
+    echo "$row |"
+}
+speed_table
 
 if [[ ${CALLS:-1} == 1 ]]; then
     echo

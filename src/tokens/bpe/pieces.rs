@@ -16,15 +16,26 @@ const CL100K_PATTERN: &str = concat!(
     r"|\s++$|\s*[\r\n]|\s+(?!\S)|\s"
 );
 
-fn pattern(encoding: Encoding) -> &'static Regex {
-    static O200K: OnceLock<Regex> = OnceLock::new();
-    static CL100K: OnceLock<Regex> = OnceLock::new();
+/// The compiled pattern of each vocabulary, once compiled.
+static O200K: OnceLock<Regex> = OnceLock::new();
+static CL100K: OnceLock<Regex> = OnceLock::new();
+
+/// The compiled pattern of `encoding`, compiled on first use.
+pub fn pattern(encoding: Encoding) -> &'static Regex {
     let (cell, source) = match encoding {
         Encoding::O200k => (&O200K, O200K_PATTERN),
         Encoding::Cl100k => (&CL100K, CL100K_PATTERN),
     };
     // A fixed pattern that the tests compile: it cannot fail at run time.
     cell.get_or_init(|| Regex::new(source).expect("the vocabulary's pattern compiles"))
+}
+
+/// Whether `encoding`'s pattern is compiled already.
+pub fn compiled(encoding: Encoding) -> bool {
+    match encoding {
+        Encoding::O200k => O200K.get().is_some(),
+        Encoding::Cl100k => CL100K.get().is_some(),
+    }
 }
 
 /// o200k_base's pattern, tiktoken-rs's `O200K_BASE_PAT_STR` (tiktoken-rs is a build dependency
