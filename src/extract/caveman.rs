@@ -4,7 +4,7 @@
 use super::dirs::by_directory;
 use super::file_names::short_names;
 use super::model::{Around, Extract, Said};
-use super::repeats::same_request;
+use super::repeats::{printed_in, same_request};
 use super::shorten::{ask, Shortening};
 use super::text::{cut, one_line};
 use crate::tokens::Tokenizer;
@@ -554,8 +554,9 @@ fn decision_lines(ex: &Extract, lines: &mut Vec<Line>) {
     }
 }
 
-/// Names on one line of the names section.
-const NAMES_PER_LINE: usize = 6;
+/// Names on one line of the names section (and file names on one line of the files section):
+/// more to a line is fewer `- ` and line ends, fewer is a finer fit to the budget.
+const NAMES_PER_LINE: usize = 7;
 
 /// The summary with the shown lines. What did not fit is not counted: a `+14 more files` line
 /// costs the room of a file or a name and tells the next reader nothing it can act on.
@@ -569,6 +570,17 @@ fn render(lines: &[Line], shown: &[Option<String>]) -> String {
             if line.section != section {
                 continue;
             }
+            // A name the lines above already print is not listed again (see `repeats`).
+            let unprinted;
+            let text = if section == Section::Names {
+                unprinted = unprinted_names(text, &out);
+                if unprinted.is_empty() {
+                    continue;
+                }
+                &unprinted
+            } else {
+                text
+            };
             if first {
                 if let Some(heading) = section.heading() {
                     out.push_str(heading);
@@ -599,6 +611,20 @@ fn render(lines: &[Line], shown: &[Option<String>]) -> String {
         }
     }
     out
+}
+
+/// A names line (`- a b c`) without the names `printed` already holds; empty when none is left.
+fn unprinted_names(line: &str, printed: &str) -> String {
+    let names: Vec<&str> = line
+        .trim_start_matches("- ")
+        .split(' ')
+        .filter(|name| !name.is_empty() && !printed_in(name, &[printed]))
+        .collect();
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!("- {}", names.join(" "))
+    }
 }
 
 /// How many shown lines print under directory `dir`.
@@ -752,5 +778,23 @@ mod tests {
             text.contains("\nedit beside: ag.FormatResumeCommand"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_name_printed_above_is_not_listed_again() {
+        let mut ex = busy();
+        ex.files.truncate(1);
+        ex.goal.as_mut().unwrap().text = "make parse_line handle quotes".into();
+        ex.touched = ["parse_line", "QuoteState"].map(String::from).to_vec();
+        ex.names = ["read_quoted", "module_29.rs"].map(String::from).to_vec();
+        let text = caveman(&ex, 5000, Tokenizer::Chars4);
+        assert!(
+            text.contains("## names\n- QuoteState\n- read_quoted\n"),
+            "{text}"
+        );
+        // A line whose every name is printed above is left out whole.
+        ex.touched = vec!["parse_line".into()];
+        let text = caveman(&ex, 5000, Tokenizer::Chars4);
+        assert!(text.contains("## names\n- read_quoted\n"), "{text}");
     }
 }

@@ -1,8 +1,16 @@
-//! One request shown once. The goal, the request the current one leans on and the current one
+//! One thing shown once.
+//!
+//! A request: the goal, the request the current one leans on and the current one
 //! are often the same text: the first request is still the one being worked on, or the user
 //! sent it again (a plan re-sent on approval, a message retyped after an interruption), so the
 //! extract holds it at two record indices. At 500 tokens a second copy of a long request costs
 //! the room of every file and name it crowds out, so a request already shown is not repeated.
+//!
+//! A name: the names section lists the code names the next turn will search for, and about a
+//! fifth of them were already printed above it, in the goal, the ask, the agent's last words or
+//! a file's path. The renderer leaves those out, checking each name against the text it has
+//! actually printed above (a goal cut to fit no longer holds its tail), so the room goes to
+//! other names.
 
 use super::model::Said;
 
@@ -37,6 +45,17 @@ fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// True when `name` occurs in one of `texts` with no letter, digit or `_` glued to it on either
+/// side (`parse_line` is in "fix parse_line.", not in "parse_lines").
+pub(super) fn printed_in(name: &str, texts: &[&str]) -> bool {
+    let glued = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    texts.iter().any(|text| {
+        text.match_indices(name).any(|(at, _)| {
+            !glued(text[..at].chars().next_back()) && !glued(text[at + name.len()..].chars().next())
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,5 +87,15 @@ mod tests {
         ));
         let longer = said("fix the build on windows", 9);
         assert!(!same_request(&said("fix the build", 3), &longer));
+    }
+
+    #[test]
+    fn a_name_is_printed_when_it_stands_alone_in_a_text() {
+        let texts = ["fix parse_line in src/reader.rs", "said: done."];
+        assert!(printed_in("parse_line", &texts));
+        assert!(printed_in("reader.rs", &texts));
+        assert!(!printed_in("parse_lines", &texts));
+        assert!(!printed_in("line", &texts));
+        assert!(!printed_in("QuoteState", &texts));
     }
 }
