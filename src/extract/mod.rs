@@ -52,8 +52,10 @@
 //! - `around`: the code around the latest edit, from the fullest copy of its file;
 //! - `text`: one-line text, cuts, escape removal;
 //! - `limits`: how many characters of each kind of text an extract keeps;
+//! - `repeats`: one request shown once, when the goal and the current ask are the same text;
 //! - `shorten`: texts that shorten with a protected tail, shared by both renderers;
 //! - `dirs`: files in print order under their directory;
+//! - `file_names`: the files past the top few, each by the shortest tail of its path;
 //! - `caveman` and `bare`: the two renderings.
 
 mod around;
@@ -70,6 +72,7 @@ mod commits;
 mod decisions;
 mod dirs;
 mod failures;
+mod file_names;
 mod gates;
 mod goal;
 mod js;
@@ -80,6 +83,7 @@ mod next;
 mod outcome;
 mod paths;
 mod plumbing;
+mod repeats;
 mod result;
 mod runners;
 mod said;

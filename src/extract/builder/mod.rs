@@ -879,11 +879,15 @@ impl Builder {
         );
         for names in self.edits.iter().rev() {
             for name in names {
-                if self.ex.touched.len() < TOUCHED && !self.ex.touched.contains(name) {
+                if !self.ex.touched.contains(name) {
                     self.ex.touched.push(name.clone());
                 }
             }
         }
+        // The names the edits wrote before the error messages they give: a quoted message
+        // takes the room of several names, and the names are what the next turn searches.
+        self.ex.touched.sort_by_key(|name| name.starts_with('"'));
+        self.ex.touched.truncate(TOUCHED);
         if let Some(site) = &self.site {
             self.ex.around = around(records, site, &self.reads, &self.ex.touched);
         }
