@@ -213,12 +213,14 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
     push(Section::Head, head, None, 0);
     // A work branch names the work; the default branch says nothing.
     let default = |b: &str| matches!(b, "main" | "master" | "trunk" | "develop");
-    // With where the work stands in git: short, since the subjects are in the files' names.
+    // With where the work stands in git: short, since the subjects are in the files' names;
+    // and the plan file the work follows.
     let branch = ex.branch.as_deref().filter(|b| !default(b));
     let git: Vec<String> = branch
         .map(|b| format!("branch: {b}"))
         .into_iter()
         .chain(commits_note(ex))
+        .chain(ex.plan_file.as_ref().map(|p| format!("plan: {p}")))
         .collect();
     if !git.is_empty() {
         push(Section::Head, git.join(" | "), None, 25);

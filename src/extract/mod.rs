@@ -41,6 +41,7 @@
 //! - `commits`: the commits the session made, from what `git commit` printed;
 //! - `outcome`: exit statuses and error lines in tool results;
 //! - `failures`: a failed run's findings, and the later runs that fix an error;
+//! - `plan_file`: Claude Code's plan file, named from the session's slug;
 //! - `plumbing`: the segment of a command line that is the run, not its set-up or report;
 //! - `warnings`: what a run that exited 0 still warns of;
 //! - `result`: the line the latest run ends on to say what it did;
@@ -82,6 +83,7 @@ mod names;
 mod next;
 mod outcome;
 mod paths;
+mod plan_file;
 mod plumbing;
 mod repeats;
 mod result;

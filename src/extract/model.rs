@@ -269,6 +269,9 @@ pub struct Extract {
     pub last_call: Option<Said>,
     /// Files, written ones first, then by most recent use.
     pub files: Vec<FileUse>,
+    /// The plan file the work follows, when the session accepted or wrote a plan (Claude
+    /// Code's `~/.claude/plans/<slug>.md`).
+    pub plan_file: Option<String>,
     /// Commands: failed last runs, then test runners, then others, then inspections; each
     /// group by most recent use.
     pub commands: Vec<CommandUse>,

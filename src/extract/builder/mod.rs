@@ -24,6 +24,7 @@ use super::names::{edit_names, EDITS_TOUCHED};
 use super::next::is_fresh;
 use super::outcome::{error_flag, error_lines, exit_status};
 use super::paths::{is_pathlike, relative, strip_cd};
+use super::plan_file::plan_file;
 use super::plumbing::run_segments;
 use super::result::result_line;
 use super::runners::test_counts;
@@ -187,12 +188,16 @@ impl Builder {
         }
         if main && message.role == Role::User {
             if let Some(request) = request_text(record, message) {
+                self.asked(record, message, &request);
                 self.request(index, request);
             } else if self.goal.is_none() && (record.compaction || is_compaction_summary(message)) {
                 self.summary(index, &text_of(message));
             }
         }
         if main && message.role == Role::Assistant {
+            if let Some(plan) = plan_file(record.raw, message, None) {
+                self.ex.plan_file = Some(plan);
+            }
             for part in &message.parts {
                 if let Part::Text(text) = part {
                     for sentence in choice_sentences(text) {
@@ -294,6 +299,13 @@ impl Builder {
                 self.goal = Some((index, words));
             }
             None => self.goal = Some((index, goal)),
+        }
+    }
+
+    /// What an ask names beyond its words: the plan file of a plan it accepts.
+    fn asked(&mut self, record: &Record, message: &Message, request: &str) {
+        if let Some(plan) = plan_file(record.raw, message, Some(request)) {
+            self.ex.plan_file = Some(plan);
         }
     }
 
