@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::model::Extract;
+use super::model::{CommandUse, Extract};
 use super::next::AWAIT_USER;
 use super::shell::compact_command;
 use super::shorten::{ask, with_outcome, Shortening};
@@ -75,15 +75,28 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         },
         (None, next) => next.map_or_else(none, Shortening::plain),
     };
+    let shown = |command: &str, compact: bool| {
+        let command = if compact {
+            compact_command(command)
+        } else {
+            command
+        };
+        one_line(command, 200)
+    };
     let test = |compact: bool| {
         ex.test_command().map_or_else(none, |c| {
-            let command = if compact {
-                compact_command(&c.command)
-            } else {
-                &c.command
-            };
-            with_outcome(one_line(command, 200), c.outcome.map(|o| o.label()))
+            with_outcome(shown(&c.command, compact), c.outcome.map(|o| o.label()))
         })
+    };
+    // The other check follows the reported test run while the line has room for both whole.
+    let other = |compact: bool| {
+        let reported = ex.test_command()?;
+        let other = other_check(ex, &reported.command)?;
+        let outcome = other.outcome.map(|o| o.label());
+        Some(format!(
+            "; {}",
+            with_outcome(shown(&other.command, compact), outcome).full
+        ))
     };
     let ci = ex.ci_check().map_or_else(none, |c| {
         let place = format!(
@@ -95,13 +108,18 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     });
     let fits = |b: &Bare| tokenizer.text_tokens(&b.lines()) <= budget;
     let values = [now, next, test(false), ci];
-    let at = |values: &[Shortening; 4], cap: usize| Bare {
+    let at = |values: &[Shortening; 4], other: &Option<String>, cap: usize| Bare {
         now: values[0].at(cap),
         next: values[1].at(cap),
-        test: values[2].at(cap),
+        test: match other {
+            Some(other) if values[2].full.chars().count() + other.chars().count() <= cap => {
+                format!("{}{other}", values[2].full)
+            }
+            _ => values[2].at(cap),
+        },
         ci: values[3].at(cap),
     };
-    let full = at(&values, usize::MAX);
+    let full = at(&values, &other(false), usize::MAX);
     if fits(&full) {
         return full;
     }
@@ -112,21 +130,34 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         test(true),
         values[3].clone(),
     ];
+    let other = other(true);
     let longest = values
         .iter()
         .map(|v| v.full.chars().count())
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+        .max(values[2].full.chars().count() + other.as_ref().map_or(0, |o| o.chars().count()));
     let (mut low, mut high) = (0, longest);
     while low < high {
         let mid = (low + high).div_ceil(2);
-        if fits(&at(&values, mid)) {
+        if fits(&at(&values, &other, mid)) {
             low = mid;
         } else {
             high = mid - 1;
         }
     }
-    at(&values, low)
+    at(&values, &other, low)
+}
+
+/// The other check the test line names beside the reported test command: the latest
+/// test-like command (a linter, a format or type check, another test run) that the reported one
+/// does not hold. A session that gates its work on `lint` and `test` runs both again next.
+fn other_check<'e>(ex: &'e Extract, reported: &str) -> Option<&'e CommandUse> {
+    ex.commands
+        .iter()
+        .filter(|c| c.test && c.outcome.is_some())
+        .filter(|c| !reported.contains(c.command.as_str()) && !c.command.contains(reported))
+        .max_by_key(|c| c.last)
 }
 
 /// Names of the latest edits shown after the current task.
@@ -222,6 +253,26 @@ mod tests {
     }
 
     #[test]
+    fn the_test_line_names_the_other_gate_while_it_fits_whole() {
+        let records = [
+            user("fix the lint errors"),
+            bash("1", "mise run lint"),
+            result("1", "0 issues.\nExit code 0"),
+            bash("2", "mise run test"),
+            result("2", "ok  \tpkg/a\t0.1s\nok  \tpkg/b\t0.2s"),
+            assistant("Both pass."),
+        ];
+        let ex = extract(&records);
+        let lines = bare(&ex, 100, Tokenizer::Chars4);
+        assert_eq!(lines.test, "mise run test → 2pass; mise run lint → ok");
+        // Short of room, the reported run keeps its outcome and the other check goes first.
+        let short = bare(&ex, BARE_FLOOR + 4, Tokenizer::Chars4);
+        assert!(!short.test.contains("lint"), "{short:?}");
+        // A run the reported command holds is no other check.
+        assert!(other_check(&ex, "mise run lint && mise run test").is_none());
+    }
+
+    #[test]
     fn bare_keeps_four_lines_within_the_budget() {
         let ex = busy();
         for budget in [BARE_FLOOR, 25, 40, 100, 1000] {
@@ -240,7 +291,10 @@ mod tests {
             }
         }
         let lines = bare(&ex, 100, Tokenizer::Chars4);
-        assert_eq!(lines.test, "cargo test -p crate29 → 5pass");
+        assert_eq!(
+            lines.test,
+            "cargo test -p crate29 → 5pass; cargo test -p crate28 → 5pass"
+        );
         assert_eq!(lines.ci, "none");
         assert_eq!(lines.next, "Next, I will update the docs.");
         let empty = bare(&Extract::default(), 100, Tokenizer::Chars4).lines();
