@@ -164,12 +164,15 @@ fn other_check<'e>(ex: &'e Extract, reported: &str) -> Option<&'e CommandUse> {
 const NOW_NAMES: usize = 3;
 
 /// The current task and ` [names]`, the first [`NOW_NAMES`] names the latest edits wrote or
-/// replaced that the line does not show yet: the code the work is changing. When the line is
+/// replaced that the line does not show yet: the code the work is changing. A quoted message
+/// (`"failed to update"`) is no name the next turn looks up, and in a hundred tokens it
+/// takes the room of three identifiers: only single words count. When the line is
 /// cut, they stay while the task before them shortens.
 fn with_names(now: Shortening, touched: &[String]) -> Shortening {
     let names: Vec<&str> = touched
         .iter()
         .map(String::as_str)
+        .filter(|n| !n.contains(char::is_whitespace))
         .filter(|n| !now.full.contains(n))
         .take(NOW_NAMES)
         .collect();
@@ -250,6 +253,22 @@ mod tests {
         let lines = bare(&extract(&records), 100, Tokenizer::Chars4);
         assert_eq!(lines.now, "Added --retry; all 12 tests pass.");
         assert_eq!(lines.next, "call it --retries, not --retry");
+    }
+
+    #[test]
+    fn now_names_identifiers_not_quoted_messages() {
+        let task = Shortening::plain("add the telemetry prompt".to_owned());
+        let touched = [
+            "\"failed to update\"",
+            "promptTelemetryConsent",
+            "runEnable",
+        ]
+        .map(String::from);
+        let now = with_names(task, &touched);
+        assert_eq!(
+            now.full,
+            "add the telemetry prompt [promptTelemetryConsent runEnable]"
+        );
     }
 
     #[test]
