@@ -66,6 +66,10 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         None => now,
     };
     let now = with_names(now, &ex.touched);
+    let now = match (fresh, ex.answered) {
+        (None, false) => with_progress(now, ex),
+        _ => now,
+    };
     let next = match (fresh, ex.next()) {
         (Some(task), _) => ask(ex.context.as_ref(), task, ""),
         // The turn is over: what the agent answered is what the user will answer to.
@@ -147,6 +151,30 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         }
     }
     at(&values, &other, low)
+}
+
+/// Characters below which what the agent last said, its plan sentence taken out, says nothing.
+const PROGRESS_MIN: usize = 16;
+
+/// `<progress> | <current task>`: what the agent said last, without the plan sentence NEXT
+/// shows, ahead of the task, since mid-work it says where the task stands ("all unit tests
+/// pass", "found it: the URL defaults to localhost"). The task's protected tail stays whole.
+fn with_progress(now: Shortening, ex: &Extract) -> Shortening {
+    let Some(doing) = &ex.doing else { return now };
+    let mut said = doing.text.clone();
+    if let Some(plan) = &ex.plan {
+        said = said.replace(plan.text.as_str(), "");
+    }
+    let said = said.trim();
+    if said.chars().count() < PROGRESS_MIN || now.full == "none" {
+        return now;
+    }
+    let head = format!("{said} | ");
+    Shortening {
+        tail: now.tail + head.len(),
+        full: format!("{head}{}", now.full),
+        fallback: now.fallback,
+    }
 }
 
 /// The other check the test line names beside the reported test command: the latest
@@ -253,6 +281,26 @@ mod tests {
         let lines = bare(&extract(&records), 100, Tokenizer::Chars4);
         assert_eq!(lines.now, "Added --retry; all 12 tests pass.");
         assert_eq!(lines.next, "call it --retries, not --retry");
+    }
+
+    #[test]
+    fn mid_work_now_says_where_the_task_stands_before_the_task() {
+        let records = [
+            user("make the uploader retry"),
+            bash("1", "cargo test"),
+            result("1", "test result: ok. 12 passed; 0 failed"),
+            assistant("All unit tests pass. Now let me run the integration tests:"),
+            bash("2", "cargo test --test integration"),
+        ];
+        let ex = extract(&records);
+        let lines = bare(&ex, 100, Tokenizer::Chars4);
+        assert_eq!(lines.now, "All unit tests pass. | make the uploader retry");
+        assert_eq!(lines.next, "Now let me run the integration tests:");
+        // A last message that is only the plan adds nothing NEXT does not show.
+        let mut only_plan = records.to_vec();
+        only_plan[3] = assistant("Now let me run the integration tests:");
+        let lines = bare(&extract(&only_plan), 100, Tokenizer::Chars4);
+        assert_eq!(lines.now, "make the uploader retry");
     }
 
     #[test]
