@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::model::{CommandUse, Extract};
 use super::next::AWAIT_USER;
+use super::plan_mode::PLAN_MODE_STEP;
 use super::shell::compact_command;
 use super::shorten::{ask, with_outcome, Shortening};
 use super::text::one_line;
@@ -78,6 +79,11 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
             None => Shortening::plain(next),
         },
         (None, next) => next.map_or_else(none, Shortening::plain),
+    };
+    let next = if ex.plan_mode {
+        in_plan_mode(next)
+    } else {
+        next
     };
     let shown = |command: &str, compact: bool| {
         let command = if compact {
@@ -153,6 +159,16 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     at(&values, &other, low)
 }
 
+/// `<plan mode step> | <next>`: in plan mode the step after whatever the agent looks at next
+/// is the plan and its approval; it goes first, so that a short cut keeps it.
+fn in_plan_mode(next: Shortening) -> Shortening {
+    let head = format!("{PLAN_MODE_STEP} | ");
+    if next.full == "none" {
+        return Shortening::plain(PLAN_MODE_STEP.to_owned());
+    }
+    prefixed(&head, next)
+}
+
 /// Characters below which what the agent last said, its plan sentence taken out, says nothing.
 const PROGRESS_MIN: usize = 16;
 
@@ -169,11 +185,19 @@ fn with_progress(now: Shortening, ex: &Extract) -> Shortening {
     if said.chars().count() < PROGRESS_MIN || now.full == "none" {
         return now;
     }
-    let head = format!("{said} | ");
+    prefixed(&format!("{said} | "), now)
+}
+
+/// `head` and then `text`, shortening from the end as `text` did: a protected tail stays
+/// protected (and its fallback with it); a text with none becomes a plain one.
+fn prefixed(head: &str, text: Shortening) -> Shortening {
+    if text.tail >= text.full.len() {
+        return Shortening::plain(format!("{head}{}", text.full));
+    }
     Shortening {
-        tail: now.tail + head.len(),
-        full: format!("{head}{}", now.full),
-        fallback: now.fallback,
+        tail: text.tail + head.len(),
+        full: format!("{head}{}", text.full),
+        fallback: text.fallback,
     }
 }
 
@@ -296,6 +320,9 @@ mod tests {
         let lines = bare(&ex, 100, Tokenizer::Chars4);
         assert_eq!(lines.now, "All unit tests pass. | make the uploader retry");
         assert_eq!(lines.next, "Now let me run the integration tests:");
+        // Cut short, the task goes first and where it stands stays.
+        let short = bare(&ex, 30, Tokenizer::Chars4);
+        assert!(short.now.starts_with("All unit tests"), "{short:?}");
         // A last message that is only the plan adds nothing NEXT does not show.
         let mut only_plan = records.to_vec();
         only_plan[3] = assistant("Now let me run the integration tests:");

@@ -3,6 +3,7 @@
 
 use super::dirs::by_directory;
 use super::model::{Around, Extract};
+use super::plan_mode::PLAN_MODE_STEP;
 use super::shorten::{ask, Shortening};
 use super::text::{cut, one_line};
 use crate::tokens::Tokenizer;
@@ -427,6 +428,10 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         if let Some(next) = ex.next() {
             push(Section::Next, format!("- {}", cut(&next, 160)), Some(10), 8);
         }
+    }
+    // In plan mode, the plan and its approval come after whatever the agent looks at next.
+    if ex.plan_mode {
+        push(Section::Next, format!("- {PLAN_MODE_STEP}"), None, 8);
     }
     for (n, check) in ex.ci.iter().take(CANDIDATES).enumerate() {
         let priority = if n == 0 { 25 } else { 85 };
