@@ -416,9 +416,11 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
     }
     for (n, todo) in ex.todos.iter().take(CANDIDATES).enumerate() {
         let mark = if todo.active { "▶ " } else { "" };
+        // The open todos after the first name the steps after it (the next functions to write,
+        // the checks to run): the two after it come right after the top files.
         let priority = match n {
             0 => 8,
-            1..=2 => 45,
+            1..=2 => 12,
             _ => 75,
         };
         let text = format!("- {mark}{}", cut(&todo.text, 160));
@@ -719,6 +721,26 @@ mod tests {
         let text = caveman(&long, 5000, Tokenizer::Chars4);
         assert!(
             text.contains("## next\n- Next, I will update the docs."),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_todos_after_the_first_come_before_most_files_and_commands() {
+        let mut ex = busy();
+        ex.todos = [
+            "call it in runEnable",
+            "handle the flag in runSetup",
+            "run the tests",
+        ]
+        .map(|text| crate::extract::Todo {
+            text: text.into(),
+            active: false,
+        })
+        .to_vec();
+        let text = caveman(&ex, 120, Tokenizer::Chars4);
+        assert!(
+            text.contains("## next\n- call it in runEnable\n- handle the flag in runSetup\n"),
             "{text}"
         );
     }
