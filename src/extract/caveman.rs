@@ -2,7 +2,7 @@
 //! priority and cut to fit, with a count of what did not.
 
 use super::dirs::by_directory;
-use super::model::{Around, Extract};
+use super::model::{Around, Extract, Said};
 use super::plan_mode::PLAN_MODE_STEP;
 use super::shorten::{ask, Shortening};
 use super::text::{cut, one_line};
@@ -266,10 +266,23 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
     }
     let same_as_goal = ex.task.as_ref().map(|t| t.index) == ex.goal.as_ref().map(|g| g.index);
     if let Some(task) = &ex.task {
-        let text = if same_as_goal && ex.context.is_none() {
+        // The request the latest one leans on is often the goal itself ("push and create a
+        // PR" after "Implement the following plan: …"): `## goal` shows it already.
+        let goal_index = ex.goal.as_ref().map(|g| g.index);
+        let context = ex.context.as_ref().map(|c| {
+            if goal_index == Some(c.index) {
+                Said {
+                    text: "=goal".to_owned(),
+                    index: c.index,
+                }
+            } else {
+                c.clone()
+            }
+        });
+        let text = if same_as_goal && context.is_none() {
             Shortening::plain("ask: =goal".to_owned())
         } else {
-            ask(ex.context.as_ref(), task, "ask: ")
+            ask(context.as_ref(), task, "ask: ")
         };
         lines.push(Line {
             section: Section::Now,
@@ -741,6 +754,21 @@ mod tests {
         let text = caveman(&ex, 120, Tokenizer::Chars4);
         assert!(
             text.contains("## next\n- call it in runEnable\n- handle the flag in runSetup\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_short_ask_that_leans_on_the_goal_does_not_print_the_goal_twice() {
+        let records = [
+            user("Implement the following plan: fix the logging of the clean command"),
+            bash("1", "go build ./..."),
+            user("push and create a PR"),
+        ];
+        let ex = extract(&records);
+        let text = caveman(&ex, 500, Tokenizer::Chars4);
+        assert!(
+            text.contains("## now\nask: =goal | push and create a PR\n"),
             "{text}"
         );
     }
