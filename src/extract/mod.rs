@@ -82,6 +82,7 @@ mod names;
 mod next;
 mod outcome;
 mod paths;
+mod plan_mode;
 mod plumbing;
 mod repeats;
 mod result;
@@ -122,7 +123,10 @@ pub fn extract(records: &[Record]) -> Extract {
     for (index, record) in records.iter().enumerate() {
         match &record.entry {
             Entry::Message(message) => builder.message(index, record, message),
-            Entry::Bookkeeping(kind) => builder.event(index, record, kind),
+            Entry::Bookkeeping(kind) => {
+                builder.mode(record);
+                builder.event(index, record, kind);
+            }
         }
     }
     let mut extract = builder.finish(records);
