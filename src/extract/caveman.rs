@@ -4,6 +4,7 @@
 use super::dirs::by_directory;
 use super::file_names::short_names;
 use super::model::{Around, Extract, Said};
+use super::plan_mode::PLAN_MODE_STEP;
 use super::repeats::{printed_in, same_request};
 use super::shorten::{ask, Shortening};
 use super::text::{cut, one_line};
@@ -252,11 +253,19 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
     // A request the goal already shows is not printed again (see `repeats`).
     let in_goal = |said: &Said| ex.goal.as_ref().is_some_and(|g| same_request(g, said));
     if let Some(task) = &ex.task {
-        let context = ex.context.as_ref().filter(|c| !in_goal(c));
+        // The request the latest one leans on is often the goal itself ("push and create a
+        // PR" after "Implement the following plan: …"): `## goal` shows it already.
+        let context = ex.context.as_ref().map(|c| match in_goal(c) {
+            true => Said {
+                text: "=goal".to_owned(),
+                index: c.index,
+            },
+            false => c.clone(),
+        });
         let text = if in_goal(task) && context.is_none() {
             Shortening::plain("ask: =goal".to_owned())
         } else {
-            ask(context, task, "ask: ")
+            ask(context.as_ref(), task, "ask: ")
         };
         lines.push(Line {
             section: Section::Now,
@@ -412,9 +421,11 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
     }
     for (n, todo) in ex.todos.iter().take(CANDIDATES).enumerate() {
         let mark = if todo.active { "▶ " } else { "" };
+        // The open todos after the first name the steps after it (the next functions to write,
+        // the checks to run): the two after it come right after the top files.
         let priority = match n {
             0 => 8,
-            1..=2 => 45,
+            1..=2 => 12,
             _ => 75,
         };
         let text = format!("- {mark}{}", cut(&todo.text, 160));
@@ -424,6 +435,10 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         if let Some(next) = ex.next() {
             push(Section::Next, format!("- {}", cut(&next, 160)), Some(10), 8);
         }
+    }
+    // In plan mode, the plan and its approval come after whatever the agent looks at next.
+    if ex.plan_mode {
+        push(Section::Next, format!("- {PLAN_MODE_STEP}"), None, 8);
     }
     for (n, check) in ex.ci.iter().take(CANDIDATES).enumerate() {
         let priority = if n == 0 { 25 } else { 85 };
@@ -702,6 +717,41 @@ mod tests {
         let text = caveman(&long, 5000, Tokenizer::Chars4);
         assert!(
             text.contains("## next\n- Next, I will update the docs."),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_todos_after_the_first_come_before_most_files_and_commands() {
+        let mut ex = busy();
+        ex.todos = [
+            "call it in runEnable",
+            "handle the flag in runSetup",
+            "run the tests",
+        ]
+        .map(|text| crate::extract::Todo {
+            text: text.into(),
+            active: false,
+        })
+        .to_vec();
+        let text = caveman(&ex, 120, Tokenizer::Chars4);
+        assert!(
+            text.contains("## next\n- call it in runEnable\n- handle the flag in runSetup\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_short_ask_that_leans_on_the_goal_does_not_print_the_goal_twice() {
+        let records = [
+            user("Implement the following plan: fix the logging of the clean command"),
+            bash("1", "go build ./..."),
+            user("push and create a PR"),
+        ];
+        let ex = extract(&records);
+        let text = caveman(&ex, 500, Tokenizer::Chars4);
+        assert!(
+            text.contains("## now\nask: =goal | push and create a PR\n"),
             "{text}"
         );
     }

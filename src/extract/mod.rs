@@ -84,6 +84,7 @@ mod next;
 mod outcome;
 mod paths;
 mod plan_file;
+mod plan_mode;
 mod plumbing;
 mod repeats;
 mod result;
@@ -124,7 +125,10 @@ pub fn extract(records: &[Record]) -> Extract {
     for (index, record) in records.iter().enumerate() {
         match &record.entry {
             Entry::Message(message) => builder.message(index, record, message),
-            Entry::Bookkeeping(kind) => builder.event(index, record, kind),
+            Entry::Bookkeeping(kind) => {
+                builder.mode(record);
+                builder.event(index, record, kind);
+            }
         }
     }
     let mut extract = builder.finish(records);

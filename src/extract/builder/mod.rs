@@ -25,6 +25,7 @@ use super::next::is_fresh;
 use super::outcome::{error_flag, error_lines, exit_status};
 use super::paths::{is_pathlike, relative, strip_cd};
 use super::plan_file::plan_file;
+use super::plan_mode::{ends_plan_mode, sets_plan_mode};
 use super::plumbing::run_segments;
 use super::result::result_line;
 use super::runners::test_counts;
@@ -179,12 +180,22 @@ impl Builder {
         }
     }
 
+    /// A bookkeeping line that may set the permission mode (Claude Code's `permission-mode`).
+    pub(super) fn mode(&mut self, record: &Record) {
+        if let Some(on) = sets_plan_mode(record.raw) {
+            self.ex.plan_mode = on;
+        }
+    }
+
     /// One message. Requests, the agent's words and its last call come from the main chain
     /// only; tool calls and results of sub-agents count too, because they touch the same files.
     pub(super) fn message(&mut self, index: usize, record: &Record, message: &Message) {
         let main = !message.sidechain;
         if main {
             self.ex.messages += 1;
+            if let Some(on) = sets_plan_mode(record.raw) {
+                self.ex.plan_mode = on;
+            }
         }
         if main && message.role == Role::User {
             if let Some(request) = request_text(record, message) {
@@ -327,6 +338,9 @@ impl Builder {
     }
 
     fn call(&mut self, index: usize, main: bool, id: Option<&str>, name: &str, arguments: &str) {
+        if main && ends_plan_mode(name) {
+            self.ex.plan_mode = false;
+        }
         if is_cell(name, arguments) {
             self.cell(index, main, id, arguments);
             return;
