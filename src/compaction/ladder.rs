@@ -476,6 +476,26 @@ mod tests {
     }
 
     #[test]
+    fn a_rungs_size_is_that_of_the_session_written_read_back() {
+        let text = session();
+        let transcript = Transcript::parse("s", text.as_bytes(), LoadOptions::default()).unwrap();
+        let ladder_ = ladder(&transcript, Some(200));
+        let summary = "NOW: the next step".to_owned();
+        let choice = ladder_
+            .build(Rung::Caveman, summary.clone(), tail_plan(&transcript))
+            .unwrap();
+        assert!(matches!(choice.made, Made::Own));
+        // Measured as it streamed by; the same figure as the file written and parsed whole.
+        let mut bytes = Vec::new();
+        ladder_
+            .write_own(&choice.plan, &summary, &mut bytes)
+            .unwrap();
+        let written = Transcript::parse("s", &bytes, LoadOptions::default()).unwrap();
+        assert_eq!(choice.after, context_size(&written, Tokenizer::Chars4));
+        assert!(choice.after < ladder_.goal.before);
+    }
+
+    #[test]
     fn an_llm_summary_over_its_limit_or_that_frees_nothing_is_refused() {
         let text = session();
         let transcript = Transcript::parse("s", text.as_bytes(), LoadOptions::default()).unwrap();
