@@ -6,9 +6,12 @@
 # budget; hand probes from fixtures/probes/eval/ when that folder has any.
 #
 # Prints, in Markdown: the per-cut table, the totals by kind and the probes by kind of the eval
-# corpus, then the same for the fixtures, then the release binary's time per eval-corpus
-# session (wall, one run each, so only a bound on a shared machine). benches/quality/
-# BASELINE-eval.md is this output, committed.
+# corpus and issue 26's "Done when" lines for it (benches/scripts/targets.py over `eval
+# --format jsonl`: per cut, caveman against the native summary on re-used paths, commands,
+# errors and numbers and on all entities; the probe ratio and the per-kind probe targets; each
+# line ends `met` or `NOT met`), then the same tables for the fixtures, then the release
+# binary's time per eval-corpus session (wall, one run each, so only a bound on a shared
+# machine). benches/quality/BASELINE-eval.md is this output, committed.
 #
 # A script rather than a third section of `cargo bench --bench quality`: `eval` computes the
 # totals itself, so the scoreboard is two invocations of the binary, and the quality bench's
@@ -61,6 +64,12 @@ if [ -d "$EVAL_CORPUS" ]; then
   echo
   "$CONDENSE_BIN" eval --format markdown --skip-invalid "${probes[@]}" "${at[@]}" \
     "${sessions[@]}"
+  echo
+  rows=$(mktemp)
+  "$CONDENSE_BIN" eval --format jsonl --skip-invalid "${probes[@]}" "${at[@]}" \
+    "${sessions[@]}" > "$rows" 2> /dev/null
+  python3 benches/scripts/targets.py "$rows"
+  rm -f "$rows"
   echo
 else
   echo "note: $EVAL_CORPUS is not present; the eval corpus is skipped" >&2

@@ -3,8 +3,9 @@
 
 use serde::Serialize;
 
-use super::model::Extract;
+use super::model::{CommandUse, Extract};
 use super::next::AWAIT_USER;
+use super::plan_mode::PLAN_MODE_STEP;
 use super::shell::compact_command;
 use super::shorten::{ask, with_outcome, Shortening};
 use super::text::one_line;
@@ -66,6 +67,10 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         None => now,
     };
     let now = with_names(now, &ex.touched);
+    let now = match (fresh, ex.answered) {
+        (None, false) => with_progress(now, ex),
+        _ => now,
+    };
     let next = match (fresh, ex.next()) {
         (Some(task), _) => ask(ex.context.as_ref(), task, ""),
         // The turn is over: what the agent answered is what the user will answer to.
@@ -75,15 +80,33 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         },
         (None, next) => next.map_or_else(none, Shortening::plain),
     };
+    let next = if ex.plan_mode {
+        in_plan_mode(next)
+    } else {
+        next
+    };
+    let shown = |command: &str, compact: bool| {
+        let command = if compact {
+            compact_command(command)
+        } else {
+            command
+        };
+        one_line(command, 200)
+    };
     let test = |compact: bool| {
         ex.test_command().map_or_else(none, |c| {
-            let command = if compact {
-                compact_command(&c.command)
-            } else {
-                &c.command
-            };
-            with_outcome(one_line(command, 200), c.outcome.map(|o| o.label()))
+            with_outcome(shown(&c.command, compact), c.outcome.map(|o| o.label()))
         })
+    };
+    // The other check follows the reported test run while the line has room for both whole.
+    let other = |compact: bool| {
+        let reported = ex.test_command()?;
+        let other = other_check(ex, &reported.command)?;
+        let outcome = other.outcome.map(|o| o.label());
+        Some(format!(
+            "; {}",
+            with_outcome(shown(&other.command, compact), outcome).full
+        ))
     };
     let ci = ex.ci_check().map_or_else(none, |c| {
         let place = format!(
@@ -95,13 +118,18 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     });
     let fits = |b: &Bare| tokenizer.text_tokens(&b.lines()) <= budget;
     let values = [now, next, test(false), ci];
-    let at = |values: &[Shortening; 4], cap: usize| Bare {
+    let at = |values: &[Shortening; 4], other: &Option<String>, cap: usize| Bare {
         now: values[0].at(cap),
         next: values[1].at(cap),
-        test: values[2].at(cap),
+        test: match other {
+            Some(other) if values[2].full.chars().count() + other.chars().count() <= cap => {
+                format!("{}{other}", values[2].full)
+            }
+            _ => values[2].at(cap),
+        },
         ci: values[3].at(cap),
     };
-    let full = at(&values, usize::MAX);
+    let full = at(&values, &other(false), usize::MAX);
     if fits(&full) {
         return full;
     }
@@ -112,33 +140,91 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         test(true),
         values[3].clone(),
     ];
+    let other = other(true);
     let longest = values
         .iter()
         .map(|v| v.full.chars().count())
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+        .max(values[2].full.chars().count() + other.as_ref().map_or(0, |o| o.chars().count()));
     let (mut low, mut high) = (0, longest);
     while low < high {
         let mid = (low + high).div_ceil(2);
-        if fits(&at(&values, mid)) {
+        if fits(&at(&values, &other, mid)) {
             low = mid;
         } else {
             high = mid - 1;
         }
     }
-    at(&values, low)
+    at(&values, &other, low)
+}
+
+/// `<plan mode step> | <next>`: in plan mode the step after whatever the agent looks at next
+/// is the plan and its approval; it goes first, so that a short cut keeps it.
+fn in_plan_mode(next: Shortening) -> Shortening {
+    let head = format!("{PLAN_MODE_STEP} | ");
+    if next.full == "none" {
+        return Shortening::plain(PLAN_MODE_STEP.to_owned());
+    }
+    prefixed(&head, next)
+}
+
+/// Characters below which what the agent last said, its plan sentence taken out, says nothing.
+const PROGRESS_MIN: usize = 16;
+
+/// `<progress> | <current task>`: what the agent said last, without the plan sentence NEXT
+/// shows, ahead of the task, since mid-work it says where the task stands ("all unit tests
+/// pass", "found it: the URL defaults to localhost"). The task's protected tail stays whole.
+fn with_progress(now: Shortening, ex: &Extract) -> Shortening {
+    let Some(doing) = &ex.doing else { return now };
+    let mut said = doing.text.clone();
+    if let Some(plan) = &ex.plan {
+        said = said.replace(plan.text.as_str(), "");
+    }
+    let said = said.trim();
+    if said.chars().count() < PROGRESS_MIN || now.full == "none" {
+        return now;
+    }
+    prefixed(&format!("{said} | "), now)
+}
+
+/// `head` and then `text`, shortening from the end as `text` did: a protected tail stays
+/// protected (and its fallback with it); a text with none becomes a plain one.
+fn prefixed(head: &str, text: Shortening) -> Shortening {
+    if text.tail >= text.full.len() {
+        return Shortening::plain(format!("{head}{}", text.full));
+    }
+    Shortening {
+        tail: text.tail + head.len(),
+        full: format!("{head}{}", text.full),
+        fallback: text.fallback,
+    }
+}
+
+/// The other check the test line names beside the reported test command: the latest
+/// test-like command (a linter, a format or type check, another test run) that the reported one
+/// does not hold. A session that gates its work on `lint` and `test` runs both again next.
+fn other_check<'e>(ex: &'e Extract, reported: &str) -> Option<&'e CommandUse> {
+    ex.commands
+        .iter()
+        .filter(|c| c.test && c.outcome.is_some())
+        .filter(|c| !reported.contains(c.command.as_str()) && !c.command.contains(reported))
+        .max_by_key(|c| c.last)
 }
 
 /// Names of the latest edits shown after the current task.
 const NOW_NAMES: usize = 3;
 
 /// The current task and ` [names]`, the first [`NOW_NAMES`] names the latest edits wrote or
-/// replaced that the line does not show yet: the code the work is changing. When the line is
+/// replaced that the line does not show yet: the code the work is changing. A quoted message
+/// (`"failed to update"`) is no name the next turn looks up, and in a hundred tokens it
+/// takes the room of three identifiers: only single words count. When the line is
 /// cut, they stay while the task before them shortens.
 fn with_names(now: Shortening, touched: &[String]) -> Shortening {
     let names: Vec<&str> = touched
         .iter()
         .map(String::as_str)
+        .filter(|n| !n.contains(char::is_whitespace))
         .filter(|n| !now.full.contains(n))
         .take(NOW_NAMES)
         .collect();
@@ -222,6 +308,65 @@ mod tests {
     }
 
     #[test]
+    fn mid_work_now_says_where_the_task_stands_before_the_task() {
+        let records = [
+            user("make the uploader retry"),
+            bash("1", "cargo test"),
+            result("1", "test result: ok. 12 passed; 0 failed"),
+            assistant("All unit tests pass. Now let me run the integration tests:"),
+            bash("2", "cargo test --test integration"),
+        ];
+        let ex = extract(&records);
+        let lines = bare(&ex, 100, Tokenizer::Chars4);
+        assert_eq!(lines.now, "All unit tests pass. | make the uploader retry");
+        assert_eq!(lines.next, "Now let me run the integration tests:");
+        // Cut short, the task goes first and where it stands stays.
+        let short = bare(&ex, 30, Tokenizer::Chars4);
+        assert!(short.now.starts_with("All unit tests"), "{short:?}");
+        // A last message that is only the plan adds nothing NEXT does not show.
+        let mut only_plan = records.to_vec();
+        only_plan[3] = assistant("Now let me run the integration tests:");
+        let lines = bare(&extract(&only_plan), 100, Tokenizer::Chars4);
+        assert_eq!(lines.now, "make the uploader retry");
+    }
+
+    #[test]
+    fn now_names_identifiers_not_quoted_messages() {
+        let task = Shortening::plain("add the telemetry prompt".to_owned());
+        let touched = [
+            "\"failed to update\"",
+            "promptTelemetryConsent",
+            "runEnable",
+        ]
+        .map(String::from);
+        let now = with_names(task, &touched);
+        assert_eq!(
+            now.full,
+            "add the telemetry prompt [promptTelemetryConsent runEnable]"
+        );
+    }
+
+    #[test]
+    fn the_test_line_names_the_other_gate_while_it_fits_whole() {
+        let records = [
+            user("fix the lint errors"),
+            bash("1", "mise run lint"),
+            result("1", "0 issues.\nExit code 0"),
+            bash("2", "mise run test"),
+            result("2", "ok  \tpkg/a\t0.1s\nok  \tpkg/b\t0.2s"),
+            assistant("Both pass."),
+        ];
+        let ex = extract(&records);
+        let lines = bare(&ex, 100, Tokenizer::Chars4);
+        assert_eq!(lines.test, "mise run test → 2pass; mise run lint → ok");
+        // Short of room, the reported run keeps its outcome and the other check goes first.
+        let short = bare(&ex, BARE_FLOOR + 4, Tokenizer::Chars4);
+        assert!(!short.test.contains("lint"), "{short:?}");
+        // A run the reported command holds is no other check.
+        assert!(other_check(&ex, "mise run lint && mise run test").is_none());
+    }
+
+    #[test]
     fn bare_keeps_four_lines_within_the_budget() {
         let ex = busy();
         for budget in [BARE_FLOOR, 25, 40, 100, 1000] {
@@ -240,7 +385,10 @@ mod tests {
             }
         }
         let lines = bare(&ex, 100, Tokenizer::Chars4);
-        assert_eq!(lines.test, "cargo test -p crate29 → 5pass");
+        assert_eq!(
+            lines.test,
+            "cargo test -p crate29 → 5pass; cargo test -p crate28 → 5pass"
+        );
         assert_eq!(lines.ci, "none");
         assert_eq!(lines.next, "Next, I will update the docs.");
         let empty = bare(&Extract::default(), 100, Tokenizer::Chars4).lines();

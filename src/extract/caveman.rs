@@ -1,8 +1,11 @@
 //! caveman: the Markdown summary of an extract within a token budget, lines admitted by
-//! priority and cut to fit, with a count of what did not.
+//! priority and cut to fit.
 
 use super::dirs::by_directory;
-use super::model::{Around, Extract};
+use super::file_names::short_names;
+use super::model::{Around, Extract, Said};
+use super::plan_mode::PLAN_MODE_STEP;
+use super::repeats::{printed_in, same_request};
 use super::shorten::{ask, Shortening};
 use super::text::{cut, one_line};
 use crate::tokens::Tokenizer;
@@ -50,20 +53,6 @@ impl Section {
             Section::Names => Some("## names"),
         }
     }
-
-    /// The noun of the cut counts (`+14 more files`), singular.
-    fn noun(self) -> &'static str {
-        match self {
-            Section::Head | Section::Goal | Section::Now => "line",
-            Section::Decisions => "decision",
-            Section::Errors => "error",
-            Section::Files => "file",
-            Section::Commands => "cmd",
-            Section::Next => "todo",
-            Section::Ci => "check",
-            Section::Names => "name",
-        }
-    }
 }
 
 /// One candidate line of a caveman summary.
@@ -88,20 +77,23 @@ struct Line {
     start: Option<usize>,
 }
 
-/// Candidate lines per section beyond which the rest is only counted.
+/// Candidate lines per section beyond which the rest is left out.
 const CANDIDATES: usize = 40;
 
+/// Files shown whole, with their directory and use counts; the rest by name only.
+const WHOLE_FILES: usize = 5;
+
 /// The caveman summary of an extract: Markdown sections (goal, decisions, now, unresolved
-/// errors, files, commands with outcomes, next, CI, names, what was cut), in paths, counts,
+/// errors, files, commands with outcomes, next, CI, names), in paths, counts,
 /// labels and exact commands, within `budget` tokens of `tokenizer` over the whole text.
 ///
 /// Lines are admitted by priority — the header, the goal and the task first, then the newest
 /// decisions, the first error, the latest test command, the agent's last words and next step,
 /// the top files, sub-agents in flight and commands, the names the latest edits touched, then
 /// the rest section by section — and each is kept only if the whole summary
-/// still fits; a long goal or task is cut to fit instead of dropped. What did not fit is
-/// counted in the last section (`+14 more files`). When not even that fits, lines go again from
-/// the lowest priority, down to an empty summary: the budget is never exceeded.
+/// still fits; a long goal or task is cut to fit instead of dropped. When the whole does not
+/// fit after all (token counts do not add up), lines go again from the lowest priority, down
+/// to an empty summary: the budget is never exceeded.
 pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
     let lines = caveman_lines(ex);
     let fits = |text: &str| tokenizer.text_tokens(text) <= budget;
@@ -117,7 +109,7 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
         let within_share = line
             .share
             .is_none_or(|share| tokenizer.text_tokens(&line.text.full) * 100 <= share * budget);
-        if within_share && fits(&render(&lines, &shown, ex, true)) {
+        if within_share && fits(&render(&lines, &shown)) {
             continue;
         }
         shown[i] = None;
@@ -127,7 +119,7 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
             let longest = longest_cut(&line.text, 0, |text| {
                 tokenizer.text_tokens(text) * 100 <= share * budget && {
                     shown[i] = Some(text.to_owned());
-                    let whole = fits(&render(&lines, &shown, ex, true));
+                    let whole = fits(&render(&lines, &shown));
                     shown[i] = None;
                     whole
                 }
@@ -147,7 +139,7 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
         let from = current.chars().count();
         let longest = longest_cut(&line.text, from, |text| {
             shown[i] = Some(text.to_owned());
-            let whole = fits(&render(&lines, &shown, ex, true));
+            let whole = fits(&render(&lines, &shown));
             shown[i] = Some(current.clone());
             whole
         });
@@ -155,21 +147,17 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
     }
     // Token counts are not additive, so check the whole once more and give back lines from the
     // lowest priority until it fits.
-    let mut text = render(&lines, &shown, ex, true);
+    let mut text = render(&lines, &shown);
     for &i in order.iter().rev() {
         if fits(&text) {
             return text;
         }
         if shown[i].take().is_some() {
-            text = render(&lines, &shown, ex, true);
+            text = render(&lines, &shown);
         }
     }
     if fits(&text) {
-        return text;
-    }
-    let bare_text = render(&lines, &shown, ex, false);
-    if fits(&bare_text) {
-        bare_text
+        text
     } else {
         String::new()
     }
@@ -221,11 +209,8 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
     if let Some(root) = &ex.root {
         head.push_str(&format!(" | cwd:{root}"));
     }
-
-    head.push_str(&format!(
-        " | {} msgs | {} calls | {} asks",
-        ex.messages, ex.calls, ex.requests
-    ));
+    // No counts of messages, calls or asks: the next reader acts on none of them, and at 500
+    // tokens each word of scaffolding is a path or a name less.
     push(Section::Head, head, None, 0);
     // A work branch names the work; the default branch says nothing.
     let default = |b: &str| matches!(b, "main" | "master" | "trunk" | "develop");
@@ -263,12 +248,22 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
             start: None,
         });
     }
-    let same_as_goal = ex.task.as_ref().map(|t| t.index) == ex.goal.as_ref().map(|g| g.index);
+    // A request the goal already shows is not printed again (see `repeats`).
+    let in_goal = |said: &Said| ex.goal.as_ref().is_some_and(|g| same_request(g, said));
     if let Some(task) = &ex.task {
-        let text = if same_as_goal && ex.context.is_none() {
+        // The request the latest one leans on is often the goal itself ("push and create a
+        // PR" after "Implement the following plan: …"): `## goal` shows it already.
+        let context = ex.context.as_ref().map(|c| match in_goal(c) {
+            true => Said {
+                text: "=goal".to_owned(),
+                index: c.index,
+            },
+            false => c.clone(),
+        });
+        let text = if in_goal(task) && context.is_none() {
             Shortening::plain("ask: =goal".to_owned())
         } else {
-            ask(ex.context.as_ref(), task, "ask: ")
+            ask(context.as_ref(), task, "ask: ")
         };
         lines.push(Line {
             section: Section::Now,
@@ -333,19 +328,14 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         let priority = [4, 35, 45].get(n).copied().unwrap_or(60);
         push(Section::Errors, text, None, priority);
     }
-    let paths: Vec<&str> = ex
-        .files
-        .iter()
-        .take(CANDIDATES)
-        .map(|f| f.path.as_str())
-        .collect();
-    for placed in by_directory(&paths) {
+    let all: Vec<&str> = ex.files.iter().map(|f| f.path.as_str()).collect();
+    let paths = &all[..all.len().min(WHOLE_FILES)];
+    for placed in by_directory(paths) {
         let n = placed.rank;
         let file = &ex.files[n];
         let priority = match n {
             0..=2 => 10 + n as u32,
-            3..=7 => 40,
-            _ => 70,
+            _ => 40,
         };
         let whole = format!("- {} {}", cut(&file.path, 160), file.label());
         let (text, group) = match placed.dir {
@@ -364,6 +354,20 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
             priority,
             tie: n,
             group,
+            start: None,
+        });
+    }
+    // The files past them by name only, a few to a line (see `file_names`).
+    let rest = &all[paths.len()..all.len().min(CANDIDATES)];
+    let names = short_names(rest, &all);
+    for (n, group) in names.chunks(NAMES_PER_LINE).enumerate() {
+        lines.push(Line {
+            section: Section::Files,
+            text: Shortening::plain(format!("- {}", group.join(" "))),
+            share: None,
+            priority: [27, 44].get(n).copied().unwrap_or(74),
+            tie: WHOLE_FILES + n,
+            group: None,
             start: None,
         });
     }
@@ -415,9 +419,11 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
     }
     for (n, todo) in ex.todos.iter().take(CANDIDATES).enumerate() {
         let mark = if todo.active { "▶ " } else { "" };
+        // The open todos after the first name the steps after it (the next functions to write,
+        // the checks to run): the two after it come right after the top files.
         let priority = match n {
             0 => 8,
-            1..=2 => 45,
+            1..=2 => 12,
             _ => 75,
         };
         let text = format!("- {mark}{}", cut(&todo.text, 160));
@@ -427,6 +433,10 @@ fn caveman_lines(ex: &Extract) -> Vec<Line> {
         if let Some(next) = ex.next() {
             push(Section::Next, format!("- {}", cut(&next, 160)), Some(10), 8);
         }
+    }
+    // In plan mode, the plan and its approval come after whatever the agent looks at next.
+    if ex.plan_mode {
+        push(Section::Next, format!("- {PLAN_MODE_STEP}"), None, 8);
     }
     for (n, check) in ex.ci.iter().take(CANDIDATES).enumerate() {
         let priority = if n == 0 { 25 } else { 85 };
@@ -559,11 +569,13 @@ fn decision_lines(ex: &Extract, lines: &mut Vec<Line>) {
     }
 }
 
-/// Names on one line of the names section.
-const NAMES_PER_LINE: usize = 6;
+/// Names on one line of the names section (and file names on one line of the files section):
+/// more to a line is fewer `- ` and line ends, fewer is a finer fit to the budget.
+const NAMES_PER_LINE: usize = 7;
 
-/// The summary with the shown lines, and with the counts of what is not shown when `footer`.
-fn render(lines: &[Line], shown: &[Option<String>], ex: &Extract, footer: bool) -> String {
+/// The summary with the shown lines. What did not fit is not counted: a `+14 more files` line
+/// costs the room of a file or a name and tells the next reader nothing it can act on.
+fn render(lines: &[Line], shown: &[Option<String>]) -> String {
     let mut out = String::new();
     for section in Section::ALL {
         let mut first = true;
@@ -573,6 +585,17 @@ fn render(lines: &[Line], shown: &[Option<String>], ex: &Extract, footer: bool) 
             if line.section != section {
                 continue;
             }
+            // A name the lines above already print is not listed again (see `repeats`).
+            let unprinted;
+            let text = if section == Section::Names {
+                unprinted = unprinted_names(text, &out);
+                if unprinted.is_empty() {
+                    continue;
+                }
+                &unprinted
+            } else {
+                text
+            };
             if first {
                 if let Some(heading) = section.heading() {
                     out.push_str(heading);
@@ -602,47 +625,21 @@ fn render(lines: &[Line], shown: &[Option<String>], ex: &Extract, footer: bool) 
             out.push('\n');
         }
     }
-    if !footer {
-        return out;
-    }
-    let mut cut_counts: Vec<String> = Vec::new();
-    for section in Section::ALL {
-        let candidates = lines
-            .iter()
-            .zip(shown)
-            .filter(|(l, _)| l.section == section);
-        let mut missing = candidates.filter(|(_, s)| s.is_none()).count();
-        missing += match section {
-            Section::Errors => ex
-                .errors
-                .iter()
-                .filter(|e| !e.resolved)
-                .count()
-                .saturating_sub(CANDIDATES),
-            Section::Files => ex.files.len().saturating_sub(CANDIDATES),
-            Section::Decisions => ex.decisions.len().saturating_sub(CANDIDATES),
-            Section::Commands => ex.commands.len().saturating_sub(CANDIDATES),
-            Section::Next => ex.todos.len().saturating_sub(CANDIDATES),
-            Section::Ci => ex.ci.len().saturating_sub(CANDIDATES),
-            _ => 0,
-        };
-        if missing > 0 {
-            cut_counts.push(format!(
-                "+{missing} more {}",
-                plural(missing, section.noun())
-            ));
-        }
-    }
-    let fixed = ex.errors.iter().filter(|e| e.resolved).count();
-    if fixed > 0 {
-        cut_counts.push(format!("{fixed} {} fixed", plural(fixed, "error")));
-    }
-    if !cut_counts.is_empty() {
-        out.push_str("## cut\n");
-        out.push_str(&cut_counts.join(" | "));
-        out.push('\n');
-    }
     out
+}
+
+/// A names line (`- a b c`) without the names `printed` already holds; empty when none is left.
+fn unprinted_names(line: &str, printed: &str) -> String {
+    let names: Vec<&str> = line
+        .trim_start_matches("- ")
+        .split(' ')
+        .filter(|name| !name.is_empty() && !printed_in(name, &[printed]))
+        .collect();
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!("- {}", names.join(" "))
+    }
 }
 
 /// How many shown lines print under directory `dir`.
@@ -668,7 +665,7 @@ mod tests {
     use crate::extract::testkit::*;
 
     #[test]
-    fn caveman_fits_any_budget_and_counts_what_it_cut() {
+    fn caveman_fits_any_budget_and_spends_none_of_it_on_counts() {
         let ex = busy();
         for budget in [0, 1, 5, 10, 30, 60, 100, 200, 500, 2000] {
             for tokenizer in [
@@ -683,9 +680,13 @@ mod tests {
         let text = caveman(&ex, 200, Tokenizer::Chars4);
         assert!(text.starts_with("# caveman"), "{text}");
         assert!(text.contains("## goal\nmake the parser"), "{text}");
-        assert!(text.contains("more files"), "{text}");
+        // What did not fit is not counted, nor are the session's messages.
+        assert!(
+            !text.contains("more files") && !text.contains("## cut"),
+            "{text}"
+        );
+        assert!(!text.contains("msgs"), "{text}");
         let roomy = caveman(&ex, 5000, Tokenizer::Chars4);
-        assert!(!roomy.contains("## cut"), "{roomy}");
         // Files print under their directory, once; a file alone in its directory keeps its
         // whole path.
         assert!(
@@ -719,12 +720,47 @@ mod tests {
     }
 
     #[test]
+    fn the_todos_after_the_first_come_before_most_files_and_commands() {
+        let mut ex = busy();
+        ex.todos = [
+            "call it in runEnable",
+            "handle the flag in runSetup",
+            "run the tests",
+        ]
+        .map(|text| crate::extract::Todo {
+            text: text.into(),
+            active: false,
+        })
+        .to_vec();
+        let text = caveman(&ex, 120, Tokenizer::Chars4);
+        assert!(
+            text.contains("## next\n- call it in runEnable\n- handle the flag in runSetup\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_short_ask_that_leans_on_the_goal_does_not_print_the_goal_twice() {
+        let records = [
+            user("Implement the following plan: fix the logging of the clean command"),
+            bash("1", "go build ./..."),
+            user("push and create a PR"),
+        ];
+        let ex = extract(&records);
+        let text = caveman(&ex, 500, Tokenizer::Chars4);
+        assert!(
+            text.contains("## now\nask: =goal | push and create a PR\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn a_work_branch_is_shown_under_the_header_and_the_default_one_is_not() {
         let mut ex = busy();
         ex.branch = Some("soph/agent-attribution".into());
         let text = caveman(&ex, 5000, Tokenizer::Chars4);
         assert!(
-            text.contains(" asks\nbranch: soph/agent-attribution\n## goal"),
+            text.starts_with("# caveman\nbranch: soph/agent-attribution\n## goal"),
             "{text}"
         );
         ex.branch = Some("main".into());
@@ -792,5 +828,23 @@ mod tests {
             text.contains("\nedit beside: ag.FormatResumeCommand"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_name_printed_above_is_not_listed_again() {
+        let mut ex = busy();
+        ex.files.truncate(1);
+        ex.goal.as_mut().unwrap().text = "make parse_line handle quotes".into();
+        ex.touched = ["parse_line", "QuoteState"].map(String::from).to_vec();
+        ex.names = ["read_quoted", "module_29.rs"].map(String::from).to_vec();
+        let text = caveman(&ex, 5000, Tokenizer::Chars4);
+        assert!(
+            text.contains("## names\n- QuoteState\n- read_quoted\n"),
+            "{text}"
+        );
+        // A line whose every name is printed above is left out whole.
+        ex.touched = vec!["parse_line".into()];
+        let text = caveman(&ex, 5000, Tokenizer::Chars4);
+        assert!(text.contains("## names\n- read_quoted\n"), "{text}");
     }
 }

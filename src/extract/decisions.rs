@@ -131,7 +131,9 @@ pub(super) fn is_rule(text: &str) -> bool {
 
 /// The user's answers in a tool result that carries them: Claude Code's `AskUserQuestion`
 /// (`User has answered your questions: "question"="answer". You can now continue …`), as
-/// `question → answer` pairs joined by `; `.
+/// `answer ← question` pairs joined by `; `: the answer first, since a line cut short must
+/// keep what the user chose, and the agent's question (often a whole plan ending "Ready to
+/// implement?") is the part that can go.
 pub(super) fn answers(text: &str) -> Option<String> {
     const MARK: &str = "User has answered your questions:";
     let at = memchr::memmem::find(text.as_bytes(), MARK.as_bytes())?;
@@ -147,7 +149,7 @@ pub(super) fn answers(text: &str) -> Option<String> {
             let (question, answer) = pair.split_once("\"=\"")?;
             let question = question.trim_matches('"').trim();
             let answer = answer.trim_matches('"').trim();
-            (!answer.is_empty()).then(|| format!("{question} → {answer}"))
+            (!answer.is_empty()).then(|| format!("{answer} ← {question}"))
         })
         .collect();
     if pairs.is_empty() {
@@ -205,7 +207,7 @@ mod tests {
         ));
         assert_eq!(
             answers("User has answered your questions: \"Which view?\"=\"grouped\", \"Tab?\"=\"new tab\". You can now continue with the user's answers in mind.").as_deref(),
-            Some("Which view? → grouped; Tab? → new tab")
+            Some("grouped ← Which view?; new tab ← Tab?")
         );
         assert_eq!(answers("no answers here"), None);
     }

@@ -52,8 +52,10 @@
 //! - `around`: the code around the latest edit, from the fullest copy of its file;
 //! - `text`: one-line text, cuts, escape removal;
 //! - `limits`: how many characters of each kind of text an extract keeps;
+//! - `repeats`: one request shown once, when the goal and the current ask are the same text;
 //! - `shorten`: texts that shorten with a protected tail, shared by both renderers;
 //! - `dirs`: files in print order under their directory;
+//! - `file_names`: the files past the top few, each by the shortest tail of its path;
 //! - `caveman` and `bare`: the two renderings.
 
 mod around;
@@ -70,6 +72,7 @@ mod commits;
 mod decisions;
 mod dirs;
 mod failures;
+mod file_names;
 mod gates;
 mod goal;
 mod js;
@@ -79,7 +82,9 @@ mod names;
 mod next;
 mod outcome;
 mod paths;
+mod plan_mode;
 mod plumbing;
+mod repeats;
 mod result;
 mod runners;
 mod said;
@@ -118,7 +123,10 @@ pub fn extract(records: &[Record]) -> Extract {
     for (index, record) in records.iter().enumerate() {
         match &record.entry {
             Entry::Message(message) => builder.message(index, record, message),
-            Entry::Bookkeeping(kind) => builder.event(index, record, kind),
+            Entry::Bookkeeping(kind) => {
+                builder.mode(record);
+                builder.event(index, record, kind);
+            }
         }
     }
     let mut extract = builder.finish(records);

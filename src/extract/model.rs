@@ -299,6 +299,8 @@ pub struct Extract {
     pub commits: Vec<Commit>,
     /// Files changed after the latest of those commits (none when it made none).
     pub uncommitted: usize,
+    /// The transcript ends in Claude Code's plan mode: no edits until the plan is approved.
+    pub plan_mode: bool,
 }
 
 impl Extract {

@@ -9,16 +9,24 @@ use crate::transcript::{Message, Part, Record, Role};
 /// How many frequent names an extract keeps.
 pub(super) const NAMES: usize = 120;
 
-/// The code names main-chain messages mention at least twice, most frequent first (ties in
-/// first-seen order). A name is a word with an inner `_` (`parse_jsonl`, `IPFS_API_URL`), a camelCase or
+/// The code names main-chain messages mention at least twice, most used first, a mention in
+/// the session's last record weighing twice one in its first (as files rank): what the session
+/// is on now outranks what it settled early (ties in first-seen order). A name is a word with an inner `_` (`parse_jsonl`, `IPFS_API_URL`), a camelCase or
 /// PascalCase word with two humps (`checkConcurrentSessions`, `TodoItem`), or a file name with
 /// an extension (`CLAUDE.md`): the words an agent searches for, not prose. In a tool call's
 /// arguments only the values count: the keys (`file_path`, `old_string`) are the tool's own.
 pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
-    let mut counts: std::collections::HashMap<&str, (usize, usize)> =
+    // Per name: mentions, first-seen order, the weight of its mentions.
+    let mut counts: std::collections::HashMap<&str, (usize, usize, u64)> =
         std::collections::HashMap::new();
     let mut order = 0;
-    for message in records.iter().filter_map(Record::message) {
+    let n = records.len().max(1) as u64;
+    for (index, message) in records
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| Some((i, r.message()?)))
+    {
+        let weight = n + index as u64;
         if message.sidechain || is_harness_text(message) {
             continue;
         }
@@ -39,13 +47,17 @@ pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
                 |w: &&str| is_code_name(w) && !escaped(text, w) && !(json && is_key(text, w));
             for word in words.filter(named) {
                 order += 1;
-                counts.entry(word).or_insert((0, order)).0 += 1;
+                let entry = counts.entry(word).or_insert((0, order, 0));
+                entry.0 += 1;
+                entry.2 += weight;
             }
         }
     }
-    let mut ranked: Vec<(&str, (usize, usize))> =
-        counts.into_iter().filter(|(_, (n, _))| *n >= 2).collect();
-    ranked.sort_by_key(|&(_, (n, first))| (std::cmp::Reverse(n), first));
+    let mut ranked: Vec<(&str, (usize, usize, u64))> = counts
+        .into_iter()
+        .filter(|(_, (n, _, _))| *n >= 2)
+        .collect();
+    ranked.sort_by_key(|&(_, (_, first, weight))| (std::cmp::Reverse(weight), first));
     ranked
         .into_iter()
         .take(limit)
@@ -284,7 +296,7 @@ mod tests {
     }
 
     #[test]
-    fn frequent_names_rank_by_mentions_and_skip_escapes() {
+    fn frequent_names_rank_by_recent_mentions_and_skip_escapes() {
         let text = |s: &str| {
             Record::new(
                 0,
@@ -337,9 +349,10 @@ mod tests {
                 )),
             ),
         ];
+        // `reader.rs` and `load_config` have two mentions each; the later ones weigh more.
         assert_eq!(
             frequent_names(&records, 10),
-            vec!["parse_jsonl", "reader.rs", "load_config"]
+            vec!["parse_jsonl", "load_config", "reader.rs"]
         );
     }
 

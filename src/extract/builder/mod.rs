@@ -24,6 +24,7 @@ use super::names::{edit_names, EDITS_TOUCHED};
 use super::next::is_fresh;
 use super::outcome::{error_flag, error_lines, exit_status};
 use super::paths::{is_pathlike, relative, strip_cd};
+use super::plan_mode::{ends_plan_mode, sets_plan_mode};
 use super::plumbing::run_segments;
 use super::result::result_line;
 use super::runners::test_counts;
@@ -178,12 +179,22 @@ impl Builder {
         }
     }
 
+    /// A bookkeeping line that may set the permission mode (Claude Code's `permission-mode`).
+    pub(super) fn mode(&mut self, record: &Record) {
+        if let Some(on) = sets_plan_mode(record.raw) {
+            self.ex.plan_mode = on;
+        }
+    }
+
     /// One message. Requests, the agent's words and its last call come from the main chain
     /// only; tool calls and results of sub-agents count too, because they touch the same files.
     pub(super) fn message(&mut self, index: usize, record: &Record, message: &Message) {
         let main = !message.sidechain;
         if main {
             self.ex.messages += 1;
+            if let Some(on) = sets_plan_mode(record.raw) {
+                self.ex.plan_mode = on;
+            }
         }
         if main && message.role == Role::User {
             if let Some(request) = request_text(record, message) {
@@ -315,6 +326,9 @@ impl Builder {
     }
 
     fn call(&mut self, index: usize, main: bool, id: Option<&str>, name: &str, arguments: &str) {
+        if main && ends_plan_mode(name) {
+            self.ex.plan_mode = false;
+        }
         if is_cell(name, arguments) {
             self.cell(index, main, id, arguments);
             return;
@@ -879,11 +893,15 @@ impl Builder {
         );
         for names in self.edits.iter().rev() {
             for name in names {
-                if self.ex.touched.len() < TOUCHED && !self.ex.touched.contains(name) {
+                if !self.ex.touched.contains(name) {
                     self.ex.touched.push(name.clone());
                 }
             }
         }
+        // The names the edits wrote before the error messages they give: a quoted message
+        // takes the room of several names, and the names are what the next turn searches.
+        self.ex.touched.sort_by_key(|name| name.starts_with('"'));
+        self.ex.touched.truncate(TOUCHED);
         if let Some(site) = &self.site {
             self.ex.around = around(records, site, &self.reads, &self.ex.touched);
         }

@@ -340,7 +340,7 @@ fn decisions_are_the_users_turns_answers_and_the_agents_reasons() {
                 true,
                 "always overwrite, the file may come from another device"
             ),
-            (true, "Max retries? → 5"),
+            (true, "5 ← Max retries?"),
         ]
     );
 }
@@ -726,5 +726,27 @@ fn the_commits_made_and_the_files_changed_after_the_last() {
     assert!(ex.commits.is_empty());
     assert!(
         !crate::extract::caveman(&ex, 500, crate::tokens::Tokenizer::Chars4).contains("committed")
+    );
+}
+
+#[test]
+fn touched_names_put_the_edits_identifiers_before_their_error_messages() {
+    let older = r#"{"file_path":"a.go","old_string":"x","new_string":"func loadConfig() { return fmt.Errorf(\"config file is missing\") }"}"#;
+    let newer = r#"{"file_path":"b.go","old_string":"y","new_string":"func saveState() error { return fmt.Errorf(\"cannot write the state: %w\", err) }"}"#;
+    let records = [
+        call("1", "Edit", older),
+        result("1", "ok"),
+        call("2", "Edit", newer),
+        result("2", "ok"),
+    ];
+    let ex = extract(&records);
+    assert_eq!(
+        ex.touched,
+        [
+            "saveState",
+            "loadConfig",
+            "\"cannot write the state\"",
+            "\"config file is missing\""
+        ]
     );
 }
