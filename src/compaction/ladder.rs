@@ -6,22 +6,24 @@
 //! and typed options that says what happened; the model itself is the command's to run (a
 //! callback).
 
+use std::io::Write;
+
 use anyhow::{bail, Result};
 use serde::Serialize;
 
-use super::context::context_size;
 use super::extract::live_extract;
 use super::handover::{self, HandoverOptions, Written};
 use super::planning::{Keeping, PlanOptions};
 use super::prune::{pruned_toward, PrunePlan};
-use super::writer::written;
+use super::streamed::written_size;
+use super::writer::write_session;
 use crate::extract::{bare, caveman};
 use crate::plan::Plan;
 use crate::prune::Options as PruneOptions;
 use crate::settings::Keep;
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::is_real_user_request;
-use crate::transcript::load::{LoadOptions, Transcript};
+use crate::transcript::load::Transcript;
 use crate::transcript::FormatId;
 
 /// A rung of the ladder.
@@ -134,8 +136,9 @@ pub enum Output {
 
 /// A session a summary rung makes.
 pub enum Made {
-    /// The compacted session, in its own format.
-    Own(Vec<u8>),
+    /// The compacted session, in its own format: not kept, as it is as large as the input
+    /// ([`Ladder::write_own`] writes it where it goes).
+    Own,
     /// A new session of another agent.
     Handover {
         /// The session.
@@ -143,16 +146,6 @@ pub enum Made {
         /// The agent.
         target: FormatId,
     },
-}
-
-impl Made {
-    /// Its bytes.
-    pub fn bytes(&self) -> &[u8] {
-        match self {
-            Made::Own(bytes) => bytes,
-            Made::Handover { written, .. } => &written.bytes,
-        }
-    }
 }
 
 /// A summary rung taken: the rung, its summary and plan, the session they make and the size of
@@ -170,12 +163,12 @@ pub struct Choice {
     pub after: u64,
 }
 
-/// The pruned rung taken: what was pruned, the session and its live context's size.
+/// The pruned rung taken: what was pruned and its live context's size. The session itself is
+/// not kept: [`PrunePlan::write`] writes it again where it goes (holding it beside the input
+/// would take a second copy of a large session).
 pub struct Pruned {
     /// What was chosen (which `--verify` holds the session against).
     pub plan: PrunePlan,
-    /// The pruned session, in its own format.
-    pub bytes: Vec<u8>,
     /// Its live context's tokens.
     pub after: u64,
 }
@@ -216,12 +209,15 @@ impl Ladder<'_, '_> {
         let Some(budget) = self.goal.budget else {
             return Ok(None);
         };
-        let Some((plan, bytes)) = pruned_toward(self.transcript, self.tokenizer, budget, options)?
-        else {
+        let transcript = self.transcript;
+        let Some(plan) = pruned_toward(transcript, self.tokenizer, budget, options)? else {
             return Ok(None);
         };
-        let after = self.size_of(self.transcript.format, &bytes)?;
-        Ok((after <= budget).then_some(Pruned { plan, bytes, after }))
+        // Measured as it is written, never held whole.
+        let after = written_size(&transcript.name, transcript.format, self.tokenizer, |out| {
+            plan.write(transcript, out)
+        })?;
+        Ok((after <= budget).then_some(Pruned { plan, after }))
     }
 
     /// The summary rungs, from the top: the LLM's summary (when `llm` is given), then
@@ -337,27 +333,30 @@ impl Ladder<'_, '_> {
     /// The session `plan` and `summary` make, and the size of its live context.
     pub fn build(&self, rung: Rung, summary: String, plan: Plan) -> Result<Choice> {
         let transcript = self.transcript;
+        let name = &transcript.name;
         // With --to, the session measured is the new one, in the target's format.
-        let (made, from) = match &self.output {
+        let (made, after) = match &self.output {
             Output::Handover {
                 target,
                 options,
                 now_ms,
-            } => (
-                Made::Handover {
-                    written: handover::render(
-                        transcript, &plan, &summary, *target, options, *now_ms,
-                    )?,
-                    target: *target,
-                },
-                Some(*target),
-            ),
-            Output::Own => (
-                Made::Own(written(transcript, &plan, &summary, self.tokenizer)?),
-                transcript.format,
-            ),
+            } => {
+                let written =
+                    handover::render(transcript, &plan, &summary, *target, options, *now_ms)?;
+                let after = written_size(name, Some(*target), self.tokenizer, |out| {
+                    Ok(out.write_all(&written.bytes)?)
+                })?;
+                let target = *target;
+                (Made::Handover { written, target }, after)
+            }
+            // Measured as it is written, never held whole.
+            Output::Own => {
+                let after = written_size(name, transcript.format, self.tokenizer, |out| {
+                    self.write_own(&plan, &summary, out)
+                })?;
+                (Made::Own, after)
+            }
         };
-        let after = self.size_of(from, made.bytes())?;
         Ok(Choice {
             rung,
             summary,
@@ -367,26 +366,20 @@ impl Ladder<'_, '_> {
         })
     }
 
-    /// The live context's size of `bytes`, a session in format `from`, read back as its agent
-    /// reads it.
-    fn size_of(&self, from: Option<FormatId>, bytes: &[u8]) -> Result<u64> {
-        let options = LoadOptions {
-            from,
-            // A malformed line in what was written is one the input had, let through by
-            // --skip-invalid (the read fails on it otherwise) and kept as it was.
-            skip_invalid: true,
-            ..LoadOptions::default()
-        };
-        let written = Transcript::parse(&self.transcript.name, bytes, options)?;
-        Ok(context_size(&written, self.tokenizer))
+    /// Writes the session `plan` and `summary` make, in the transcript's own format, to `out`
+    /// (what [`Made::Own`] stands for).
+    pub fn write_own(&self, plan: &Plan, summary: &str, out: &mut dyn Write) -> Result<()> {
+        write_session(self.transcript, plan, summary, self.tokenizer, out)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compaction::context::context_size;
     use crate::compaction::planning::{Keeping, PlanOptions};
     use crate::settings::Keep;
+    use crate::transcript::load::LoadOptions;
 
     /// A plain message list whose early messages are long: compacting them frees much.
     fn session() -> String {
@@ -480,6 +473,26 @@ mod tests {
         let choice = climb.choice.unwrap();
         assert!(matches!(choice.rung, Rung::Caveman | Rung::Bare));
         assert!(choice.after <= 200);
+    }
+
+    #[test]
+    fn a_rungs_size_is_that_of_the_session_written_read_back() {
+        let text = session();
+        let transcript = Transcript::parse("s", text.as_bytes(), LoadOptions::default()).unwrap();
+        let ladder_ = ladder(&transcript, Some(200));
+        let summary = "NOW: the next step".to_owned();
+        let choice = ladder_
+            .build(Rung::Caveman, summary.clone(), tail_plan(&transcript))
+            .unwrap();
+        assert!(matches!(choice.made, Made::Own));
+        // Measured as it streamed by; the same figure as the file written and parsed whole.
+        let mut bytes = Vec::new();
+        ladder_
+            .write_own(&choice.plan, &summary, &mut bytes)
+            .unwrap();
+        let written = Transcript::parse("s", &bytes, LoadOptions::default()).unwrap();
+        assert_eq!(choice.after, context_size(&written, Tokenizer::Chars4));
+        assert!(choice.after < ladder_.goal.before);
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //!   handoff document written;
 //! - [`handover`]: a new session of another agent (`--to`);
 //! - [`context`]: the live context's size as the agent sees it;
+//! - [`streamed`]: the live context's size of a session as it is written, never held whole;
 //! - [`extract`]: what the model-free summaries (caveman, bare) extract from;
 //! - [`prune`]: prune's measurement of the values it may replace, and what it writes;
 //! - [`ladder`]: `compact`'s rungs, from the session unchanged down to bare's four lines.
@@ -26,6 +27,7 @@ pub mod planning;
 pub mod prune;
 pub mod report;
 pub mod request;
+pub mod streamed;
 pub mod writer;
 
 pub use context::{context_size, live_context};

@@ -96,20 +96,20 @@ pub fn write(format: Option<FormatId>, compacted: &Compacted, out: &mut dyn Writ
     Ok(sink.finish()?)
 }
 
-/// The session compacting `transcript` by `plan` with `summary` makes, in its own format.
-pub fn written(
+/// Writes the session compacting `transcript` by `plan` with `summary` makes to `out`, in its
+/// own format.
+pub fn write_session(
     transcript: &Transcript,
     plan: &Plan,
     summary: &str,
     tokenizer: Tokenizer,
-) -> Result<Vec<u8>> {
-    let mut bytes = Vec::new();
+    out: &mut dyn Write,
+) -> Result<()> {
     write(
         transcript.format,
         &compaction(transcript, plan, summary, tokenizer),
-        &mut bytes,
-    )?;
-    Ok(bytes)
+        out,
+    )
 }
 
 /// The token budgets of the handoff document's verbatim parts.

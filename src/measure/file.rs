@@ -83,7 +83,7 @@ pub struct MessageRow {
 /// on all cores, folded in line order), then folds its live context.
 pub fn measure_file(
     name: &str,
-    reader: Box<dyn Read + Send>,
+    reader: impl Read + Send,
     options: &FileOptions,
 ) -> Result<FileReport> {
     let name = name.to_owned();

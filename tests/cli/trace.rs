@@ -79,8 +79,10 @@ fn compact_down_the_whole_ladder_parses_the_session_once() {
         let trace = Trace::of(&output.stderr, &bytes);
         assert_eq!(trace.session_parses, 1, "in place: {in_place}: {stderr}");
         assert_eq!(trace.count("config "), 1, "{stderr}");
-        // The sessions the rungs made are read back to be measured: other bytes.
-        assert!(trace.count("parse ") > 1, "{stderr}");
+        // The sessions the rungs made are measured as they are written (issue 33: never held
+        // whole), not each parsed: beside the session, one parse of a made session is left
+        // (1916 bytes over the input: the one written), where every rung tried was parsed.
+        assert!(trace.count("parse ") <= 2, "{stderr}");
     }
 }
 

@@ -46,12 +46,16 @@ impl Run<'_, '_> {
             // What was read and pruned already, unless the agent wrote since.
             if bytes == self.bytes {
                 let prune = pruned.plan.pruned(self.transcript);
-                let built = verify_pruned(verify, &prune, bytes, load, pruned.bytes.clone())?;
+                let mut again = Vec::new();
+                pruned.plan.write(self.transcript, &mut again)?;
+                let built = verify_pruned(verify, &prune, bytes, load, again)?;
                 return Ok(out.write_all(&built)?);
             }
             let now = Transcript::parse(name, bytes, load)?;
             match pruned_toward(&now, self.tokenizer, budget, &knobs)? {
-                Some((plan, again)) => {
+                Some(plan) => {
+                    let mut again = Vec::new();
+                    plan.write(&now, &mut again)?;
                     let built = verify_pruned(verify, &plan.pruned(&now), bytes, load, again)?;
                     Ok(out.write_all(&built)?)
                 }

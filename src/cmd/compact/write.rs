@@ -13,7 +13,7 @@ use crate::cmd::document::in_place_file;
 use crate::cmd::handoff;
 use crate::cmd::options;
 use crate::compaction::ladder::{Choice, Made, Pruned, Rung, Unchanged};
-use crate::compaction::writer::document;
+use crate::compaction::writer::{document, write_session};
 use crate::output::{write_json_line, Warnings};
 use crate::settings::Settings;
 use crate::Outcome;
@@ -62,7 +62,9 @@ impl Run<'_, '_> {
             Some(path) => in_place_file(path, |path| {
                 self.prune_in_place(path, pruned, settings, &mut warnings)
             })?,
-            None if self.args.format == CompactFormat::Jsonl => out.write_all(&pruned.bytes)?,
+            None if self.args.format == CompactFormat::Jsonl => {
+                pruned.plan.write(self.transcript, out)?;
+            }
             None => {}
         }
         self.report(out, Rung::Pruned, before, after)?;
@@ -105,7 +107,15 @@ impl Run<'_, '_> {
             (None, CompactFormat::Jsonl, Made::Handover { written, target }) => {
                 handoff::emit(written, *target, &args.handoff, out, &mut warnings)?;
             }
-            (None, CompactFormat::Jsonl, Made::Own(bytes)) => out.write_all(bytes)?,
+            (None, CompactFormat::Jsonl, Made::Own) => {
+                write_session(
+                    transcript,
+                    &choice.plan,
+                    &choice.summary,
+                    self.tokenizer,
+                    out,
+                )?;
+            }
             (None, CompactFormat::Markdown, _) => {
                 let budgets = options::document(&args.plan);
                 let text = document(

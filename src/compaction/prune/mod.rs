@@ -220,23 +220,18 @@ impl PrunePlan {
 }
 
 /// `transcript` pruned by `options` (the config file's knobs and the defaults), oldest first,
-/// toward a live context of `target` tokens (`compact`'s pruned rung): what was chosen, and
-/// the session written; `None` when nothing can be pruned.
+/// toward a live context of `target` tokens (`compact`'s pruned rung): what was chosen (which
+/// [`PrunePlan::write`] writes); `None` when nothing can be pruned.
 pub fn pruned_toward(
     transcript: &Transcript,
     tokenizer: Tokenizer,
     target: u64,
     options: &Options,
-) -> Result<Option<(PrunePlan, Vec<u8>)>> {
+) -> Result<Option<PrunePlan>> {
     let options = Options {
         target: Some(target),
         ..options.clone()
     };
     let plan = plan(transcript, tokenizer, &options)?;
-    if plan.choice.nothing.is_some() {
-        return Ok(None);
-    }
-    let mut bytes = Vec::new();
-    plan.write(transcript, &mut bytes)?;
-    Ok(Some((plan, bytes)))
+    Ok(plan.choice.nothing.is_none().then_some(plan))
 }

@@ -1,0 +1,170 @@
+//! A session measured as it is written, never held whole: the writer runs on a thread of its
+//! own and hands its bytes over in chunks to `estimate`'s streamed measure
+//! ([`measure_file`]), so a rung the ladder passes over costs a few chunks of memory, not a
+//! second copy of the session (issue 33: `compact --budget` at most twice its input).
+
+use std::io::{Read, Write};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+
+use anyhow::{anyhow, Result};
+
+use crate::measure::file::{measure_file, FileOptions};
+use crate::tokens::{Estimator, Tokenizer};
+use crate::transcript::FormatId;
+
+/// How many bytes the writer hands over at a time.
+const CHUNK: usize = 1 << 16;
+
+/// How many chunks may wait for the measure: the writer is held back beyond that.
+const IN_FLIGHT: usize = 4;
+
+/// The live context's size of the session `write` writes, in format `from`, as `estimate`
+/// reports it for the file: read back by its agent's rule, by `tokenizer`. `name` is the
+/// input's, for messages.
+pub fn written_size<W>(
+    name: &str,
+    from: Option<FormatId>,
+    tokenizer: Tokenizer,
+    write: W,
+) -> Result<u64>
+where
+    W: FnOnce(&mut dyn Write) -> Result<()> + Send,
+{
+    let options = FileOptions {
+        from,
+        // A malformed line in what was written is one the input had, let through by
+        // --skip-invalid (the read fails on it otherwise) and kept as it was.
+        skip_invalid: true,
+        estimator: Estimator::Given(tokenizer),
+        per_message: false,
+        whole_file: false,
+        model: false,
+        explain: false,
+    };
+    let (sender, receiver) = sync_channel(IN_FLIGHT);
+    let (written, measured) = std::thread::scope(|scope| {
+        let writer = scope.spawn(move || {
+            let mut out = Chunks {
+                sender,
+                chunk: Vec::with_capacity(CHUNK),
+            };
+            write(&mut out)?;
+            out.hand_over()?;
+            Ok::<_, anyhow::Error>(())
+        });
+        let reader = Pieces {
+            receiver,
+            piece: Vec::new(),
+            at: 0,
+        };
+        // The reader is dropped when the measure returns, which stops a writer still at work.
+        let measured = measure_file(name, reader, &options);
+        let written = writer
+            .join()
+            .unwrap_or_else(|_| Err(anyhow!("the writer of the session measured panicked")));
+        (written, measured)
+    });
+    // The writer's error first: the measure of a session cut short says nothing.
+    written?;
+    Ok(measured?.measure.context().tokens)
+}
+
+/// The writer's end: bytes gathered into chunks and sent.
+struct Chunks {
+    sender: SyncSender<Vec<u8>>,
+    chunk: Vec<u8>,
+}
+
+impl Chunks {
+    /// Sends the chunk gathered so far.
+    fn hand_over(&mut self) -> std::io::Result<()> {
+        if self.chunk.is_empty() {
+            return Ok(());
+        }
+        let chunk = std::mem::replace(&mut self.chunk, Vec::with_capacity(CHUNK));
+        self.sender
+            .send(chunk)
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+    }
+}
+
+impl Write for Chunks {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        // No more than fills the chunk: a large write is handed over a chunk at a time.
+        let taken = bytes.len().min(CHUNK - self.chunk.len());
+        self.chunk.extend_from_slice(&bytes[..taken]);
+        if self.chunk.len() >= CHUNK {
+            self.hand_over()?;
+        }
+        Ok(taken)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The measure's end: the chunks received, read in order; the end of the input when the
+/// writer is done.
+struct Pieces {
+    receiver: Receiver<Vec<u8>>,
+    piece: Vec<u8>,
+    at: usize,
+}
+
+impl Read for Pieces {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.piece.len() {
+            match self.receiver.recv() {
+                Ok(piece) => (self.piece, self.at) = (piece, 0),
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.piece.len() - self.at);
+        buf[..n].copy_from_slice(&self.piece[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compaction::context::context_size;
+    use crate::transcript::load::{LoadOptions, Transcript};
+
+    #[test]
+    fn a_streamed_session_measures_as_the_file_does() {
+        let mut text = String::new();
+        for i in 0..3000 {
+            let role = if i % 2 == 0 { "user" } else { "assistant" };
+            let content = format!("message {i} {}", "word ".repeat(i % 50));
+            text.push_str(&serde_json::json!({"role": role, "content": content}).to_string());
+            text.push('\n');
+        }
+        // Over several chunks, so the hand-over between them is measured too.
+        assert!(text.len() > 3 * CHUNK);
+        let transcript = Transcript::parse("s", text.as_bytes(), LoadOptions::default()).unwrap();
+        let whole = context_size(&transcript, Tokenizer::Chars4);
+        let streamed = written_size("s", None, Tokenizer::Chars4, |out| {
+            // In small writes, as a writer makes them, and one larger than a chunk.
+            let (head, rest) = text.as_bytes().split_at(2 * CHUNK + 7);
+            for line in head.chunks(1000) {
+                out.write_all(line)?;
+            }
+            Ok(out.write_all(rest)?)
+        })
+        .unwrap();
+        assert_eq!(streamed, whole);
+    }
+
+    #[test]
+    fn a_writers_error_is_the_answer() {
+        let error = written_size("s", None, Tokenizer::Chars4, |out| {
+            out.write_all(b"{\"role\":\"user\",\"content\":\"a\"}\n")?;
+            Err(anyhow!("disk on fire"))
+        })
+        .unwrap_err();
+        assert_eq!(error.to_string(), "disk on fire");
+    }
+}
