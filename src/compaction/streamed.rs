@@ -1,10 +1,9 @@
 //! A session measured as it is written, never held whole: the writer runs on a thread of its
-//! own and hands its bytes over in chunks to `estimate`'s streamed measure
-//! ([`measure_file`]), so a rung the ladder passes over costs a few chunks of memory, not a
-//! second copy of the session (issue 33: `compact --budget` at most twice its input).
+//! own and writes into a pipe that `estimate`'s streamed measure ([`measure_file`]) reads, so a
+//! rung the ladder passes over costs a pipe's buffer, not a second copy of the session
+//! (issue 33: `compact --budget` at most twice its input).
 
-use std::io::{Read, Write};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::io::{BufWriter, Write};
 
 use anyhow::{anyhow, Result};
 
@@ -12,11 +11,8 @@ use crate::measure::file::{measure_file, FileOptions};
 use crate::tokens::{Estimator, Tokenizer};
 use crate::transcript::FormatId;
 
-/// How many bytes the writer hands over at a time.
+/// How many bytes the writer gathers before it writes into the pipe.
 const CHUNK: usize = 1 << 16;
-
-/// How many chunks may wait for the measure: the writer is held back beyond that.
-const IN_FLIGHT: usize = 4;
 
 /// The live context's size of the session `write` writes, in format `from`, as `estimate`
 /// reports it for the file: read back by its agent's rule, by `tokenizer`. `name` is the
@@ -41,23 +37,16 @@ where
         model: false,
         explain: false,
     };
-    let (sender, receiver) = sync_channel(IN_FLIGHT);
+    let (reader, pipe) = std::io::pipe()?;
     let (written, measured) = std::thread::scope(|scope| {
         let writer = scope.spawn(move || {
-            let mut out = Chunks {
-                sender,
-                chunk: Vec::with_capacity(CHUNK),
-            };
+            let mut out = BufWriter::with_capacity(CHUNK, pipe);
             write(&mut out)?;
-            out.hand_over()?;
+            out.flush()?;
             Ok::<_, anyhow::Error>(())
         });
-        let reader = Pieces {
-            receiver,
-            piece: Vec::new(),
-            at: 0,
-        };
-        // The reader is dropped when the measure returns, which stops a writer still at work.
+        // The reader is dropped when the measure returns, so a writer still at work gets a
+        // broken pipe rather than waiting for a reader that is gone.
         let measured = measure_file(name, reader, &options);
         let written = writer
             .join()
@@ -67,64 +56,6 @@ where
     // The writer's error first: the measure of a session cut short says nothing.
     written?;
     Ok(measured?.measure.context().tokens)
-}
-
-/// The writer's end: bytes gathered into chunks and sent.
-struct Chunks {
-    sender: SyncSender<Vec<u8>>,
-    chunk: Vec<u8>,
-}
-
-impl Chunks {
-    /// Sends the chunk gathered so far.
-    fn hand_over(&mut self) -> std::io::Result<()> {
-        if self.chunk.is_empty() {
-            return Ok(());
-        }
-        let chunk = std::mem::replace(&mut self.chunk, Vec::with_capacity(CHUNK));
-        self.sender
-            .send(chunk)
-            .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
-    }
-}
-
-impl Write for Chunks {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        // No more than fills the chunk: a large write is handed over a chunk at a time.
-        let taken = bytes.len().min(CHUNK - self.chunk.len());
-        self.chunk.extend_from_slice(&bytes[..taken]);
-        if self.chunk.len() >= CHUNK {
-            self.hand_over()?;
-        }
-        Ok(taken)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// The measure's end: the chunks received, read in order; the end of the input when the
-/// writer is done.
-struct Pieces {
-    receiver: Receiver<Vec<u8>>,
-    piece: Vec<u8>,
-    at: usize,
-}
-
-impl Read for Pieces {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        while self.at == self.piece.len() {
-            match self.receiver.recv() {
-                Ok(piece) => (self.piece, self.at) = (piece, 0),
-                Err(_) => return Ok(0),
-            }
-        }
-        let n = buf.len().min(self.piece.len() - self.at);
-        buf[..n].copy_from_slice(&self.piece[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
-    }
 }
 
 #[cfg(test)]
