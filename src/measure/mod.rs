@@ -187,7 +187,7 @@ impl Measure {
     /// Folds in the next record of a live context, in its order (see
     /// [`crate::transcript::live`]); `usage_counts` says whether the usage figure the record
     /// carries still describes this context.
-    pub fn add_live(&mut self, record: &RecordMeasure, usage_counts: bool) {
+    fn add_live(&mut self, record: &RecordMeasure, usage_counts: bool) {
         self.add_with(record, record.usage.as_ref().filter(|_| usage_counts));
     }
 
@@ -212,7 +212,7 @@ impl Measure {
     /// Folds in the next record of a live context that a fresh figure of `tokens` (a prune
     /// marker's, see [`crate::transcript::live::Live::fresh`]) covers: its own usage is void,
     /// and its message is inside the figure.
-    pub fn add_covered(&mut self, record: &RecordMeasure, tokens: u64) {
+    fn add_covered(&mut self, record: &RecordMeasure, tokens: u64) {
         let fresh = Usage {
             context_tokens: tokens,
             response_key: None,
