@@ -27,6 +27,8 @@ pub mod classify;
 pub mod claude_code;
 pub mod codex;
 pub mod copilot;
+#[cfg(test)]
+mod detection_tests;
 pub mod droid;
 pub mod format;
 pub mod gemini;
