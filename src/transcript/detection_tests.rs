@@ -72,7 +72,7 @@ fn all_answers() -> String {
     for (path, bytes) in &files {
         writeln!(out, "{}: {}", path.display(), answer(bytes)).unwrap();
         let mut run: Option<(usize, usize, String)> = None;
-        let mut flush = |run: &mut Option<(usize, usize, String)>, out: &mut String| {
+        let flush = |run: &mut Option<(usize, usize, String)>, out: &mut String| {
             if let Some((from, to, said)) = run.take() {
                 writeln!(out, "  lines {from}-{to}: {said}").unwrap();
             }
