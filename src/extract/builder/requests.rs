@@ -1,0 +1,52 @@
+//! The user's turns in the one pass: each request, what an ask names beyond its words, and a
+//! leading compaction summary's goal.
+
+use super::Builder;
+use crate::extract::goal::{pointed_document, summary_first_words, summary_goal, summary_pending};
+use crate::extract::limits::SHORT_REQUEST;
+use crate::extract::plan_file::plan_file;
+use crate::extract::said::weight;
+use crate::transcript::{Message, Record};
+
+impl Builder {
+    /// A compaction summary ahead of every request: the goal it states, and the intent beside
+    /// the user's own first words when it quotes them.
+    pub(super) fn summary(&mut self, index: usize, text: &str) {
+        let Some(goal) = summary_goal(text) else {
+            return;
+        };
+        self.ex.summarised = true;
+        self.summary_pending = summary_pending(text).map(|p| (index, p));
+        match summary_first_words(text) {
+            Some(words) => {
+                self.brief = Some((index, format!("intent: {goal}")));
+                self.goal = Some((index, words));
+            }
+            None => self.goal = Some((index, goal)),
+        }
+    }
+
+    /// What an ask names beyond its words: the plan file of a plan it accepts.
+    pub(super) fn asked(&mut self, record: &Record, message: &Message, request: &str) {
+        if let Some(plan) = plan_file(record.raw, message, Some(request)) {
+            self.ex.plan_file = Some(plan);
+        }
+    }
+
+    pub(super) fn request(&mut self, index: usize, text: String) {
+        self.ex.requests += 1;
+        self.requests.push((index, text.clone()));
+        if self.goal.is_none() {
+            self.goal_doc = pointed_document(&text);
+            self.goal = Some((index, text.clone()));
+        }
+        if weight(&text) < SHORT_REQUEST {
+            self.context = self.substantive.clone();
+        } else {
+            self.context = None;
+            self.substantive = Some((index, text.clone()));
+        }
+        self.task = Some((index, text));
+        self.ex.answered = false;
+    }
+}

@@ -1,0 +1,76 @@
+//! caveman's decision lines: the user's rules and answers and the agent's choices, each at a
+//! priority from its rank.
+
+use super::*;
+use crate::extract::model::Extract;
+use crate::extract::shorten::Shortening;
+use crate::extract::text::cut;
+
+/// Characters shown of a decision line.
+pub(super) const DECISION_SHOWN: usize = 80;
+
+/// Characters of a decision that budget left over may show.
+pub(super) const DECISION_WHOLE: usize = 150;
+
+/// The decisions, in session order, each at a priority from its rank: the user's rules and
+/// answers first, then their other turns, newest first; the agent's choices newest first. As
+/// the checkpoint guidance ranks them, the newest of each come right after the goal and the
+/// task, ahead of the first error and the test command: a decision without its reason gets
+/// re-litigated.
+pub(super) fn decision_lines(ex: &Extract, lines: &mut Vec<Line>) {
+    let mut user: Vec<usize> = (0..ex.decisions.len())
+        .filter(|&i| ex.decisions[i].user)
+        .collect();
+    user.sort_by_key(|&i| {
+        (
+            !ex.decisions[i].rule,
+            std::cmp::Reverse(ex.decisions[i].index),
+        )
+    });
+    // A choice the next step already states ("We should fall back … Let me fix this:") is
+    // printed once, under next.
+    let in_plan = |text: &str| ex.plan.as_ref().is_some_and(|p| p.text.contains(text));
+    let mut agent: Vec<usize> = (0..ex.decisions.len())
+        .filter(|&i| !ex.decisions[i].user && !in_plan(&ex.decisions[i].text))
+        .collect();
+    agent.sort_by_key(|&i| std::cmp::Reverse(ex.decisions[i].index));
+    let mut priority = vec![0; ex.decisions.len()];
+    for (rank, &i) in user.iter().enumerate() {
+        priority[i] = match rank {
+            0 => 4,
+            1 => 9,
+            2 => 14,
+            3..=5 => 60,
+            _ => 85,
+        };
+    }
+    for (rank, &i) in agent.iter().enumerate() {
+        priority[i] = match rank {
+            0 => 4,
+            1 => 9,
+            2 => 35,
+            3 => 60,
+            _ => 85,
+        };
+    }
+    // The best-ranked candidates, printed in session order.
+    let mut chosen: Vec<usize> = (0..ex.decisions.len()).collect();
+    chosen.sort_by_key(|&i| priority[i]);
+    chosen.truncate(CANDIDATES);
+    chosen.sort_unstable();
+    chosen.retain(|&i| ex.decisions[i].user || !in_plan(&ex.decisions[i].text));
+    for i in chosen {
+        let (decision, priority) = (&ex.decisions[i], priority[i]);
+        let who = if decision.user { "user" } else { "agent" };
+        let head = format!("- {who}: ");
+        lines.push(Line {
+            section: Section::Decisions,
+            text: Shortening::plain(format!("{head}{}", cut(&decision.text, DECISION_WHOLE))),
+            share: None,
+            priority,
+            tie: 0,
+            group: None,
+            start: Some(head.chars().count() + DECISION_SHOWN),
+        });
+    }
+}

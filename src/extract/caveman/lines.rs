@@ -1,0 +1,322 @@
+//! The candidate lines of a caveman summary, section by section, each with its priority and
+//! its share of the budget.
+
+use super::*;
+use crate::extract::dirs::by_directory;
+use crate::extract::file_names::short_names;
+use crate::extract::model::{Around, Extract, Said};
+use crate::extract::plan_mode::PLAN_MODE_STEP;
+use crate::extract::repeats::same_request;
+use crate::extract::shorten::{ask, Shortening};
+use crate::extract::text::{cut, one_line};
+
+/// The candidate lines of a caveman summary, in print order within each section.
+pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
+    let mut lines = Vec::new();
+    let mut push = |section, text: String, share, priority| {
+        lines.push(Line {
+            section,
+            text: Shortening::plain(text),
+            share,
+            priority,
+            tie: 0,
+            group: None,
+            start: None,
+        });
+    };
+    let mut head = String::from("# caveman");
+    if let Some(root) = &ex.root {
+        head.push_str(&format!(" | cwd:{root}"));
+    }
+    // No counts of messages, calls or asks: the next reader acts on none of them, and at 500
+    // tokens each word of scaffolding is a path or a name less.
+    push(Section::Head, head, None, 0);
+    // A work branch names the work; the default branch says nothing.
+    let default = |b: &str| matches!(b, "main" | "master" | "trunk" | "develop");
+    // With where the work stands in git: short, since the subjects are in the files' names;
+    // and the plan file the work follows.
+    let branch = ex.branch.as_deref().filter(|b| !default(b));
+    let git: Vec<String> = branch
+        .map(|b| format!("branch: {b}"))
+        .into_iter()
+        .chain(commits_note(ex))
+        .chain(ex.plan_file.as_ref().map(|p| format!("plan: {p}")))
+        .collect();
+    if !git.is_empty() {
+        push(Section::Head, git.join(" | "), None, 25);
+    }
+    if let Some(goal) = &ex.goal {
+        let text = if ex.summarised {
+            format!("(from the summary) {}", cut(&goal.text, 300))
+        } else {
+            cut(&goal.text, 300)
+        };
+        push(Section::Goal, text, Some(30), 1);
+    }
+    if let Some(brief) = &ex.brief {
+        push(Section::Goal, cut(&brief.text, 300), Some(20), 3);
+    }
+    decision_lines(ex, &mut lines);
+    if let (None, Some(pending)) = (&ex.task, &ex.pending) {
+        let text = format!("pending (from the summary): {}", cut(&pending.text, 240));
+        lines.push(Line {
+            section: Section::Now,
+            text: Shortening::plain(text),
+            share: Some(20),
+            priority: 2,
+            tie: 0,
+            group: None,
+            start: None,
+        });
+    }
+    // A request the goal already shows is not printed again (see `repeats`).
+    let in_goal = |said: &Said| ex.goal.as_ref().is_some_and(|g| same_request(g, said));
+    if let Some(task) = &ex.task {
+        // The request the latest one leans on is often the goal itself ("push and create a
+        // PR" after "Implement the following plan: …"): `## goal` shows it already.
+        let context = ex.context.as_ref().map(|c| match in_goal(c) {
+            true => Said {
+                text: "=goal".to_owned(),
+                index: c.index,
+            },
+            false => c.clone(),
+        });
+        let text = if in_goal(task) && context.is_none() {
+            Shortening::plain("ask: =goal".to_owned())
+        } else {
+            ask(context.as_ref(), task, "ask: ")
+        };
+        lines.push(Line {
+            section: Section::Now,
+            text,
+            share: Some(20),
+            priority: 2,
+            tie: 0,
+            group: None,
+            start: None,
+        });
+    }
+    let mut push = |section, text: String, share, priority| {
+        lines.push(Line {
+            section,
+            text: Shortening::plain(text),
+            share,
+            priority,
+            tie: 0,
+            group: None,
+            start: None,
+        });
+    };
+    if let Some(doing) = &ex.doing {
+        let text = format!("said: {}", cut(&doing.text, SAID_SHOWN));
+        push(Section::Now, text, Some(10), 6);
+    }
+    // Work in flight and what the sub-agents found: current state a summary must not lose.
+    for (n, task) in ex.delegated.iter().take(CANDIDATES).enumerate() {
+        let text = format!("running: {}", cut(&task.text, 160));
+        push(Section::Now, text, None, if n == 0 { 16 } else { 38 });
+    }
+    // Commands left running (a dev server, a watcher): the next turn may talk to them.
+    for (n, process) in ex.running.iter().rev().take(CANDIDATES).enumerate() {
+        let text = format!("running: {}", cut(&process.text, 120));
+        push(Section::Now, text, None, if n == 0 { 17 } else { 41 });
+    }
+    for (n, report) in ex.reports.iter().rev().enumerate() {
+        let text = format!("found: {}", cut(&report.text, 200));
+        push(Section::Now, text, None, if n == 0 { 60 } else { 90 });
+    }
+    if let Some(call) = &ex.last_call {
+        let text = format!("last: {}", cut(&call.text, 100));
+        push(Section::Now, text, Some(10), 30);
+    }
+    // Where the latest edit sits and what its block goes on to call: the code a request like
+    // "do it the way the check above does" points at, which the edit's own names miss.
+    if let Some(text) = ex.around.as_ref().and_then(around_line) {
+        push(Section::Now, text, None, 31);
+    }
+    let open = ex.errors.iter().filter(|e| !e.resolved);
+    let mut previous: Option<&str> = None;
+    for (n, error) in open.take(CANDIDATES).enumerate() {
+        let mut text = format!("- {}", cut(&error.text, 120));
+        // Errors of one command come together; the command is named once, on the first.
+        if let Some(command) = error.command.as_deref().filter(|c| previous != Some(*c)) {
+            text.push_str(&format!(" ← {}", cut(command, 40)));
+        }
+        previous = error.command.as_deref();
+        if error.count > 1 {
+            text.push_str(&format!(" ×{}", error.count));
+        }
+        let priority = [4, 35, 45].get(n).copied().unwrap_or(60);
+        push(Section::Errors, text, None, priority);
+    }
+    let all: Vec<&str> = ex.files.iter().map(|f| f.path.as_str()).collect();
+    let paths = &all[..all.len().min(WHOLE_FILES)];
+    for placed in by_directory(paths) {
+        let n = placed.rank;
+        let file = &ex.files[n];
+        let priority = match n {
+            0..=2 => 10 + n as u32,
+            _ => 40,
+        };
+        let whole = format!("- {} {}", cut(&file.path, 160), file.label());
+        let (text, group) = match placed.dir {
+            // Under its directory, indented, so that a whole path after the group does not
+            // read as inside it.
+            Some(dir) => (
+                format!("  {} {}", cut(placed.name, 120), file.label()),
+                Some((cut(dir, 120), whole)),
+            ),
+            None => (whole, None),
+        };
+        lines.push(Line {
+            section: Section::Files,
+            text: Shortening::plain(text),
+            share: None,
+            priority,
+            tie: n,
+            group,
+            start: None,
+        });
+    }
+    // The files past them by name only, a few to a line (see `file_names`).
+    let rest = &all[paths.len()..all.len().min(CANDIDATES)];
+    let names = short_names(rest, &all);
+    for (n, group) in names.chunks(NAMES_PER_LINE).enumerate() {
+        lines.push(Line {
+            section: Section::Files,
+            text: Shortening::plain(format!("- {}", group.join(" "))),
+            share: None,
+            priority: [27, 44].get(n).copied().unwrap_or(74),
+            tie: WHOLE_FILES + n,
+            group: None,
+            start: None,
+        });
+    }
+    let mut push = |section, text: String, share, priority| {
+        lines.push(Line {
+            section,
+            text: Shortening::plain(text),
+            share,
+            priority,
+            tie: 0,
+            group: None,
+            start: None,
+        });
+    };
+    let test = ex.test_command().map(|c| c.command.as_str());
+    let mut others = 0;
+    for command in ex.commands.iter().take(CANDIDATES) {
+        let mut text = format!("- {}", one_line(&command.command, 120));
+        let label = command.outcome.map(|o| o.label()).unwrap_or_default();
+        if !label.is_empty() {
+            text.push_str(&format!(" → {label}"));
+        }
+        if let Some(result) = &command.result {
+            text.push_str(&format!(": {result}"));
+        }
+        if command.runs > 1 {
+            text.push_str(&format!(" ×{}", command.runs));
+        }
+        let priority = if test == Some(command.command.as_str()) {
+            5
+        } else if command.inspect {
+            90
+        } else {
+            others += 1;
+            match others {
+                1..=2 => 15,
+                3..=8 => 50,
+                _ => 80,
+            }
+        };
+        push(Section::Commands, text, None, priority);
+    }
+    // The plan sentence comes from the agent's last words: when `said:` already shows it, a
+    // second copy under next only takes the room of a file or a name.
+    let plan = ex.plan.as_ref().filter(|p| !shown_in_said(ex, &p.text));
+    if let Some(plan) = plan {
+        let text = format!("- {}", cut(&plan.text, 200));
+        push(Section::Next, text, Some(15), 7);
+    }
+    for (n, todo) in ex.todos.iter().take(CANDIDATES).enumerate() {
+        let mark = if todo.active { "▶ " } else { "" };
+        // The open todos after the first name the steps after it (the next functions to write,
+        // the checks to run): the two after it come right after the top files.
+        let priority = match n {
+            0 => 8,
+            1..=2 => 12,
+            _ => 75,
+        };
+        let text = format!("- {mark}{}", cut(&todo.text, 160));
+        push(Section::Next, text, None, priority);
+    }
+    if ex.plan.is_none() && ex.todos.is_empty() {
+        if let Some(next) = ex.next() {
+            push(Section::Next, format!("- {}", cut(&next, 160)), Some(10), 8);
+        }
+    }
+    // In plan mode, the plan and its approval come after whatever the agent looks at next.
+    if ex.plan_mode {
+        push(Section::Next, format!("- {PLAN_MODE_STEP}"), None, 8);
+    }
+    for (n, check) in ex.ci.iter().take(CANDIDATES).enumerate() {
+        let priority = if n == 0 { 25 } else { 85 };
+        push(Section::Ci, format!("- {}", check.label()), None, priority);
+    }
+    // Then the names the latest edits wrote or replaced, ahead of most files and commands:
+    // the code the agent was changing is what it will look for first.
+    for (n, group) in ex.touched.chunks(NAMES_PER_LINE).enumerate() {
+        push(
+            Section::Names,
+            format!("- {}", group.join(" ")),
+            None,
+            [21, 48, 72].get(n).copied().unwrap_or(95),
+        );
+    }
+    // Last, the names the session keeps coming back to, a few to a line, filling what budget
+    // is left: they are what the next turns will search for.
+    let shown_around = |name: &str| {
+        ex.around.as_ref().is_some_and(|a| {
+            a.function.as_deref() == Some(name) || a.calls.iter().any(|c| c == name)
+        })
+    };
+    let frequent: Vec<&String> = ex
+        .names
+        .iter()
+        .filter(|n| !ex.touched.contains(n) && !shown_around(n))
+        .collect();
+    for (n, group) in frequent.chunks(NAMES_PER_LINE).take(CANDIDATES).enumerate() {
+        let group: Vec<&str> = group.iter().map(|s| s.as_str()).collect();
+        push(
+            Section::Names,
+            format!("- {}", group.join(" ")),
+            None,
+            22 + 8 * n as u32,
+        );
+    }
+    lines
+}
+
+/// Where the work stands in git: the latest commit the session made and how many files
+/// changed after it.
+pub(super) fn commits_note(ex: &Extract) -> Option<String> {
+    let last = ex.commits.last()?;
+    let mut text = format!("committed {}", last.hash);
+    text.push_str(&match ex.uncommitted {
+        // What the commits held is not known, only that nothing was edited after them.
+        0 => ", no edit since".to_owned(),
+        n => format!(", {n} {} uncommitted", plural(n, "file")),
+    });
+    Some(text)
+}
+
+/// The line of the code around the latest edit: `edit in <function>, beside: <calls>`.
+pub(super) fn around_line(around: &Around) -> Option<String> {
+    let calls = cut(&around.calls.join(" "), 200);
+    match (&around.function, calls.is_empty()) {
+        (Some(function), true) => Some(format!("edit in {function}")),
+        (Some(function), false) => Some(format!("edit in {function}, beside: {calls}")),
+        (None, false) => Some(format!("edit beside: {calls}")),
+        (None, true) => None,
+    }
+}

@@ -1,0 +1,202 @@
+//! caveman: the Markdown summary of an extract within a token budget, lines admitted by
+//! priority and cut to fit.
+//!
+//! This file admits lines against the budget; `lines` and `decisions` propose them, each with
+//! its priority, and `render` prints the ones admitted.
+
+use super::model::Extract;
+use super::shorten::Shortening;
+use super::text::cut;
+use crate::tokens::Tokenizer;
+
+/// The sections of a caveman summary, in the order they print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Section {
+    Head,
+    Goal,
+    Decisions,
+    Now,
+    Errors,
+    Files,
+    Commands,
+    Next,
+    Ci,
+    Names,
+}
+
+impl Section {
+    const ALL: [Section; 10] = [
+        Section::Head,
+        Section::Goal,
+        Section::Decisions,
+        Section::Now,
+        Section::Errors,
+        Section::Files,
+        Section::Commands,
+        Section::Next,
+        Section::Ci,
+        Section::Names,
+    ];
+
+    fn heading(self) -> Option<&'static str> {
+        match self {
+            Section::Head => None,
+            Section::Goal => Some("## goal"),
+            Section::Decisions => Some("## decisions"),
+            Section::Now => Some("## now"),
+            Section::Errors => Some("## errors"),
+            Section::Files => Some("## files"),
+            Section::Commands => Some("## cmds"),
+            Section::Next => Some("## next"),
+            Section::Ci => Some("## ci"),
+            Section::Names => Some("## names"),
+        }
+    }
+}
+
+/// One candidate line of a caveman summary.
+struct Line {
+    section: Section,
+    /// The text, and how it shortens.
+    text: Shortening,
+    /// For a line that carries one long text (goal, task, agent's last words): the percentage
+    /// of the budget it may take before the other lines have had theirs. Such a line is cut to
+    /// fit rather than dropped.
+    share: Option<u64>,
+    /// Lower prints sooner when the budget is short.
+    priority: u32,
+    /// Among lines of one priority, lower goes first (a file's rank, where files print in
+    /// directory order); equal ones go in print order.
+    tie: usize,
+    /// The directory a file line prints under, with the line's text when it is the only one of
+    /// its directory shown (the whole path on one line).
+    group: Option<(String, String)>,
+    /// For a line shown short at first (a decision): its characters then; budget left over
+    /// lengthens it towards the whole text.
+    start: Option<usize>,
+}
+
+/// Candidate lines per section beyond which the rest is left out.
+const CANDIDATES: usize = 40;
+
+/// Files shown whole, with their directory and use counts; the rest by name only.
+const WHOLE_FILES: usize = 5;
+
+/// The caveman summary of an extract: Markdown sections (goal, decisions, now, unresolved
+/// errors, files, commands with outcomes, next, CI, names), in paths, counts,
+/// labels and exact commands, within `budget` tokens of `tokenizer` over the whole text.
+///
+/// Lines are admitted by priority — the header, the goal and the task first, then the newest
+/// decisions, the first error, the latest test command, the agent's last words and next step,
+/// the top files, sub-agents in flight and commands, the names the latest edits touched, then
+/// the rest section by section — and each is kept only if the whole summary
+/// still fits; a long goal or task is cut to fit instead of dropped. When the whole does not
+/// fit after all (token counts do not add up), lines go again from the lowest priority, down
+/// to an empty summary: the budget is never exceeded.
+pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
+    let lines = caveman_lines(ex);
+    let fits = |text: &str| tokenizer.text_tokens(text) <= budget;
+    let mut shown: Vec<Option<String>> = vec![None; lines.len()];
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by_key(|&i| (lines[i].priority, lines[i].tie));
+    for &i in &order {
+        let line = &lines[i];
+        shown[i] = Some(match line.start {
+            Some(chars) => line.text.at(chars),
+            None => line.text.full.clone(),
+        });
+        let within_share = line
+            .share
+            .is_none_or(|share| tokenizer.text_tokens(&line.text.full) * 100 <= share * budget);
+        if within_share && fits(&render(&lines, &shown)) {
+            continue;
+        }
+        shown[i] = None;
+        if let Some(share) = line.share {
+            // A long text first gets its share of the budget, so that one long goal cannot
+            // crowd out the task and the files; what is left over goes back to it below.
+            let longest = longest_cut(&line.text, 0, |text| {
+                tokenizer.text_tokens(text) * 100 <= share * budget && {
+                    shown[i] = Some(text.to_owned());
+                    let whole = fits(&render(&lines, &shown));
+                    shown[i] = None;
+                    whole
+                }
+            });
+            shown[i] = (longest >= MIN_CUT).then(|| line.text.at(longest));
+        }
+    }
+    // Budget left over lengthens the texts that were cut, in priority order.
+    for &i in &order {
+        let line = &lines[i];
+        let Some(current) = shown[i].clone() else {
+            continue;
+        };
+        if (line.share.is_none() && line.start.is_none()) || current == line.text.full {
+            continue;
+        }
+        let from = current.chars().count();
+        let longest = longest_cut(&line.text, from, |text| {
+            shown[i] = Some(text.to_owned());
+            let whole = fits(&render(&lines, &shown));
+            shown[i] = Some(current.clone());
+            whole
+        });
+        shown[i] = Some(line.text.at(longest.max(from)));
+    }
+    // Token counts are not additive, so check the whole once more and give back lines from the
+    // lowest priority until it fits.
+    let mut text = render(&lines, &shown);
+    for &i in order.iter().rev() {
+        if fits(&text) {
+            return text;
+        }
+        if shown[i].take().is_some() {
+            text = render(&lines, &shown);
+        }
+    }
+    if fits(&text) {
+        text
+    } else {
+        String::new()
+    }
+}
+
+/// Characters of the agent's last words shown as `said:`.
+const SAID_SHOWN: usize = 200;
+
+/// True when `said:` shows `text` whole: the plan sentence of the same last message.
+fn shown_in_said(ex: &Extract, text: &str) -> bool {
+    ex.doing
+        .as_ref()
+        .is_some_and(|doing| cut(&doing.text, SAID_SHOWN).contains(text.trim()))
+}
+
+/// Characters below which a cut text says nothing and is dropped instead.
+const MIN_CUT: usize = 16;
+
+/// The largest `n` in `from..=len` (characters of `text`) whose cut passes `ok`, assuming it
+/// passes up to some point and fails after; `from` when none does.
+fn longest_cut(text: &Shortening, from: usize, mut ok: impl FnMut(&str) -> bool) -> usize {
+    let (mut low, mut high) = (from, text.full.chars().count());
+    while low < high {
+        let mid = (low + high).div_ceil(2);
+        if ok(&text.at(mid)) {
+            low = mid;
+        } else {
+            high = mid - 1;
+        }
+    }
+    low
+}
+
+mod decisions;
+mod lines;
+mod render;
+
+use decisions::*;
+use lines::*;
+use render::*;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,95 @@
+//! Printing the lines a caveman summary admitted: sections in order, names not printed twice,
+//! file names grouped by directory.
+
+use super::*;
+use crate::extract::repeats::printed_in;
+
+/// Names on one line of the names section (and file names on one line of the files section):
+/// more to a line is fewer `- ` and line ends, fewer is a finer fit to the budget.
+pub(super) const NAMES_PER_LINE: usize = 7;
+
+/// The summary with the shown lines. What did not fit is not counted: a `+14 more files` line
+/// costs the room of a file or a name and tells the next reader nothing it can act on.
+pub(super) fn render(lines: &[Line], shown: &[Option<String>]) -> String {
+    let mut out = String::new();
+    for section in Section::ALL {
+        let mut first = true;
+        let mut under: Option<&str> = None;
+        for (line, text) in lines.iter().zip(shown) {
+            let Some(text) = text else { continue };
+            if line.section != section {
+                continue;
+            }
+            // A name the lines above already print is not listed again (see `repeats`).
+            let unprinted;
+            let text = if section == Section::Names {
+                unprinted = unprinted_names(text, &out);
+                if unprinted.is_empty() {
+                    continue;
+                }
+                &unprinted
+            } else {
+                text
+            };
+            if first {
+                if let Some(heading) = section.heading() {
+                    out.push_str(heading);
+                    out.push('\n');
+                }
+                first = false;
+            }
+            let text = match &line.group {
+                Some((dir, whole)) if shown_in(lines, shown, dir) < 2 => {
+                    under = None;
+                    whole
+                }
+                Some((dir, _)) => {
+                    if under != Some(dir.as_str()) {
+                        out.push_str(dir.trim_end_matches('/'));
+                        out.push_str("/\n");
+                        under = Some(dir);
+                    }
+                    text
+                }
+                None => {
+                    under = None;
+                    text
+                }
+            };
+            out.push_str(text);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// A names line (`- a b c`) without the names `printed` already holds; empty when none is left.
+pub(super) fn unprinted_names(line: &str, printed: &str) -> String {
+    let names: Vec<&str> = line
+        .trim_start_matches("- ")
+        .split(' ')
+        .filter(|name| !name.is_empty() && !printed_in(name, &[printed]))
+        .collect();
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!("- {}", names.join(" "))
+    }
+}
+
+/// How many shown lines print under directory `dir`.
+pub(super) fn shown_in(lines: &[Line], shown: &[Option<String>], dir: &str) -> usize {
+    lines
+        .iter()
+        .zip(shown)
+        .filter(|(l, s)| s.is_some() && l.group.as_ref().is_some_and(|(d, _)| d == dir))
+        .count()
+}
+
+pub(super) fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        noun.to_owned()
+    } else {
+        format!("{noun}s")
+    }
+}

@@ -1,0 +1,188 @@
+//! caveman's tests: budgets, priorities, and what each section prints.
+
+use super::*;
+use crate::extract::model::Around;
+use crate::extract::testkit::*;
+
+#[test]
+fn caveman_fits_any_budget_and_spends_none_of_it_on_counts() {
+    let ex = busy();
+    for budget in [0, 1, 5, 10, 30, 60, 100, 200, 500, 2000] {
+        for tokenizer in [
+            Tokenizer::Chars4,
+            Tokenizer::KimiCode,
+            Tokenizer::Fast(crate::tokens::Family::Openai),
+        ] {
+            let text = caveman(&ex, budget, tokenizer);
+            assert!(tokenizer.text_tokens(&text) <= budget, "{budget}: {text}");
+        }
+    }
+    let text = caveman(&ex, 200, Tokenizer::Chars4);
+    assert!(text.starts_with("# caveman"), "{text}");
+    assert!(text.contains("## goal\nmake the parser"), "{text}");
+    // What did not fit is not counted, nor are the session's messages.
+    assert!(
+        !text.contains("more files") && !text.contains("## cut"),
+        "{text}"
+    );
+    assert!(!text.contains("msgs"), "{text}");
+    let roomy = caveman(&ex, 5000, Tokenizer::Chars4);
+    // Files print under their directory, once; a file alone in its directory keeps its
+    // whole path.
+    assert!(
+        roomy.contains("## files\nsrc/\n  module_29.rs r1\n  module_28.rs r1\n"),
+        "{roomy}"
+    );
+    let mut alone = ex.clone();
+    alone.files.truncate(1);
+    alone.files[0].path = "src/parse/module_29.rs".into();
+    let text = caveman(&alone, 5000, Tokenizer::Chars4);
+    assert!(
+        text.contains("## files\n- src/parse/module_29.rs r1\n"),
+        "{text}"
+    );
+    assert!(roomy.contains("- cargo test -p crate29 → 5pass"), "{roomy}");
+    // The plan sentence is in the agent's last words, shown as said: once is enough.
+    assert!(
+        roomy.contains("said: All green. Next, I will update the docs.\n"),
+        "{roomy}"
+    );
+    assert!(!roomy.contains("## next"), "{roomy}");
+    // A plan that said: does not show whole gets its own line.
+    let mut long = ex.clone();
+    let words = "the build passed on every target after the cache fix ".repeat(4);
+    long.doing.as_mut().unwrap().text = format!("{words}Next, I will update the docs.");
+    let text = caveman(&long, 5000, Tokenizer::Chars4);
+    assert!(
+        text.contains("## next\n- Next, I will update the docs."),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_todos_after_the_first_come_before_most_files_and_commands() {
+    let mut ex = busy();
+    ex.todos = [
+        "call it in runEnable",
+        "handle the flag in runSetup",
+        "run the tests",
+    ]
+    .map(|text| crate::extract::Todo {
+        text: text.into(),
+        active: false,
+    })
+    .to_vec();
+    let text = caveman(&ex, 120, Tokenizer::Chars4);
+    assert!(
+        text.contains("## next\n- call it in runEnable\n- handle the flag in runSetup\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_short_ask_that_leans_on_the_goal_does_not_print_the_goal_twice() {
+    let records = [
+        user("Implement the following plan: fix the logging of the clean command"),
+        bash("1", "go build ./..."),
+        user("push and create a PR"),
+    ];
+    let ex = extract(&records);
+    let text = caveman(&ex, 500, Tokenizer::Chars4);
+    assert!(
+        text.contains("## now\nask: =goal | push and create a PR\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_work_branch_is_shown_under_the_header_and_the_default_one_is_not() {
+    let mut ex = busy();
+    ex.branch = Some("soph/agent-attribution".into());
+    let text = caveman(&ex, 5000, Tokenizer::Chars4);
+    assert!(
+        text.starts_with("# caveman\nbranch: soph/agent-attribution\n## goal"),
+        "{text}"
+    );
+    ex.branch = Some("main".into());
+    assert!(!caveman(&ex, 5000, Tokenizer::Chars4).contains("branch:"));
+}
+
+#[test]
+fn frequent_names_come_before_older_decisions_and_reports() {
+    let mut ex = busy();
+    ex.files.truncate(3);
+    ex.commands.truncate(1);
+    ex.decisions = (0..8)
+        .map(|n| crate::extract::Decision {
+            text: format!("we decided thing {n} because of reason {n}"),
+            index: n,
+            user: true,
+            rule: true,
+        })
+        .collect();
+    ex.names = ["parse_line", "QuoteState", "read_quoted"]
+        .map(String::from)
+        .to_vec();
+    ex.reports = vec![crate::extract::Said {
+        text: "I have gathered comprehensive information".into(),
+        index: 9,
+    }];
+    let text = caveman(&ex, 150, Tokenizer::Chars4);
+    assert!(
+        text.contains("## names\n- parse_line QuoteState read_quoted"),
+        "{text}"
+    );
+    assert!(text.contains("thing 7"), "{text}");
+    assert!(!text.contains("thing 0"), "{text}");
+    assert!(!text.contains("found:"), "{text}");
+}
+
+#[test]
+fn the_code_around_the_latest_edit_is_one_line_under_now() {
+    let mut ex = busy();
+    ex.names = [
+        "checkConcurrentSessions",
+        "outputHookResponse",
+        "parse_line",
+    ]
+    .map(String::from)
+    .to_vec();
+    ex.around = Some(Around {
+        path: "a.go".into(),
+        function: Some("checkConcurrentSessions".into()),
+        calls: vec!["ag.FormatResumeCommand".into(), "outputHookResponse".into()],
+        index: 3,
+    });
+    let text = caveman(&ex, 5000, Tokenizer::Chars4);
+    let line = "edit in checkConcurrentSessions, beside: ag.FormatResumeCommand outputHookResponse";
+    assert!(
+        text.contains(&format!("last: $ cargo test -p crate29\n{line}\n")),
+        "{text}"
+    );
+    // What the line shows is not repeated among the frequent names.
+    assert!(text.contains("## names\n- parse_line\n"), "{text}");
+    ex.around.as_mut().unwrap().function = None;
+    let text = caveman(&ex, 5000, Tokenizer::Chars4);
+    assert!(
+        text.contains("\nedit beside: ag.FormatResumeCommand"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_name_printed_above_is_not_listed_again() {
+    let mut ex = busy();
+    ex.files.truncate(1);
+    ex.goal.as_mut().unwrap().text = "make parse_line handle quotes".into();
+    ex.touched = ["parse_line", "QuoteState"].map(String::from).to_vec();
+    ex.names = ["read_quoted", "module_29.rs"].map(String::from).to_vec();
+    let text = caveman(&ex, 5000, Tokenizer::Chars4);
+    assert!(
+        text.contains("## names\n- QuoteState\n- read_quoted\n"),
+        "{text}"
+    );
+    // A line whose every name is printed above is left out whole.
+    ex.touched = vec!["parse_line".into()];
+    let text = caveman(&ex, 5000, Tokenizer::Chars4);
+    assert!(text.contains("## names\n- read_quoted\n"), "{text}");
+}
