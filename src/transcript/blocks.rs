@@ -316,12 +316,18 @@ impl<'a> AnthropicBlock<'a> {
 /// into parts cost an allocation and a copy of every block.
 pub type AnthropicContent<'a> = StrOrSeq<'a, Part<'a>>;
 
-/// The content the walk stands at (see [`StrOrSeq::walk`]).
+/// The content the walk stands at (see [`StrOrSeq::walk`]). The parts are held no larger than
+/// they are: most messages have one or two, and a list grown part by part has room for four, so
+/// a whole session read into memory (`compact`, `caveman`) held twice the parts it had.
 pub fn walk_anthropic_content<'a>(walk: &mut scan::Walk<'_, 'a>) -> Option<AnthropicContent<'a>> {
-    StrOrSeq::walk_into(walk, |walk, parts| {
+    let mut content = StrOrSeq::walk_into(walk, |walk, parts| {
         push_anthropic_block(AnthropicBlock::walk(walk)?, parts);
         Some(())
-    })
+    })?;
+    if let StrOrSeq::Seq(parts) = &mut content {
+        parts.shrink_to_fit();
+    }
+    Some(content)
 }
 
 /// Anthropic content as serde reads it, for

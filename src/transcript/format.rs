@@ -11,9 +11,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use serde_json::Value;
 
 use super::model::{Message, Record};
+use super::sketch::Sketch;
 use crate::tokens::{Estimator, Family, Tokenizer};
 
 /// What a session of `agent` whose lines first name `model` is counted with under
@@ -39,13 +39,13 @@ pub trait Format: Sync {
     /// another agent.
     fn name(&self) -> &'static str;
 
-    /// Whether these first lines (parsed, blank lines left out) look like this format.
-    fn detect(&self, head: &[Value]) -> bool;
+    /// Whether these first lines (sketched, blank lines left out) look like this format.
+    fn detect(&self, head: &[Sketch]) -> bool;
 
     /// Whether this one line carries an envelope only this agent writes (its top-level fields
     /// alone tell whose it is). Detection refuses input whose first lines carry two agents'
     /// envelopes; bare message lines, which fit more than one format, carry none.
-    fn envelope(&self, line: &Value) -> bool {
+    fn envelope(&self, line: &Sketch) -> bool {
         let _ = line;
         false
     }

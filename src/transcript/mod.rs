@@ -12,7 +12,8 @@
 //!
 //! Layers, lowest first (a module uses only modules of its own layer or below):
 //!
-//! 1. the model and text: [`model`], [`text`], [`scan`], [`json`], [`blocks`], [`classify`];
+//! 1. the model and text: [`model`], [`text`], [`scan`], [`json`], [`sketch`], [`blocks`],
+//!    [`classify`];
 //! 2. the jobs' traits and shared machinery: [`mod@format`], [`messages`], [`live`],
 //!    [`mod@write`], [`prune`], [`handoff`], [`home`], [`trigger`];
 //! 3. the agent folders, which implement the traits;
@@ -27,6 +28,8 @@ pub mod classify;
 pub mod claude_code;
 pub mod codex;
 pub mod copilot;
+#[cfg(test)]
+mod detection_tests;
 pub mod droid;
 pub mod format;
 pub mod gemini;
@@ -45,6 +48,7 @@ pub mod qwen_code;
 pub mod read;
 pub mod registry;
 pub mod scan;
+pub mod sketch;
 pub mod store;
 pub mod text;
 pub mod trigger;

@@ -7,15 +7,12 @@
 //! (a JSON array, one pretty-printed document) is recognised here and named, because the JSON
 //! error a line parser would give for it ("EOF while parsing") says nothing useful.
 
-use std::collections::BTreeMap;
-
 use anyhow::{anyhow, bail, Error, Result};
 use serde::de::IgnoredAny;
-use serde_json::value::RawValue;
-use serde_json::Value;
 
 use super::model::Record;
 use super::registry::{detect, envelope, FormatId};
+use super::sketch::Sketch;
 use super::text::without_lone_surrogates;
 use crate::input::Line;
 
@@ -53,7 +50,7 @@ pub fn detect_format<'a>(
             check_is_jsonl(name, &line, more_follow)?;
         }
         match std::str::from_utf8(line.text) {
-            Ok(text) => match detection_value(text) {
+            Ok(text) => match detection_sketch(text) {
                 Ok(value) => {
                     head.push(value);
                     numbers.push(line.number);
@@ -91,7 +88,7 @@ pub fn detect_format<'a>(
 }
 
 /// Fails when two of the first lines carry different agents' envelopes.
-fn check_one_envelope(name: &str, head: &[Value], numbers: &[usize]) -> Result<()> {
+fn check_one_envelope(name: &str, head: &[Sketch], numbers: &[usize]) -> Result<()> {
     let mut first: Option<(usize, FormatId)> = None;
     for (line, number) in head.iter().zip(numbers) {
         let Some(format) = envelope(line) else {
@@ -111,58 +108,21 @@ fn check_one_envelope(name: &str, head: &[Value], numbers: &[usize]) -> Result<(
     Ok(())
 }
 
-/// A line as detection sees it: a lone surrogate escape reads as U+FFFD, as when the line is
-/// read (see [`read_each_record`]), and a value serde_json cannot hold as a `Value` (nested
-/// deeper than its recursion limit, as a tool's JSON output can be, or a number such as
-/// `1e999`) becomes null, so that the line's other fields still identify the format. A long
-/// line is read [`shallow`]ly.
-fn detection_value(text: &str) -> Result<Value, serde_json::Error> {
-    let whole = |text: &str| match text.len() > SHALLOW_FROM {
-        true => shallow(text),
-        false => serde_json::from_str::<Value>(text),
-    };
-    whole(text).or_else(|error| {
-        let copy = without_lone_surrogates(text);
-        let text = copy.as_deref().unwrap_or(text);
-        if let Ok(value) = whole(text) {
-            return Ok(value);
-        }
-        let fields: BTreeMap<String, &RawValue> = serde_json::from_str(text).map_err(|_| error)?;
-        Ok(Value::Object(
-            fields
-                .into_iter()
-                .map(|(key, raw)| (key, serde_json::from_str(raw.get()).unwrap_or(Value::Null)))
-                .collect(),
-        ))
+/// A line as detection sees it (see [`Sketch`]): a lone surrogate escape reads as U+FFFD, as
+/// when the line is read (see [`read_each_record`]), and a field serde_json cannot read (a
+/// number such as `1e999` in the levels a sketch keeps) becomes null, so that the line's other
+/// fields still identify the format. Deeper values are skipped unread, so a value nested
+/// deeper than serde_json's recursion limit (a tool's JSON output can be) costs nothing.
+fn detection_sketch(text: &str) -> Result<Sketch<'_>, serde_json::Error> {
+    Sketch::of(text).or_else(|error| {
+        let Some(copy) = without_lone_surrogates(text) else {
+            return Sketch::of_fields(text).map_err(|_| error);
+        };
+        Sketch::of(&copy)
+            .or_else(|_| Sketch::of_fields(&copy))
+            .map(Sketch::into_owned)
+            .map_err(|_| error)
     })
-}
-
-/// From this length on, a value is read for detection without its contents (see [`shallow`]).
-const SHALLOW_FROM: usize = 1 << 20;
-
-/// The JSON value `raw`, checked whole, with every string or array longer than
-/// [`SHALLOW_FROM`] left empty: objects keep every key. Detection looks at keys and short
-/// values, and a line of hundreds of megabytes (a tool's output, a whole conversation in
-/// Gemini CLI's `$set`) decoded into a `Value` held it a second time.
-fn shallow(raw: &str) -> Result<Value, serde_json::Error> {
-    let small = |raw: &RawValue| match raw.get().len() > SHALLOW_FROM {
-        true => shallow(raw.get()).unwrap_or(Value::Null),
-        false => serde_json::from_str(raw.get()).unwrap_or(Value::Null),
-    };
-    match raw.trim_start().as_bytes().first() {
-        Some(b'{') => {
-            let fields: BTreeMap<String, &RawValue> = serde_json::from_str(raw)?;
-            Ok(Value::Object(
-                fields
-                    .into_iter()
-                    .map(|(key, raw)| (key, small(raw)))
-                    .collect(),
-            ))
-        }
-        Some(b'"') => serde_json::from_str::<IgnoredAny>(raw).map(|_| Value::String(String::new())),
-        Some(b'[') => serde_json::from_str::<IgnoredAny>(raw).map(|_| Value::Array(Vec::new())),
-        _ => serde_json::from_str(raw),
-    }
 }
 
 /// Recognises the two common non-JSONL inputs from the first non-blank line.
@@ -361,7 +321,7 @@ fn bad_line(format: FormatId, line: &Line<'_>, text: &str, error: Error) -> BadL
     let error = describe(error);
     // A line of another agent's format past the lines the format was told from fails with
     // that format's complaint (`line has no "type"`); say what the line is instead.
-    let other = detection_value(text)
+    let other = detection_sketch(text)
         .ok()
         .and_then(|value| detect(std::slice::from_ref(&value)))
         .filter(|&other| other != format);
@@ -536,7 +496,7 @@ mod tests {
                 _ => None,
             })
             .collect();
-        let args: Value = serde_json::from_str(&calls[0]).unwrap();
+        let args: serde_json::Value = serde_json::from_str(&calls[0]).unwrap();
         assert_eq!(args["command"], "ls\u{FFFD}");
     }
 

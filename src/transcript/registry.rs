@@ -7,14 +7,13 @@
 //! matches on [`FormatId`] to choose behaviour. Adding an agent is one line here (and its place
 //! in [`FormatId::DETECTION_ORDER`]).
 
-use serde_json::Value;
-
 use super::format::Format;
 use super::handoff::Handoff;
 use super::home::Home;
 use super::live::LiveRule;
 use super::model::Record;
 use super::prune::Prune;
+use super::sketch::Sketch;
 use super::trigger::Trigger;
 use super::write::WriteBack;
 use super::{anthropic, claude_code, codex, copilot, droid, gemini, kimi, opencode, pi, qwen_code};
@@ -113,7 +112,7 @@ pub fn agents() -> impl Iterator<Item = &'static dyn Agent> {
 
 /// The first format, in detection order, whose fingerprint matches these lines; `None` when no
 /// line is a JSON object a format recognises.
-pub fn detect(head: &[Value]) -> Option<FormatId> {
+pub fn detect(head: &[Sketch]) -> Option<FormatId> {
     FormatId::DETECTION_ORDER
         .into_iter()
         .find(|id| id.format().detect(head))
@@ -121,7 +120,7 @@ pub fn detect(head: &[Value]) -> Option<FormatId> {
 
 /// The agent whose envelope this one line carries (see [`Format::envelope`]), in detection
 /// order; `None` for a bare message line, which fits more than one format.
-pub fn envelope(line: &Value) -> Option<FormatId> {
+pub fn envelope(line: &Sketch) -> Option<FormatId> {
     FormatId::DETECTION_ORDER
         .into_iter()
         .find(|id| id.format().envelope(line))
@@ -229,7 +228,8 @@ mod tests {
             }
         }
         for (path, own) in files {
-            let head = corpus_head(&corpus(path));
+            let lines = corpus(path);
+            let head = corpus_head(&lines);
             for id in FormatId::DETECTION_ORDER {
                 assert_eq!(
                     id.format().detect(&head),
@@ -245,9 +245,11 @@ mod tests {
     /// `type`, `id` and `parentId`.
     #[test]
     fn copilot_and_pi_envelopes_are_told_apart() {
-        let pi = serde_json::json!({"type": "message", "id": "a", "parentId": null, "message": {}});
+        let pi = Sketch::of(r#"{"type": "message", "id": "a", "parentId": null, "message": {}}"#)
+            .unwrap();
         let copilot =
-            serde_json::json!({"type": "user.message", "id": "a", "parentId": null, "data": {}});
+            Sketch::of(r#"{"type": "user.message", "id": "a", "parentId": null, "data": {}}"#)
+                .unwrap();
         assert_eq!(envelope(&pi), Some(FormatId::Pi));
         assert_eq!(envelope(&copilot), Some(FormatId::Copilot));
     }

@@ -15,7 +15,6 @@ use std::borrow::Cow;
 
 use anyhow::{bail, Result};
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::Anthropic;
 use crate::tokens::{Family, Tokenizer};
@@ -23,8 +22,8 @@ use crate::transcript::blocks::{
     anthropic_parts, borrowed_str, deserialize_anthropic_content, AnthropicContent,
 };
 use crate::transcript::format::Format;
-use crate::transcript::json::str_field;
 use crate::transcript::model::{Entry, Message, Record, Role};
+use crate::transcript::sketch::Sketch;
 
 /// One message line; every other field (`cache_control`, ids, …) is skipped unread.
 #[derive(Deserialize)]
@@ -46,15 +45,15 @@ impl Format for Anthropic {
         Tokenizer::Fast(model.map_or(Family::Claude, Family::of_model))
     }
 
-    fn detect(&self, head: &[Value]) -> bool {
+    fn detect(&self, head: &[Sketch]) -> bool {
         let mut has_blocks = false;
         for line in head {
             // Any of these belongs to another format: OpenAI tool calls, or an envelope format
             // (Claude Code, pi, Codex …) whose lines carry a top-level `type`.
-            let role = str_field(line, "role");
-            if line.get("tool_calls").is_some()
-                || line.get("tool_call_id").is_some()
-                || line.get("type").is_some()
+            let role = line.str("role");
+            if line.has("tool_calls")
+                || line.has("tool_call_id")
+                || line.has("type")
                 || role == Some("tool")
             {
                 return false;
@@ -88,14 +87,14 @@ impl Format for Anthropic {
 }
 
 /// True when the line's `content` holds a block type that only Anthropic content uses.
-fn has_anthropic_blocks(line: &Value) -> bool {
-    let Some(blocks) = line.get("content").and_then(Value::as_array) else {
+fn has_anthropic_blocks(line: &Sketch) -> bool {
+    let Some(blocks) = line.get("content").and_then(Sketch::as_array) else {
         return false;
     };
-    blocks.iter().any(|block| match str_field(block, "type") {
+    blocks.iter().any(|block| match block.str("type") {
         Some("tool_use" | "tool_result" | "thinking" | "redacted_thinking") => true,
         // OpenAI images are `image_url` parts; an `image` block with a `source` is Anthropic's.
-        Some("image") => block.get("source").is_some(),
+        Some("image") => block.has("source"),
         _ => false,
     })
 }

@@ -29,13 +29,13 @@ use anyhow::{bail, Result};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::Value;
 
 use super::Copilot;
 use crate::transcript::blocks::borrowed_text;
 use crate::transcript::format::Format;
-use crate::transcript::json::{str_at, str_field};
+use crate::transcript::json::str_at;
 use crate::transcript::model::{Entry, Event, Keep, Message, Part, Record, Role, Text};
+use crate::transcript::sketch::Sketch;
 
 /// The event type of Copilot's compaction marker.
 pub(super) const COMPACTION: &str = "session.compaction_complete";
@@ -50,15 +50,15 @@ impl Format for Copilot {
         "Copilot CLI"
     }
 
-    fn detect(&self, head: &[Value]) -> bool {
+    fn detect(&self, head: &[Sketch]) -> bool {
         head.iter().any(|line| self.envelope(line))
     }
 
     /// An event: a dotted `type` (`session.start`, `user.message`; no other agent's types have
     /// a dot) beside a `data` object.
-    fn envelope(&self, line: &Value) -> bool {
-        str_field(line, "type").is_some_and(|kind| kind.contains('.'))
-            && line.get("data").is_some_and(Value::is_object)
+    fn envelope(&self, line: &Sketch) -> bool {
+        line.str("type").is_some_and(|kind| kind.contains('.'))
+            && line.get("data").is_some_and(Sketch::is_object)
     }
 
     /// A model answer records the model it came from; the session's start and resumes the

@@ -16,15 +16,15 @@ use std::borrow::Cow;
 
 use anyhow::{bail, Result};
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::Droid;
 use crate::transcript::blocks::{
     anthropic_parts, borrowed_str, deserialize_anthropic_content, AnthropicContent,
 };
 use crate::transcript::format::Format;
-use crate::transcript::json::{str_at, str_field};
+use crate::transcript::json::str_at;
 use crate::transcript::model::{node_id, Entry, Event, Keep, Message, Part, Record, Role};
+use crate::transcript::sketch::Sketch;
 
 /// The type of Droid's compaction marker.
 pub(super) const COMPACTION: &str = "compaction_state";
@@ -50,10 +50,10 @@ impl Format for Droid {
     /// and `parentId` exactly as pi's entries do, so pi's envelope takes them, and a Droid
     /// line of its own beside them would make every Droid file look like a mix of two formats.
     /// pi's detection needs its `session` header, which a Droid file never has.
-    fn detect(&self, head: &[Value]) -> bool {
-        head.iter().any(|line| match str_field(line, "type") {
-            Some("session_start") => line.get("owner").is_some() && line.get("id").is_some(),
-            Some(COMPACTION) => line.get("summaryText").is_some(),
+    fn detect(&self, head: &[Sketch]) -> bool {
+        head.iter().any(|line| match line.str("type") {
+            Some("session_start") => line.has("owner") && line.has("id"),
+            Some(COMPACTION) => line.has("summaryText"),
             _ => false,
         })
     }

@@ -13,7 +13,6 @@ use std::borrow::Cow;
 
 use anyhow::{bail, Result};
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::Kimi;
 use crate::tokens::Tokenizer;
@@ -21,6 +20,7 @@ use crate::transcript::blocks::{borrowed_str, borrowed_text, raw_json, LenientU6
 use crate::transcript::format::Format;
 use crate::transcript::model::{Entry, MediaKind, Message, Part, Record, Role, Usage};
 use crate::transcript::scan;
+use crate::transcript::sketch::Sketch;
 use crate::transcript::text::Text;
 
 #[derive(Deserialize)]
@@ -84,12 +84,11 @@ impl Format for Kimi {
         "kimi-cli (an OpenAI-style message list)"
     }
 
-    fn detect(&self, head: &[Value]) -> bool {
+    fn detect(&self, head: &[Sketch]) -> bool {
         head.iter().any(|line| {
-            line.get("type").is_none()
+            !line.has("type")
                 && line
-                    .get("role")
-                    .and_then(Value::as_str)
+                    .str("role")
                     .is_some_and(|role| role.starts_with('_') || Role::from_chat(role).is_some())
         })
     }
@@ -515,10 +514,10 @@ mod tests {
             ),
         ] {
             let lines = corpus(path);
-            let head: Vec<Value> = lines
+            let head: Vec<Sketch> = lines
                 .iter()
                 .take(DETECT_LINES)
-                .map(|(_, line)| serde_json::from_str(line).unwrap())
+                .map(|(_, line)| Sketch::of(line).unwrap())
                 .collect();
             assert_eq!(detect(&head), Some(FormatId::Openai), "{path}");
             let records: Vec<Record<'_>> = lines

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use serde_json::Value;
+use crate::transcript::sketch::Sketch;
 
 use crate::transcript::DETECT_LINES;
 
@@ -18,11 +18,8 @@ pub fn text_record(role: Role, text: &str) -> super::Record<'static> {
 }
 
 /// Parses literal lines, as detection sees them.
-pub fn head(lines: &[&str]) -> Vec<Value> {
-    lines
-        .iter()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
+pub fn head<'a>(lines: &[&'a str]) -> Vec<Sketch<'a>> {
+    lines.iter().map(|line| Sketch::of(line).unwrap()).collect()
 }
 
 /// Every non-blank line of a file under `fixtures/corpus/`, with its 1-based number.
@@ -95,10 +92,10 @@ pub fn read_all<'l>(
 }
 
 /// The lines detection looks at.
-pub fn corpus_head(lines: &[(usize, String)]) -> Vec<Value> {
+pub fn corpus_head(lines: &[(usize, String)]) -> Vec<Sketch<'_>> {
     lines
         .iter()
-        .filter_map(|(_, line)| serde_json::from_str(line).ok())
+        .filter_map(|(_, line)| Sketch::of(line).ok())
         .take(DETECT_LINES)
         .collect()
 }

@@ -33,6 +33,7 @@ use crate::transcript::json::str_at;
 use crate::transcript::model::{
     node_id, Entry, Event, Keep, MediaKind, Message, Parent, Part, Record, Role, Usage,
 };
+use crate::transcript::sketch::Sketch;
 
 /// The name a compaction's request part goes by in reports.
 pub(super) const COMPACTION_PART: &str = "compaction";
@@ -48,11 +49,11 @@ const SUBTASK: &str = "The following tool was executed by the user";
 
 /// Whether a parsed line is one of opencode's messages: an `info` object with a `role` and an
 /// `id`, beside a `parts` list.
-fn is_message_line(line: &Value) -> bool {
-    line.get("parts").is_some_and(Value::is_array)
+fn is_message_line(line: &Sketch) -> bool {
+    line.get("parts").is_some_and(Sketch::is_array)
         && line
             .get("info")
-            .is_some_and(|info| info.get("role").is_some() && info.get("id").is_some())
+            .is_some_and(|info| info.has("role") && info.has("id"))
 }
 
 impl Format for OpenCode {
@@ -60,11 +61,11 @@ impl Format for OpenCode {
         "opencode"
     }
 
-    fn detect(&self, head: &[Value]) -> bool {
+    fn detect(&self, head: &[Sketch]) -> bool {
         head.iter().any(is_message_line)
     }
 
-    fn envelope(&self, line: &Value) -> bool {
+    fn envelope(&self, line: &Sketch) -> bool {
         is_message_line(line)
     }
 
@@ -382,10 +383,10 @@ mod tests {
         ] {
             let lines = session(id);
             let text = String::from_utf8(lines).unwrap();
-            let head: Vec<Value> = text
+            let head: Vec<Sketch> = text
                 .lines()
                 .take(5)
-                .map(|l| serde_json::from_str(l).unwrap())
+                .map(|l| Sketch::of(l).unwrap())
                 .collect();
             assert!(OpenCode.detect(&head), "{id}");
             let records: Vec<Record> = text

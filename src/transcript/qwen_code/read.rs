@@ -26,16 +26,16 @@ use std::borrow::Cow;
 use anyhow::{bail, Result};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::Value;
 
 use super::QwenCode;
 use crate::transcript::blocks::{borrowed_str, LenientU64};
 use crate::transcript::format::{Format, Tree};
 use crate::transcript::gemini::read::{content_parts, Parts};
-use crate::transcript::json::{str_at, str_field};
+use crate::transcript::json::str_at;
 use crate::transcript::model::{
     node_id, Entry, Event, Keep, Link, Message, NodeId, Parent, Record, Role, Usage,
 };
+use crate::transcript::sketch::Sketch;
 
 /// The subtype of Qwen Code's compaction marker.
 pub(super) const COMPRESSION: &str = "chat_compression";
@@ -56,20 +56,20 @@ impl Format for QwenCode {
         "Qwen Code"
     }
 
-    fn detect(&self, head: &[Value]) -> bool {
+    fn detect(&self, head: &[Sketch]) -> bool {
         head.iter().any(|line| self.envelope(line))
     }
 
     /// A `uuid` and a `sessionId` (Claude Code's envelope) around a Gemini `Content`
     /// (`message.parts`), a `systemPayload` or a `tool_result` record, which Claude Code's
     /// lines never hold.
-    fn envelope(&self, line: &Value) -> bool {
-        let has = |key: &str| line.get(key).is_some();
+    fn envelope(&self, line: &Sketch) -> bool {
+        let has = |key: &str| line.has(key);
         has("uuid")
             && has("sessionId")
-            && (line.pointer("/message/parts").is_some()
+            && (line.get("message").is_some_and(|m| m.has("parts"))
                 || has("systemPayload")
-                || str_field(line, "type") == Some("tool_result"))
+                || line.str("type") == Some("tool_result"))
     }
 
     fn compaction_marker(&self) -> Option<&'static str> {

@@ -46,17 +46,17 @@ use std::borrow::Cow;
 
 use anyhow::{bail, Result};
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::ClaudeCode;
 use crate::tokens::{Family, Tokenizer};
 use crate::transcript::blocks::{anthropic_parts, usage_counts, LenientU64};
 use crate::transcript::classify::is_real_user_request;
 use crate::transcript::format::{Format, Tree};
-use crate::transcript::json::{str_at, str_field, top_level_str, top_level_value};
+use crate::transcript::json::{str_at, top_level_str, top_level_value};
 use crate::transcript::model::{
     node_id, Entry, Event, Keep, Link, Message, NodeId, Parent, Record, Role, Usage,
 };
+use crate::transcript::sketch::Sketch;
 mod line;
 #[cfg(test)]
 mod tests;
@@ -68,32 +68,32 @@ impl Format for ClaudeCode {
         "Claude Code"
     }
 
-    fn detect(&self, head: &[Value]) -> bool {
+    fn detect(&self, head: &[Sketch]) -> bool {
         // A `payload` envelope is Codex's, whatever else the line has.
-        if head.iter().any(|line| line.get("payload").is_some()) {
+        if head.iter().any(|line| line.has("payload")) {
             return false;
         }
-        head.iter().any(|line| match str_field(line, "type") {
+        head.iter().any(|line| match line.str("type") {
             // `parentUuid` is present (null for roots) on every conversational line, which
             // tells these apart from the headless stream-json output (snake_case `session_id`,
             // no uuid chain). A Gemini-shaped message (`message.parts`) or a `systemPayload`
             // in that envelope is Qwen Code's.
             Some("user" | "assistant" | "system" | "progress" | "attachment") => {
-                line.get("parentUuid").is_some()
-                    && line.get("sessionId").is_some()
-                    && line.pointer("/message/parts").is_none()
-                    && line.get("systemPayload").is_none()
+                line.has("parentUuid")
+                    && line.has("sessionId")
+                    && !line.get("message").is_some_and(|m| m.has("parts"))
+                    && !line.has("systemPayload")
             }
-            Some("summary") => line.get("leafUuid").is_some(),
-            Some("file-history-snapshot") => line.get("messageId").is_some(),
+            Some("summary") => line.has("leafUuid"),
+            Some("file-history-snapshot") => line.has("messageId"),
             _ => false,
         })
     }
 
     /// A line linked by `uuid`: `parentUuid` (present, `null` for roots, on every
     /// conversational line), or a `uuid` with the `sessionId`.
-    fn envelope(&self, line: &Value) -> bool {
-        let has = |key: &str| line.get(key).is_some();
+    fn envelope(&self, line: &Sketch) -> bool {
+        let has = |key: &str| line.has(key);
         has("parentUuid") || (has("uuid") && has("sessionId"))
     }
 

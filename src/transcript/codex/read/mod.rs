@@ -50,6 +50,7 @@ use crate::transcript::classify::is_injected;
 use crate::transcript::format::Format;
 use crate::transcript::json::{str_at, str_field, top_level_str, top_level_value};
 use crate::transcript::model::{Record, Role};
+use crate::transcript::sketch::Sketch;
 
 mod de;
 mod items;
@@ -65,24 +66,24 @@ impl Format for Codex {
         "Codex CLI"
     }
 
-    fn detect(&self, head: &[Value]) -> bool {
+    fn detect(&self, head: &[Sketch]) -> bool {
         let legacy_header = head.first().is_some_and(|first| {
-            first.get("type").is_none()
+            !first.has("type")
                 && ["id", "timestamp", "instructions"]
                     .iter()
-                    .all(|key| first.get(key).is_some())
+                    .all(|key| first.has(key))
         });
         legacy_header
-            || head.iter().any(|line| {
-                is_session_meta(line) || str_field(line, "record_type") == Some("state")
-            })
+            || head
+                .iter()
+                .any(|line| is_session_meta(line) || line.str("record_type") == Some("state"))
     }
 
     /// The envelope: a `payload` object under a `type`, with the `timestamp`.
-    fn envelope(&self, line: &Value) -> bool {
-        line.get("payload").is_some_and(Value::is_object)
-            && str_field(line, "type").is_some()
-            && line.get("timestamp").is_some()
+    fn envelope(&self, line: &Sketch) -> bool {
+        line.get("payload").is_some_and(Sketch::is_object)
+            && line.get("type").is_some_and(Sketch::is_string)
+            && line.has("timestamp")
     }
 
     fn compaction_marker(&self) -> Option<&'static str> {
@@ -195,15 +196,15 @@ fn remote_summary(raw: &[u8]) -> Option<String> {
     ))
 }
 
-fn is_session_meta(line: &Value) -> bool {
-    if str_field(line, "type") != Some("session_meta") {
+fn is_session_meta(line: &Sketch) -> bool {
+    if line.str("type") != Some("session_meta") {
         return false;
     }
     let Some(payload) = line.get("payload").filter(|payload| payload.is_object()) else {
         return false;
     };
-    payload.get("id").is_some()
+    payload.has("id")
         && ["cwd", "originator", "cli_version"]
             .iter()
-            .any(|key| payload.get(key).is_some())
+            .any(|key| payload.has(key))
 }

@@ -33,12 +33,12 @@ use anyhow::{bail, Result};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::Value;
 
 use super::Gemini;
 use crate::transcript::blocks::{join_texts, LenientU64};
 use crate::transcript::format::Format;
-use crate::transcript::json::{str_at, str_field};
+use crate::transcript::json::str_at;
+use crate::transcript::sketch::Sketch;
 mod line;
 #[cfg(test)]
 mod tests;
@@ -54,22 +54,22 @@ impl Format for Gemini {
         "Gemini CLI"
     }
 
-    fn detect(&self, head: &[Value]) -> bool {
+    fn detect(&self, head: &[Sketch]) -> bool {
         head.iter().any(|line| {
-            let metadata = line.get("type").is_none()
-                && line.get("payload").is_none()
+            let metadata = !line.has("type")
+                && !line.has("payload")
                 && ["sessionId", "projectHash", "startTime"]
                     .iter()
-                    .all(|key| line.get(key).is_some());
-            metadata || str_field(line, "type") == Some("gemini")
+                    .all(|key| line.has(key));
+            metadata || line.str("type") == Some("gemini")
         })
     }
 
     /// The metadata line, a `$set` or `$rewindTo`, or a message record (typed, with an `id`
     /// and `content`, and no chat `role`).
-    fn envelope(&self, line: &Value) -> bool {
-        let kind = str_field(line, "type");
-        let has = |key: &str| line.get(key).is_some();
+    fn envelope(&self, line: &Sketch) -> bool {
+        let kind = line.str("type");
+        let has = |key: &str| line.has(key);
         has("$set")
             || has("$rewindTo")
             || (kind.is_none()

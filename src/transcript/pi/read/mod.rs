@@ -45,18 +45,18 @@ use std::borrow::Cow;
 
 use anyhow::{bail, Result};
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::prune::PRUNE_CUSTOM_TYPE;
 use super::Pi;
 use crate::transcript::blocks::BorrowedStr;
 use crate::transcript::blocks::{join_texts, usage_counts, LenientU64, StrOrSeq};
 use crate::transcript::format::{Format, Tree};
-use crate::transcript::json::{str_at, str_field, top_level_str, top_level_value};
+use crate::transcript::json::{str_at, top_level_str, top_level_value};
 use crate::transcript::model::{
     node_id, Entry, Event, Keep, Link, Message, Parent, Part, Record, Role, Usage,
 };
 use crate::transcript::scan;
+use crate::transcript::sketch::Sketch;
 use crate::transcript::text::Text;
 
 mod entry;
@@ -70,25 +70,25 @@ impl Format for Pi {
         "pi"
     }
 
-    fn detect(&self, head: &[Value]) -> bool {
+    fn detect(&self, head: &[Sketch]) -> bool {
         // A header written with neither `provider` nor `version` (pi 0.27, the eval corpus's
         // pi-mono-2638daee) is pi's when a later line is a pi message entry.
         let messages = head.iter().any(|line| {
-            str_field(line, "type") == Some("message")
-                && line.get("message").and_then(|m| m.get("role")).is_some()
+            line.str("type") == Some("message")
+                && line.get("message").is_some_and(|m| m.has("role"))
         });
         head.iter().any(|line| {
-            str_field(line, "type") == Some("session")
-                && line.get("cwd").is_some()
-                && (line.get("provider").is_some() || line.get("version").is_some() || messages)
+            line.str("type") == Some("session")
+                && line.has("cwd")
+                && (line.has("provider") || line.has("version") || messages)
         })
     }
 
     /// An entry linked by `parentId` (v2, v3), or the session header.
-    fn envelope(&self, line: &Value) -> bool {
-        let kind = str_field(line, "type");
-        let has = |key: &str| line.get(key).is_some();
-        (has("parentId") && has("id") && kind.is_some())
+    fn envelope(&self, line: &Sketch) -> bool {
+        let kind = line.str("type");
+        let has = |key: &str| line.has(key);
+        (has("parentId") && has("id") && line.get("type").is_some_and(Sketch::is_string))
             || (kind == Some("session") && has("id") && has("cwd"))
     }
 
