@@ -13,7 +13,7 @@ use serde::de::IgnoredAny;
 use super::model::Record;
 use super::registry::{detect, envelope, FormatId};
 use super::sketch::Sketch;
-use super::text::without_lone_surrogates;
+use super::text::{holds_backslash_u, without_lone_surrogates};
 use crate::input::Line;
 
 /// How many non-blank lines detection looks at.
@@ -283,7 +283,7 @@ fn readable_arguments(record: &mut Record<'_>) {
             // reader kept escaped are not decoded to find out: their text can only hold a `\u`
             // where their escaped body does (from a `\\` before a `u`, or a `\u` escape).
             let maybe = match arguments.escaped_body() {
-                Some(body) => memchr::memmem::find(body.as_bytes(), b"\\u").is_some(),
+                Some(body) => holds_backslash_u(body.as_bytes()),
                 None => {
                     let bytes = arguments.as_bytes();
                     memchr::memmem::find(bytes, b"\\ud").is_some()

@@ -21,7 +21,7 @@ use crate::transcript::format::Format;
 use crate::transcript::model::{Entry, MediaKind, Message, Part, Record, Role, Usage};
 use crate::transcript::scan;
 use crate::transcript::sketch::Sketch;
-use crate::transcript::text::Text;
+use crate::transcript::text::{holds_backslash_u, Text};
 
 #[derive(Deserialize)]
 struct ChatLine<'a> {
@@ -43,6 +43,11 @@ struct ChatLine<'a> {
     /// format reads usage: a figure serde cannot hold (`1e999`) means no figure, not a bad line.
     #[serde(borrow, default, deserialize_with = "raw_json")]
     token_count: Option<&'a str>,
+    /// The context size as the walk read it, where it could (never set by serde): parsing
+    /// `token_count` again with serde cost a tenth of what `estimate` spent on a line of
+    /// kimi-cli's bookkeeping.
+    #[serde(skip)]
+    token_count_walked: Option<LenientU64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -118,7 +123,10 @@ fn chat_record<'a>(line: usize, text: &'a str, chat: ChatLine<'a>) -> Result<Rec
         let usage = (role_name == "_usage")
             .then_some(chat.token_count)
             .flatten()
-            .and_then(|raw| serde_json::from_str::<LenientU64>(raw).ok())
+            .and_then(|raw| {
+                chat.token_count_walked
+                    .or_else(|| serde_json::from_str::<LenientU64>(raw).ok())
+            })
             .and_then(|count| count.0)
             .map(|context_tokens| Usage {
                 context_tokens,
@@ -186,9 +194,7 @@ fn chat_part(part: ChatPart<'_>) -> Part<'_> {
 fn arguments_text<'a>(raw: Option<&'a str>, walked: Option<Text<'a>>) -> Result<Text<'a>> {
     match (raw, walked) {
         (None, _) => Ok(Text::default()),
-        (Some(raw), Some(walked)) if memchr::memmem::find(raw.as_bytes(), b"\\u").is_none() => {
-            Ok(walked)
-        }
+        (Some(raw), Some(walked)) if !holds_backslash_u(raw.as_bytes()) => Ok(walked),
         (Some(raw), _) if raw.starts_with('"') => Ok(serde_json::from_str::<String>(raw)?.into()),
         (Some(raw), _) => Ok(raw.into()),
     }
@@ -215,6 +221,7 @@ impl<'a> ChatLine<'a> {
             tool_call_id: None,
             reasoning_content: None,
             token_count: None,
+            token_count_walked: None,
         };
         let keys = [
             "role",
@@ -238,7 +245,12 @@ impl<'a> ChatLine<'a> {
                 3 => line.function_call = walk_optional_function(walk)?,
                 4 => line.tool_call_id = walk.optional_str()?,
                 5 => line.reasoning_content = walk.optional_string()?,
-                _ => line.token_count = walk.raw()?,
+                _ => {
+                    let mut count = walk.clone();
+                    line.token_count = walk.raw()?;
+                    line.token_count_walked =
+                        line.token_count.and_then(|_| LenientU64::walk(&mut count));
+                }
             }
             Some(())
         })?;
@@ -461,6 +473,15 @@ mod tests {
             r#"{"role":"tool","content":[{"type":"text","text":"out"}],"tool_call_id":"c1","extra":{"deep":[1,2,{"x":"}"}]}}"#,
             r#"{"role":"_usage","token_count":12345}"#,
             r#"{"role":"_usage","token_count":1e999}"#,
+            r#"{"role":"_usage","token_count":-5}"#,
+            r#"{"role":"_usage","token_count":-0}"#,
+            r#"{"role":"_usage","token_count":12.0}"#,
+            r#"{"role":"_usage","token_count":18446744073709551616}"#,
+            r#"{"role":"_usage","token_count":"12"}"#,
+            r#"{"role":"_usage","token_count":null}"#,
+            r#"{"role":"_usage","token_count":true}"#,
+            r#"{"role":"_usage","token_count":[1]}"#,
+            r#"{"role":"_usage","token_count":{"a":1}}"#,
             r#"{"role":"_checkpoint","id":3}"#,
         ] {
             let (serde, walked) = both_ways(line);

@@ -1,6 +1,7 @@
 //! The bits of 64 bytes of JSON text: which bytes are quotes that end or start a string,
-//! backslashes that start an escape, and brackets outside strings ([`Word`]), worked out block
-//! after block with what each block hands the next (a string or an escape left open).
+//! backslashes that start an escape, brackets outside strings, and bytes that are no printable
+//! ASCII ([`Word`]), worked out block after block with what each block hands the next (a string
+//! or an escape left open).
 //!
 //! The bytes are classified with the vector compares of [`crate::simd`]: 16 bytes at a time
 //! (SSE2 on every x86-64 CPU), or 32 at a time on a CPU with AVX2, found at run time.
@@ -17,6 +18,11 @@ pub(super) struct Word {
     /// Brackets and braces outside strings: where objects and arrays open and close (and
     /// the bytes [`Masks::of`] cannot tell from them, which valid JSON never holds there).
     pub(super) structure: u64,
+    /// Bytes below 0x20 (which no JSON string holds raw) or from 0x80 up (of a character
+    /// beyond ASCII), inside strings or not: a string whose body has none is ASCII with no
+    /// control byte, which [`super::index::Scanner::text`] then need not look at its bytes
+    /// again to know.
+    pub(super) unusual: u64,
 }
 
 /// Writes the words of `bytes` into the first slots of `words`, with the widest compares the
@@ -169,12 +175,14 @@ struct Carry {
     inside: u64,
 }
 
-/// Bit masks of the quotes, backslashes and brackets (`[]{}`) of 64 bytes.
+/// Bit masks of the quotes, backslashes, brackets (`[]{}`) and unusual bytes of 64 bytes.
 struct Masks {
     quotes: u64,
     backslashes: u64,
     /// The brackets, and some bytes no valid JSON holds outside a string (see [`Masks::of`]).
     brackets: u64,
+    /// Control bytes and bytes from 0x80 up ([`Word::unusual`]).
+    unusual: u64,
 }
 
 impl Masks {
@@ -185,6 +193,7 @@ impl Masks {
             quotes: 0,
             backslashes: 0,
             brackets: 0,
+            unusual: 0,
         };
         let mut at = 0;
         while at < 64 {
@@ -198,9 +207,13 @@ impl Masks {
             // that meets one gives up.
             let folded = simd.or(lanes, simd.splat(0x26));
             let brackets = simd.eq(folded, simd.splat(0x7f));
+            // Read as signed, the bytes from 0x80 up are below 0x20 too: one compare finds
+            // both kinds of unusual byte.
+            let unusual = simd.greater_signed(simd.splat(0x20), lanes);
             masks.quotes |= simd.top_bits(quotes) << at;
             masks.backslashes |= simd.top_bits(backslashes) << at;
             masks.brackets |= simd.top_bits(brackets) << at;
+            masks.unusual |= simd.top_bits(unusual) << at;
             at += L::WIDTH;
         }
         masks
@@ -223,6 +236,7 @@ impl Masks {
             quotes,
             escapes: self.backslashes & !escaped,
             structure: self.brackets & !inside,
+            unusual: self.unusual,
         }
     }
 
@@ -276,7 +290,7 @@ mod tests {
     }
 
     #[test]
-    fn every_classifier_marks_exactly_the_quotes_backslashes_and_bracket_like_bytes() {
+    fn every_classifier_marks_exactly_the_quotes_backslashes_bracket_like_and_unusual_bytes() {
         // Every byte value at every place of a block, among bytes of every class.
         let class_bits = |block: &[u8; 64]| {
             let bits = |is: fn(u8) -> bool| {
@@ -286,9 +300,17 @@ mod tests {
                 bits(|b| b == b'"'),
                 bits(|b| b == b'\\'),
                 bits(|b| b | 0x26 == 0x7f),
+                bits(|b| !(0x20..0x80).contains(&b)),
             )
         };
-        let of = |masks: Masks| (masks.quotes, masks.backslashes, masks.brackets);
+        let of = |masks: Masks| {
+            (
+                masks.quotes,
+                masks.backslashes,
+                masks.brackets,
+                masks.unusual,
+            )
+        };
         let mut checked = 0;
         for value in 0..=255u8 {
             for at in 0..64 {

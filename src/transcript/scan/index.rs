@@ -8,6 +8,8 @@
 //! string ends is then a bit search however many escapes it holds, and a skipped object is
 //! passed from bracket to bracket.
 
+use std::ops::Range;
+
 use super::super::text::{hex4, is_high_surrogate, is_low_surrogate, Text};
 use super::classify::{self, control_and_ascii, Word};
 
@@ -41,6 +43,17 @@ impl Drop for Scanner<'_> {
     }
 }
 
+/// What [`Scanner::marks`] finds in a string's body.
+#[derive(Default)]
+struct BodyMarks {
+    /// How many escapes it holds.
+    escapes: u64,
+    /// Whether one of them is a `\uXXXX` escape.
+    unicode: bool,
+    /// Whether it holds a byte that is no printable ASCII ([`Word::unusual`]).
+    unusual: bool,
+}
+
 impl<'a> Scanner<'a> {
     /// Scans `bytes`.
     pub fn new(bytes: &'a [u8]) -> Self {
@@ -65,14 +78,84 @@ impl<'a> Scanner<'a> {
     /// or short escape).
     pub(super) fn text(&self, line: &'a str, open: usize, close: usize) -> Option<Text<'a>> {
         let body = open + 1..close;
-        let (control, ascii) = control_and_ascii(&self.bytes[body.clone()]);
-        if control {
+        let marks = self.marks(body.clone())?;
+        // Quotes are ASCII, so the body starts and ends on character boundaries.
+        let text = line.get(body.clone())?;
+        // Only a body with a byte that is no printable ASCII is looked at byte by byte.
+        let ascii = match marks.unusual {
+            false => true,
+            true => match control_and_ascii(text.as_bytes()) {
+                (true, _) => return None,
+                (false, ascii) => ascii,
+            },
+        };
+        if marks.escapes == 0 {
+            // An ASCII body's count is its length: it need not be counted again.
+            return Some(match ascii {
+                true => Text::counted(text, text.len() as u64),
+                false => Text::from(text),
+            });
+        }
+        // What escapes take beyond the one character each stands for: one byte for each
+        // two-character escape, more for a `\u` one.
+        let extra = match marks.unicode {
+            false => marks.escapes,
+            true => self.unicode_extra(body)?,
+        };
+        let chars = match ascii {
+            true => text.len(),
+            false => text.chars().count(),
+        };
+        Some(Text::escaped(text, chars as u64 - extra))
+    }
+
+    /// What the bitmap says of the bytes `body` (a string's, between its quotes): its escapes,
+    /// each checked to be one JSON has; `None` when one is not.
+    ///
+    /// An escape costs a few instructions here: a kimi-cli context holds one every twenty
+    /// bytes, and finding, checking and weighing each on its own (a `\u` escape's four hex
+    /// digits, a surrogate pair) in one loop was a fifth of what `estimate` spent on one.
+    /// Those are left to [`Scanner::unicode_extra`], for the few strings that hold them.
+    fn marks(&self, body: Range<usize>) -> Option<BodyMarks> {
+        let mut marks = BodyMarks::default();
+        if body.is_empty() {
+            return Some(marks);
+        }
+        let (first, last) = (body.start / 64, (body.end - 1) / 64);
+        let mut kinds = 0u8;
+        for index in first..=last {
+            let word = self.word(index)?;
+            let mut mask = u64::MAX;
+            if index == first {
+                mask &= u64::MAX << (body.start % 64);
+            }
+            if index == last {
+                mask &= u64::MAX >> (63 - (body.end - 1) % 64);
+            }
+            marks.unusual |= word.unusual & mask != 0;
+            let mut bits = word.escapes & mask;
+            while bits != 0 {
+                let at = index * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                // Within the body: an escaping backslash is never the last byte before the
+                // closing quote, which it would escape.
+                kinds |= ESCAPE_KIND[usize::from(*self.bytes.get(at + 1)?)];
+                marks.escapes += 1;
+            }
+        }
+        if kinds & INVALID != 0 {
             return None;
         }
+        marks.unicode = kinds & UNICODE != 0;
+        Some(marks)
+    }
+
+    /// What the escapes of `body`, which [`Scanner::marks`] found valid and of which one at
+    /// least is a `\u` escape, take beyond the one character each stands for; `None` when a
+    /// `\u` escape's digits are no hex.
+    fn unicode_extra(&self, body: Range<usize>) -> Option<u64> {
         let bytes = self.bytes;
-        // What escapes take beyond the one character each stands for.
         let mut extra = 0u64;
-        let mut escaped = false;
         let mut word = body.start / 64;
         let mut bits = self.word(word)?.escapes & (u64::MAX << (body.start % 64));
         'words: loop {
@@ -82,21 +165,17 @@ impl<'a> Scanner<'a> {
                     break 'words;
                 }
                 bits &= bits - 1;
-                escaped = true;
-                match ESCAPE_KIND[usize::from(*bytes.get(at + 1)?)] {
-                    SIMPLE => extra += 1,
-                    UNICODE => {
-                        let unit = hex4(bytes, at + 2)?;
-                        extra += 5;
-                        // A surrogate pair is one character of twelve bytes: one more than
-                        // its halves take as two escapes, the second of which comes next.
-                        let pair = is_high_surrogate(unit)
-                            && bytes.get(at + 6) == Some(&b'\\')
-                            && bytes.get(at + 7) == Some(&b'u')
-                            && hex4(bytes, at + 8).is_some_and(is_low_surrogate);
-                        extra += u64::from(pair);
-                    }
-                    _ => return None,
+                extra += 1;
+                if ESCAPE_KIND[usize::from(*bytes.get(at + 1)?)] == UNICODE {
+                    let unit = hex4(bytes, at + 2)?;
+                    extra += 4;
+                    // A surrogate pair is one character of twelve bytes: one more than
+                    // its halves take as two escapes, the second of which comes next.
+                    let pair = is_high_surrogate(unit)
+                        && bytes.get(at + 6) == Some(&b'\\')
+                        && bytes.get(at + 7) == Some(&b'u')
+                        && hex4(bytes, at + 8).is_some_and(is_low_surrogate);
+                    extra += u64::from(pair);
                 }
             }
             word += 1;
@@ -105,20 +184,7 @@ impl<'a> Scanner<'a> {
             }
             bits = self.word(word)?.escapes;
         }
-        // Quotes are ASCII, so the body starts and ends on character boundaries.
-        let text = line.get(body.clone())?;
-        if !escaped {
-            // An ASCII body's count is its length: it need not be counted again.
-            return Some(match ascii {
-                true => Text::counted(text, text.len() as u64),
-                false => Text::from(text),
-            });
-        }
-        let chars = match ascii {
-            true => text.len(),
-            false => text.chars().count(),
-        };
-        Some(Text::escaped(text, chars as u64 - extra))
+        Some(extra)
     }
 
     /// The text scanned.
@@ -188,21 +254,22 @@ pub(super) fn ends_literal(byte: Option<u8>) -> bool {
 /// The bytes that end a number or literal: what may follow a value, and whitespace.
 const ENDS_LITERAL: [bool; 256] = byte_set(b",}] \t\n\r\x0c");
 
-/// What the character after a backslash makes of the escape: [`SIMPLE`], [`UNICODE`], or
-/// neither (no valid escape).
+/// What the character after a backslash makes of the escape: a two-character one, which
+/// stands for one character (0), [`UNICODE`], or [`INVALID`]. Bits, so that the kinds of a
+/// string's escapes are ORed together as they are met.
 const ESCAPE_KIND: [u8; 256] = escape_kinds();
-/// A two-character escape, which stands for one character.
-const SIMPLE: u8 = 1;
 /// A `\uXXXX` escape.
-const UNICODE: u8 = 2;
+const UNICODE: u8 = 1;
+/// No escape JSON has.
+const INVALID: u8 = 2;
 
 const fn escape_kinds() -> [u8; 256] {
-    let mut kinds = [0; 256];
+    let mut kinds = [INVALID; 256];
     let simple = byte_set(b"\"\\/bfnrt");
     let mut b = 0;
     while b < 256 {
         if simple[b] {
-            kinds[b] = SIMPLE;
+            kinds[b] = 0;
         }
         b += 1;
     }
@@ -248,6 +315,37 @@ mod tests {
         }
         let scanner = Scanner::new(b"\"abc\"");
         assert_eq!(scanner.skip_string(0), Some(5));
+    }
+
+    /// The words of a long body are each looked at: an escape, a bad escape, a character
+    /// beyond ASCII or a control byte counts wherever it stands among them, the first and the
+    /// last word included.
+    #[test]
+    fn long_strings_count_and_check_every_word_as_serde_json_reads_them() {
+        for pad in [0, 1, 62, 63, 64, 65] {
+            for at in [0, 1, 62, 63, 64, 65, 126, 127, 128, 190] {
+                for (piece, valid) in [
+                    ("\\n", true),
+                    ("\\u00e9", true),
+                    ("\\ud83d\\ude00", true),
+                    ("é", true),
+                    ("\\q", false),
+                    ("\u{1}", false),
+                ] {
+                    let body = format!("{}{piece}{}", "a".repeat(at), "b".repeat(200 - at));
+                    let line = format!("{}\"{body}\" ", " ".repeat(pad));
+                    let scanner = Scanner::new(line.as_bytes());
+                    let close = scanner.skip_string(pad).unwrap() - 1;
+                    let text = scanner.text(&line, pad, close);
+                    let serde = serde_json::from_str::<String>(&line[pad..=close]).ok();
+                    assert_eq!(text.is_some(), valid, "{piece} at {at}, pad {pad}");
+                    if let (Some(text), Some(serde)) = (text, serde) {
+                        assert_eq!(text.code_points(), serde.chars().count() as u64);
+                        assert_eq!(text.as_str(), serde, "{piece} at {at}, pad {pad}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
