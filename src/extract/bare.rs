@@ -417,7 +417,11 @@ mod tests {
         assert_eq!(place(&ex), format!("{task} @ lexer.rs:read_quoted"));
         // Cut short, the task shortens and the place stays.
         let file = ex.files.last().unwrap();
-        let now = with_file(Shortening::plain(task.into()), &file.path, Some("read_quoted"));
+        let now = with_file(
+            Shortening::plain(task.into()),
+            &file.path,
+            Some("read_quoted"),
+        );
         assert_eq!(now.at(40), "make the parser… @ lexer.rs:read_quoted");
         // A task that names the file gets the function alone; an edit elsewhere, nothing.
         ex.files.last_mut().unwrap().path = "src/parse.rs".into();
