@@ -246,8 +246,9 @@ fn function_in<'e>(ex: &'e Extract, path: &str) -> Option<&'e str> {
 }
 
 /// The current task and ` @ <file>`, the file the work is on, or ` @ <file>:<function>` with the
-/// definition its latest edit sits in; each unless the task names it. The place goes first
-/// when the line is cut.
+/// definition its latest edit sits in; each unless the task names it. When the line is cut the
+/// place stays whole while the task before it shortens: the file and the definition are what
+/// the next turn opens, and a task's words are the ones the other lines repeat.
 fn with_file(now: Shortening, path: &str, function: Option<&str>) -> Shortening {
     let name = path.rsplit('/').next().unwrap_or(path);
     let named = |word: &str| word.is_empty() || now.full.contains(word);
@@ -262,7 +263,7 @@ fn with_file(now: Shortening, path: &str, function: Option<&str>) -> Shortening 
     let protected = now.tail < now.full.len();
     let full = format!("{} @ {place}", now.full);
     Shortening {
-        tail: if protected { now.tail } else { full.len() },
+        tail: if protected { now.tail } else { now.full.len() },
         full,
         fallback: now.fallback,
     }
@@ -414,6 +415,14 @@ mod tests {
             index: 90,
         });
         assert_eq!(place(&ex), format!("{task} @ lexer.rs:read_quoted"));
+        // Cut short, the task shortens and the place stays.
+        let file = ex.files.last().unwrap();
+        let now = with_file(
+            Shortening::plain(task.into()),
+            &file.path,
+            Some("read_quoted"),
+        );
+        assert_eq!(now.at(40), "make the parser… @ lexer.rs:read_quoted");
         // A task that names the file gets the function alone; an edit elsewhere, nothing.
         ex.files.last_mut().unwrap().path = "src/parse.rs".into();
         ex.around.as_mut().unwrap().path = "src/parse.rs".into();
