@@ -69,7 +69,6 @@ pub(super) fn decision_lines(ex: &Extract, lines: &mut Vec<Line>) {
             share: None,
             priority,
             tie: 0,
-            group: None,
             start: Some(head.chars().count() + DECISION_SHOWN),
         });
     }

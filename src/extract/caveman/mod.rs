@@ -65,12 +65,8 @@ struct Line {
     share: Option<u64>,
     /// Lower prints sooner when the budget is short.
     priority: u32,
-    /// Among lines of one priority, lower goes first (a file's rank, where files print in
-    /// directory order); equal ones go in print order.
+    /// Among lines of one priority, lower goes first; equal ones go in print order.
     tie: usize,
-    /// The directory a file line prints under, with the line's text when it is the only one of
-    /// its directory shown (the whole path on one line).
-    group: Option<(String, String)>,
     /// For a line shown short at first (a decision): its characters then; budget left over
     /// lengthens it towards the whole text.
     start: Option<usize>,
@@ -79,16 +75,13 @@ struct Line {
 /// Candidate lines per section beyond which the rest is left out.
 const CANDIDATES: usize = 40;
 
-/// Files shown whole, with their directory and use counts; the rest by name only.
-const WHOLE_FILES: usize = 5;
-
 /// The caveman summary of an extract: Markdown sections (goal, decisions, now, unresolved
-/// errors, files, commands with outcomes, next, CI, names), in paths, counts,
+/// errors, files by what was done to them, commands with outcomes, next, CI, names), in paths,
 /// labels and exact commands, within `budget` tokens of `tokenizer` over the whole text.
 ///
 /// Lines are admitted by priority — the header, the goal and the task first, then the newest
 /// decisions, the first error, the latest test command, the agent's last words and next step,
-/// the top files, sub-agents in flight and commands, the names the latest edits touched, then
+/// the first line of files, sub-agents in flight and commands, the names the latest edits touched, then
 /// the rest section by section — and each is kept only if the whole summary
 /// still fits; a long goal or task is cut to fit instead of dropped. When the whole does not
 /// fit after all (token counts do not add up), lines go again from the lowest priority, down
