@@ -1,7 +1,7 @@
 //! caveman's decision lines: the user's rules and answers and the agent's choices, each at a
 //! priority from its rank.
 
-use super::*;
+use super::line::*;
 use crate::extract::model::Extract;
 use crate::extract::shorten::Shortening;
 use crate::extract::text::cut;

@@ -1,7 +1,9 @@
 //! The candidate lines of a caveman summary, section by section, each with its priority and
 //! its share of the budget.
 
-use super::*;
+use super::decisions::decision_lines;
+use super::line::*;
+use super::render::{plural, NAMES_PER_LINE};
 use crate::extract::file_names::short_names;
 use crate::extract::file_uses::by_use;
 use crate::extract::model::{Around, Extract, Said};

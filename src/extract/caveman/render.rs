@@ -1,6 +1,6 @@
 //! Printing the lines a caveman summary admitted: sections in order, names not printed twice.
 
-use super::*;
+use super::line::*;
 use crate::extract::repeats::printed_in;
 
 /// Names on one line of the names section (and file names on one line of the files section):
