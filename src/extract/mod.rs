@@ -55,8 +55,8 @@
 //! - `limits`: how many characters of each kind of text an extract keeps;
 //! - `repeats`: one request shown once, when the goal and the current ask are the same text;
 //! - `shorten`: texts that shorten with a protected tail, shared by both renderers;
-//! - `dirs`: files in print order under their directory;
 //! - `file_names`: the files past the top few, each by the shortest tail of its path;
+//! - `file_uses`: those files grouped by what was done to them (edited, read, deleted);
 //! - `caveman` and `bare`: the two renderings.
 
 mod around;
@@ -71,9 +71,9 @@ mod ci;
 mod code_mode;
 mod commits;
 mod decisions;
-mod dirs;
 mod failures;
 mod file_names;
+mod file_uses;
 mod gates;
 mod goal;
 mod js;

@@ -1,7 +1,7 @@
 //! caveman's decision lines: the user's rules and answers and the agent's choices, each at a
 //! priority from its rank.
 
-use super::*;
+use super::line::*;
 use crate::extract::model::Extract;
 use crate::extract::shorten::Shortening;
 use crate::extract::text::cut;
@@ -69,7 +69,6 @@ pub(super) fn decision_lines(ex: &Extract, lines: &mut Vec<Line>) {
             share: None,
             priority,
             tie: 0,
-            group: None,
             start: Some(head.chars().count() + DECISION_SHOWN),
         });
     }

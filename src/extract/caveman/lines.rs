@@ -1,9 +1,11 @@
 //! The candidate lines of a caveman summary, section by section, each with its priority and
 //! its share of the budget.
 
-use super::*;
-use crate::extract::dirs::by_directory;
+use super::decisions::decision_lines;
+use super::line::*;
+use super::render::{plural, NAMES_PER_LINE};
 use crate::extract::file_names::short_names;
+use crate::extract::file_uses::by_use;
 use crate::extract::model::{Around, Extract, Said};
 use crate::extract::plan_mode::PLAN_MODE_STEP;
 use crate::extract::repeats::same_request;
@@ -20,7 +22,6 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
             share,
             priority,
             tie: 0,
-            group: None,
             start: None,
         });
     };
@@ -65,7 +66,6 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
             share: Some(20),
             priority: 2,
             tie: 0,
-            group: None,
             start: None,
         });
     }
@@ -92,7 +92,6 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
             share: Some(20),
             priority: 2,
             tie: 0,
-            group: None,
             start: None,
         });
     }
@@ -103,7 +102,6 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
             share,
             priority,
             tie: 0,
-            group: None,
             start: None,
         });
     };
@@ -149,46 +147,26 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         let priority = [4, 35, 45].get(n).copied().unwrap_or(60);
         push(Section::Errors, text, None, priority);
     }
+    // The files, by name only and a few to a line (see `file_names`), under what was done to
+    // them (see `file_uses`): no directories and no use counts, which took a dozen tokens a
+    // file. The first line (the most-used edited files) comes right after the decisions and
+    // the task, the second among the first names.
     let all: Vec<&str> = ex.files.iter().map(|f| f.path.as_str()).collect();
-    let paths = &all[..all.len().min(WHOLE_FILES)];
-    for placed in by_directory(paths) {
-        let n = placed.rank;
-        let file = &ex.files[n];
-        let priority = match n {
-            0..=2 => 10 + n as u32,
-            _ => 40,
-        };
-        let whole = format!("- {} {}", cut(&file.path, 160), file.label());
-        let (text, group) = match placed.dir {
-            // Under its directory, indented, so that a whole path after the group does not
-            // read as inside it.
-            Some(dir) => (
-                format!("  {} {}", cut(placed.name, 120), file.label()),
-                Some((cut(dir, 120), whole)),
-            ),
-            None => (whole, None),
-        };
+    let listed = &ex.files[..all.len().min(CANDIDATES)];
+    let mut file_lines: Vec<String> = Vec::new();
+    for (kind, at) in by_use(listed) {
+        let paths: Vec<&str> = at.iter().map(|&i| all[i]).collect();
+        for group in short_names(&paths, &all).chunks(NAMES_PER_LINE) {
+            file_lines.push(format!("- {} {}", kind.label(), group.join(" ")));
+        }
+    }
+    for (n, text) in file_lines.into_iter().enumerate() {
         lines.push(Line {
             section: Section::Files,
             text: Shortening::plain(text),
             share: None,
-            priority,
+            priority: [20, 26].get(n).copied().unwrap_or(74),
             tie: n,
-            group,
-            start: None,
-        });
-    }
-    // The files past them by name only, a few to a line (see `file_names`).
-    let rest = &all[paths.len()..all.len().min(CANDIDATES)];
-    let names = short_names(rest, &all);
-    for (n, group) in names.chunks(NAMES_PER_LINE).enumerate() {
-        lines.push(Line {
-            section: Section::Files,
-            text: Shortening::plain(format!("- {}", group.join(" "))),
-            share: None,
-            priority: [27, 44].get(n).copied().unwrap_or(74),
-            tie: WHOLE_FILES + n,
-            group: None,
             start: None,
         });
     }
@@ -199,7 +177,6 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
             share,
             priority,
             tie: 0,
-            group: None,
             start: None,
         });
     };

@@ -2,93 +2,20 @@
 //! priority and cut to fit.
 //!
 //! This file admits lines against the budget; `lines` and `decisions` propose them, each with
-//! its priority, and `render` prints the ones admitted.
+//! its priority, `line` holds the line and section types they share (so that no part imports
+//! this file back), and `render` prints the ones admitted.
 
 use super::model::Extract;
 use super::shorten::Shortening;
-use super::text::cut;
 use crate::tokens::Tokenizer;
 
-/// The sections of a caveman summary, in the order they print.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Section {
-    Head,
-    Goal,
-    Decisions,
-    Now,
-    Errors,
-    Files,
-    Commands,
-    Next,
-    Ci,
-    Names,
-}
-
-impl Section {
-    const ALL: [Section; 10] = [
-        Section::Head,
-        Section::Goal,
-        Section::Decisions,
-        Section::Now,
-        Section::Errors,
-        Section::Files,
-        Section::Commands,
-        Section::Next,
-        Section::Ci,
-        Section::Names,
-    ];
-
-    fn heading(self) -> Option<&'static str> {
-        match self {
-            Section::Head => None,
-            Section::Goal => Some("## goal"),
-            Section::Decisions => Some("## decisions"),
-            Section::Now => Some("## now"),
-            Section::Errors => Some("## errors"),
-            Section::Files => Some("## files"),
-            Section::Commands => Some("## cmds"),
-            Section::Next => Some("## next"),
-            Section::Ci => Some("## ci"),
-            Section::Names => Some("## names"),
-        }
-    }
-}
-
-/// One candidate line of a caveman summary.
-struct Line {
-    section: Section,
-    /// The text, and how it shortens.
-    text: Shortening,
-    /// For a line that carries one long text (goal, task, agent's last words): the percentage
-    /// of the budget it may take before the other lines have had theirs. Such a line is cut to
-    /// fit rather than dropped.
-    share: Option<u64>,
-    /// Lower prints sooner when the budget is short.
-    priority: u32,
-    /// Among lines of one priority, lower goes first (a file's rank, where files print in
-    /// directory order); equal ones go in print order.
-    tie: usize,
-    /// The directory a file line prints under, with the line's text when it is the only one of
-    /// its directory shown (the whole path on one line).
-    group: Option<(String, String)>,
-    /// For a line shown short at first (a decision): its characters then; budget left over
-    /// lengthens it towards the whole text.
-    start: Option<usize>,
-}
-
-/// Candidate lines per section beyond which the rest is left out.
-const CANDIDATES: usize = 40;
-
-/// Files shown whole, with their directory and use counts; the rest by name only.
-const WHOLE_FILES: usize = 5;
-
 /// The caveman summary of an extract: Markdown sections (goal, decisions, now, unresolved
-/// errors, files, commands with outcomes, next, CI, names), in paths, counts,
+/// errors, files by what was done to them, commands with outcomes, next, CI, names), in paths,
 /// labels and exact commands, within `budget` tokens of `tokenizer` over the whole text.
 ///
 /// Lines are admitted by priority — the header, the goal and the task first, then the newest
 /// decisions, the first error, the latest test command, the agent's last words and next step,
-/// the top files, sub-agents in flight and commands, the names the latest edits touched, then
+/// the first line of files, sub-agents in flight and commands, the names the latest edits touched, then
 /// the rest section by section — and each is kept only if the whole summary
 /// still fits; a long goal or task is cut to fit instead of dropped. When the whole does not
 /// fit after all (token counts do not add up), lines go again from the lowest priority, down
@@ -162,16 +89,6 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
     }
 }
 
-/// Characters of the agent's last words shown as `said:`.
-const SAID_SHOWN: usize = 200;
-
-/// True when `said:` shows `text` whole: the plan sentence of the same last message.
-fn shown_in_said(ex: &Extract, text: &str) -> bool {
-    ex.doing
-        .as_ref()
-        .is_some_and(|doing| cut(&doing.text, SAID_SHOWN).contains(text.trim()))
-}
-
 /// Characters below which a cut text says nothing and is dropped instead.
 const MIN_CUT: usize = 16;
 
@@ -191,12 +108,12 @@ fn longest_cut(text: &Shortening, from: usize, mut ok: impl FnMut(&str) -> bool)
 }
 
 mod decisions;
+mod line;
 mod lines;
 mod render;
 
-use decisions::*;
-use lines::*;
-use render::*;
+use lines::caveman_lines;
+use render::render;
 
 #[cfg(test)]
 mod tests;

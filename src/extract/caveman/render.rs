@@ -1,7 +1,6 @@
-//! Printing the lines a caveman summary admitted: sections in order, names not printed twice,
-//! file names grouped by directory.
+//! Printing the lines a caveman summary admitted: sections in order, names not printed twice.
 
-use super::*;
+use super::line::*;
 use crate::extract::repeats::printed_in;
 
 /// Names on one line of the names section (and file names on one line of the files section):
@@ -14,7 +13,6 @@ pub(super) fn render(lines: &[Line], shown: &[Option<String>]) -> String {
     let mut out = String::new();
     for section in Section::ALL {
         let mut first = true;
-        let mut under: Option<&str> = None;
         for (line, text) in lines.iter().zip(shown) {
             let Some(text) = text else { continue };
             if line.section != section {
@@ -38,24 +36,6 @@ pub(super) fn render(lines: &[Line], shown: &[Option<String>]) -> String {
                 }
                 first = false;
             }
-            let text = match &line.group {
-                Some((dir, whole)) if shown_in(lines, shown, dir) < 2 => {
-                    under = None;
-                    whole
-                }
-                Some((dir, _)) => {
-                    if under != Some(dir.as_str()) {
-                        out.push_str(dir.trim_end_matches('/'));
-                        out.push_str("/\n");
-                        under = Some(dir);
-                    }
-                    text
-                }
-                None => {
-                    under = None;
-                    text
-                }
-            };
             out.push_str(text);
             out.push('\n');
         }
@@ -75,15 +55,6 @@ pub(super) fn unprinted_names(line: &str, printed: &str) -> String {
     } else {
         format!("- {}", names.join(" "))
     }
-}
-
-/// How many shown lines print under directory `dir`.
-pub(super) fn shown_in(lines: &[Line], shown: &[Option<String>], dir: &str) -> usize {
-    lines
-        .iter()
-        .zip(shown)
-        .filter(|(l, s)| s.is_some() && l.group.as_ref().is_some_and(|(d, _)| d == dir))
-        .count()
 }
 
 pub(super) fn plural(n: usize, noun: &str) -> String {

@@ -27,18 +27,20 @@ fn caveman_fits_any_budget_and_spends_none_of_it_on_counts() {
     );
     assert!(!text.contains("msgs"), "{text}");
     let roomy = caveman(&ex, 5000, Tokenizer::Chars4);
-    // Files print under their directory, once; a file alone in its directory keeps its
-    // whole path.
+    // Files print by name, a few to a line, under what was done to them; a name another file
+    // shares keeps the directory that tells them apart.
     assert!(
-        roomy.contains("## files\nsrc/\n  module_29.rs r1\n  module_28.rs r1\n"),
+        roomy.contains("## files\n- read: module_29.rs module_28.rs "),
         "{roomy}"
     );
-    let mut alone = ex.clone();
-    alone.files.truncate(1);
-    alone.files[0].path = "src/parse/module_29.rs".into();
-    let text = caveman(&alone, 5000, Tokenizer::Chars4);
+    let mut edited = ex.clone();
+    edited.files.truncate(2);
+    edited.files[0].path = "src/parse/lib.rs".into();
+    edited.files[0].edit = 2;
+    edited.files[1].path = "src/lex/lib.rs".into();
+    let text = caveman(&edited, 5000, Tokenizer::Chars4);
     assert!(
-        text.contains("## files\n- src/parse/module_29.rs r1\n"),
+        text.contains("## files\n- edited: parse/lib.rs\n- read: lex/lib.rs\n"),
         "{text}"
     );
     assert!(roomy.contains("- cargo test -p crate29 → 5pass"), "{roomy}");

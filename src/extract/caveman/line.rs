@@ -1,0 +1,82 @@
+//! One candidate line of a caveman summary and the sections lines print in: the types the
+//! line makers (`lines`, `decisions`) and the printer (`render`) share.
+
+use crate::extract::model::Extract;
+use crate::extract::shorten::Shortening;
+use crate::extract::text::cut;
+
+/// The sections of a caveman summary, in the order they print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Section {
+    Head,
+    Goal,
+    Decisions,
+    Now,
+    Errors,
+    Files,
+    Commands,
+    Next,
+    Ci,
+    Names,
+}
+
+impl Section {
+    pub(super) const ALL: [Section; 10] = [
+        Section::Head,
+        Section::Goal,
+        Section::Decisions,
+        Section::Now,
+        Section::Errors,
+        Section::Files,
+        Section::Commands,
+        Section::Next,
+        Section::Ci,
+        Section::Names,
+    ];
+
+    pub(super) fn heading(self) -> Option<&'static str> {
+        match self {
+            Section::Head => None,
+            Section::Goal => Some("## goal"),
+            Section::Decisions => Some("## decisions"),
+            Section::Now => Some("## now"),
+            Section::Errors => Some("## errors"),
+            Section::Files => Some("## files"),
+            Section::Commands => Some("## cmds"),
+            Section::Next => Some("## next"),
+            Section::Ci => Some("## ci"),
+            Section::Names => Some("## names"),
+        }
+    }
+}
+
+/// One candidate line of a caveman summary.
+pub(super) struct Line {
+    pub(super) section: Section,
+    /// The text, and how it shortens.
+    pub(super) text: Shortening,
+    /// For a line that carries one long text (goal, task, agent's last words): the percentage
+    /// of the budget it may take before the other lines have had theirs. Such a line is cut to
+    /// fit rather than dropped.
+    pub(super) share: Option<u64>,
+    /// Lower prints sooner when the budget is short.
+    pub(super) priority: u32,
+    /// Among lines of one priority, lower goes first; equal ones go in print order.
+    pub(super) tie: usize,
+    /// For a line shown short at first (a decision): its characters then; budget left over
+    /// lengthens it towards the whole text.
+    pub(super) start: Option<usize>,
+}
+
+/// Candidate lines per section beyond which the rest is left out.
+pub(super) const CANDIDATES: usize = 40;
+
+/// Characters of the agent's last words shown as `said:`.
+pub(super) const SAID_SHOWN: usize = 200;
+
+/// True when `said:` shows `text` whole: the plan sentence of the same last message.
+pub(super) fn shown_in_said(ex: &Extract, text: &str) -> bool {
+    ex.doing
+        .as_ref()
+        .is_some_and(|doing| cut(&doing.text, SAID_SHOWN).contains(text.trim()))
+}
