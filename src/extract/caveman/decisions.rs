@@ -3,7 +3,6 @@
 
 use super::line::*;
 use crate::extract::model::Extract;
-use crate::extract::shorten::Shortening;
 use crate::extract::text::cut;
 
 /// Characters shown of a decision line.
@@ -63,13 +62,10 @@ pub(super) fn decision_lines(ex: &Extract, lines: &mut Vec<Line>) {
         let (decision, priority) = (&ex.decisions[i], priority[i]);
         let who = if decision.user { "user" } else { "agent" };
         let head = format!("- {who}: ");
+        let text = format!("{head}{}", cut(&decision.text, DECISION_WHOLE));
         lines.push(Line {
-            section: Section::Decisions,
-            text: Shortening::plain(format!("{head}{}", cut(&decision.text, DECISION_WHOLE))),
-            share: None,
-            priority,
-            tie: 0,
             start: Some(head.chars().count() + DECISION_SHOWN),
+            ..Line::plain(Section::Decisions, text, None, priority)
         });
     }
 }

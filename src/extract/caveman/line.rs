@@ -68,6 +68,31 @@ pub(super) struct Line {
     pub(super) start: Option<usize>,
 }
 
+impl Line {
+    /// A line of `text` in `section`, shown whole or cut as [`Shortening`] says, first among
+    /// lines of its `priority` in print order.
+    pub(super) fn new(
+        section: Section,
+        text: Shortening,
+        share: Option<u64>,
+        priority: u32,
+    ) -> Line {
+        Line {
+            section,
+            text,
+            share,
+            priority,
+            tie: 0,
+            start: None,
+        }
+    }
+
+    /// A line of plain `text`, which shortens by cutting its end.
+    pub(super) fn plain(section: Section, text: String, share: Option<u64>, priority: u32) -> Line {
+        Line::new(section, Shortening::plain(text), share, priority)
+    }
+}
+
 /// Candidate lines per section beyond which the rest is left out.
 pub(super) const CANDIDATES: usize = 40;
 

@@ -15,23 +15,13 @@ use crate::extract::text::{cut, one_line};
 /// The candidate lines of a caveman summary, in print order within each section.
 pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     let mut lines = Vec::new();
-    let mut push = |section, text: String, share, priority| {
-        lines.push(Line {
-            section,
-            text: Shortening::plain(text),
-            share,
-            priority,
-            tie: 0,
-            start: None,
-        });
-    };
     let mut head = String::from("# caveman");
     if let Some(root) = &ex.root {
         head.push_str(&format!(" | cwd:{root}"));
     }
     // No counts of messages, calls or asks: the next reader acts on none of them, and at 500
     // tokens each word of scaffolding is a path or a name less.
-    push(Section::Head, head, None, 0);
+    lines.push(Line::plain(Section::Head, head, None, 0));
     // A work branch names the work; the default branch says nothing.
     let default = |b: &str| matches!(b, "main" | "master" | "trunk" | "develop");
     // With where the work stands in git: short, since the subjects are in the files' names;
@@ -44,7 +34,7 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         .chain(ex.plan_file.as_ref().map(|p| format!("plan: {p}")))
         .collect();
     if !git.is_empty() {
-        push(Section::Head, git.join(" | "), None, 25);
+        lines.push(Line::plain(Section::Head, git.join(" | "), None, 25));
     }
     if let Some(goal) = &ex.goal {
         let text = if ex.summarised {
@@ -52,22 +42,20 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         } else {
             cut(&goal.text, 300)
         };
-        push(Section::Goal, text, Some(30), 1);
+        lines.push(Line::plain(Section::Goal, text, Some(30), 1));
     }
     if let Some(brief) = &ex.brief {
-        push(Section::Goal, cut(&brief.text, 300), Some(20), 3);
+        lines.push(Line::plain(
+            Section::Goal,
+            cut(&brief.text, 300),
+            Some(20),
+            3,
+        ));
     }
     decision_lines(ex, &mut lines);
     if let (None, Some(pending)) = (&ex.task, &ex.pending) {
         let text = format!("pending (from the summary): {}", cut(&pending.text, 240));
-        lines.push(Line {
-            section: Section::Now,
-            text: Shortening::plain(text),
-            share: Some(20),
-            priority: 2,
-            tie: 0,
-            start: None,
-        });
+        lines.push(Line::plain(Section::Now, text, Some(20), 2));
     }
     // A request the goal already shows is not printed again (see `repeats`).
     let in_goal = |said: &Said| ex.goal.as_ref().is_some_and(|g| same_request(g, said));
@@ -86,51 +74,49 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         } else {
             ask(context.as_ref(), task, "ask: ")
         };
-        lines.push(Line {
-            section: Section::Now,
-            text,
-            share: Some(20),
-            priority: 2,
-            tie: 0,
-            start: None,
-        });
+        lines.push(Line::new(Section::Now, text, Some(20), 2));
     }
-    let mut push = |section, text: String, share, priority| {
-        lines.push(Line {
-            section,
-            text: Shortening::plain(text),
-            share,
-            priority,
-            tie: 0,
-            start: None,
-        });
-    };
     if let Some(doing) = &ex.doing {
         let text = format!("said: {}", cut(&doing.text, SAID_SHOWN));
-        push(Section::Now, text, Some(10), 6);
+        lines.push(Line::plain(Section::Now, text, Some(10), 6));
     }
     // Work in flight and what the sub-agents found: current state a summary must not lose.
     for (n, task) in ex.delegated.iter().take(CANDIDATES).enumerate() {
         let text = format!("running: {}", cut(&task.text, 160));
-        push(Section::Now, text, None, if n == 0 { 16 } else { 38 });
+        lines.push(Line::plain(
+            Section::Now,
+            text,
+            None,
+            if n == 0 { 16 } else { 38 },
+        ));
     }
     // Commands left running (a dev server, a watcher): the next turn may talk to them.
     for (n, process) in ex.running.iter().rev().take(CANDIDATES).enumerate() {
         let text = format!("running: {}", cut(&process.text, 120));
-        push(Section::Now, text, None, if n == 0 { 17 } else { 41 });
+        lines.push(Line::plain(
+            Section::Now,
+            text,
+            None,
+            if n == 0 { 17 } else { 41 },
+        ));
     }
     for (n, report) in ex.reports.iter().rev().enumerate() {
         let text = format!("found: {}", cut(&report.text, 200));
-        push(Section::Now, text, None, if n == 0 { 60 } else { 90 });
+        lines.push(Line::plain(
+            Section::Now,
+            text,
+            None,
+            if n == 0 { 60 } else { 90 },
+        ));
     }
     if let Some(call) = &ex.last_call {
         let text = format!("last: {}", cut(&call.text, 100));
-        push(Section::Now, text, Some(10), 30);
+        lines.push(Line::plain(Section::Now, text, Some(10), 30));
     }
     // Where the latest edit sits and what its block goes on to call: the code a request like
     // "do it the way the check above does" points at, which the edit's own names miss.
     if let Some(text) = ex.around.as_ref().and_then(around_line) {
-        push(Section::Now, text, None, 31);
+        lines.push(Line::plain(Section::Now, text, None, 31));
     }
     let open = ex.errors.iter().filter(|e| !e.resolved);
     let mut previous: Option<&str> = None;
@@ -145,7 +131,7 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
             text.push_str(&format!(" ×{}", error.count));
         }
         let priority = [4, 35, 45].get(n).copied().unwrap_or(60);
-        push(Section::Errors, text, None, priority);
+        lines.push(Line::plain(Section::Errors, text, None, priority));
     }
     // The files, by name only and a few to a line (see `file_names`), under what was done to
     // them (see `file_uses`): no directories and no use counts, which took a dozen tokens a
@@ -161,25 +147,12 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         }
     }
     for (n, text) in file_lines.into_iter().enumerate() {
+        let priority = [20, 26].get(n).copied().unwrap_or(74);
         lines.push(Line {
-            section: Section::Files,
-            text: Shortening::plain(text),
-            share: None,
-            priority: [20, 26].get(n).copied().unwrap_or(74),
             tie: n,
-            start: None,
+            ..Line::plain(Section::Files, text, None, priority)
         });
     }
-    let mut push = |section, text: String, share, priority| {
-        lines.push(Line {
-            section,
-            text: Shortening::plain(text),
-            share,
-            priority,
-            tie: 0,
-            start: None,
-        });
-    };
     let test = ex.test_command().map(|c| c.command.as_str());
     let mut others = 0;
     for command in ex.commands.iter().take(CANDIDATES) {
@@ -206,14 +179,14 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
                 _ => 80,
             }
         };
-        push(Section::Commands, text, None, priority);
+        lines.push(Line::plain(Section::Commands, text, None, priority));
     }
     // The plan sentence comes from the agent's last words: when `said:` already shows it, a
     // second copy under next only takes the room of a file or a name.
     let plan = ex.plan.as_ref().filter(|p| !shown_in_said(ex, &p.text));
     if let Some(plan) = plan {
         let text = format!("- {}", cut(&plan.text, 200));
-        push(Section::Next, text, Some(15), 7);
+        lines.push(Line::plain(Section::Next, text, Some(15), 7));
     }
     for (n, todo) in ex.todos.iter().take(CANDIDATES).enumerate() {
         let mark = if todo.active { "▶ " } else { "" };
@@ -225,30 +198,45 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
             _ => 75,
         };
         let text = format!("- {mark}{}", cut(&todo.text, 160));
-        push(Section::Next, text, None, priority);
+        lines.push(Line::plain(Section::Next, text, None, priority));
     }
     if ex.plan.is_none() && ex.todos.is_empty() {
         if let Some(next) = ex.next() {
-            push(Section::Next, format!("- {}", cut(&next, 160)), Some(10), 8);
+            lines.push(Line::plain(
+                Section::Next,
+                format!("- {}", cut(&next, 160)),
+                Some(10),
+                8,
+            ));
         }
     }
     // In plan mode, the plan and its approval come after whatever the agent looks at next.
     if ex.plan_mode {
-        push(Section::Next, format!("- {PLAN_MODE_STEP}"), None, 8);
+        lines.push(Line::plain(
+            Section::Next,
+            format!("- {PLAN_MODE_STEP}"),
+            None,
+            8,
+        ));
     }
     for (n, check) in ex.ci.iter().take(CANDIDATES).enumerate() {
         let priority = if n == 0 { 25 } else { 85 };
-        push(Section::Ci, format!("- {}", check.label()), None, priority);
+        lines.push(Line::plain(
+            Section::Ci,
+            format!("- {}", check.label()),
+            None,
+            priority,
+        ));
     }
     // Then the names the latest edits wrote or replaced, ahead of most files and commands:
     // the code the agent was changing is what it will look for first.
     for (n, group) in ex.touched.chunks(NAMES_PER_LINE).enumerate() {
-        push(
+        lines.push(Line::plain(
             Section::Names,
             format!("- {}", group.join(" ")),
             None,
             [21, 48, 72].get(n).copied().unwrap_or(95),
-        );
+        ));
     }
     // Last, the names the session keeps coming back to, a few to a line, filling what budget
     // is left: they are what the next turns will search for.
@@ -264,12 +252,12 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         .collect();
     for (n, group) in frequent.chunks(NAMES_PER_LINE).take(CANDIDATES).enumerate() {
         let group: Vec<&str> = group.iter().map(|s| s.as_str()).collect();
-        push(
+        lines.push(Line::plain(
             Section::Names,
             format!("- {}", group.join(" ")),
             None,
             22 + 8 * n as u32,
-        );
+        ));
     }
     lines
 }
