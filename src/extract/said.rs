@@ -90,7 +90,10 @@ pub(super) fn plan_sentence(text: &str) -> Option<&str> {
         // A promise the same text goes on to keep ("Let me summarize: …" and the summary) is
         // not a next step: only a sentence near the end counts.
         let near_end = text[end..].trim().len() <= PLAN_TAIL;
-        if near_end && MARKS.iter().any(|m| lower.starts_with(m)) {
+        // The text's last words, ending in a colon, announce the calls that follow them
+        // ("Now run fmt, lint, and tests:").
+        let announces = n + 1 == spans.len() && sentence.trim_end().ends_with(':');
+        if announces || (near_end && MARKS.iter().any(|m| lower.starts_with(m))) {
             // "Let me fix this:" says what only with the sentence before it.
             let from = match n.checked_sub(1) {
                 Some(previous) if weight(sentence) < VAGUE_PLAN => spans[previous].0,
@@ -162,4 +165,30 @@ pub(super) fn unchecked_items(text: &str) -> Vec<&str> {
             (!t.is_empty()).then_some(t)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plan_sentence_is_a_step_stated_near_the_end_or_the_last_words_before_the_calls() {
+        let stated = "The parser is fixed. Next, I'll wire the flag into the CLI.";
+        assert_eq!(
+            plan_sentence(stated),
+            Some("Next, I'll wire the flag into the CLI.")
+        );
+        // Last words ending in a colon announce the calls that follow them.
+        let announced = "All green locally.\nNow run fmt, lint, and tests:";
+        assert_eq!(
+            plan_sentence(announced),
+            Some("Now run fmt, lint, and tests:")
+        );
+        // A colon followed by what it introduces is no announcement.
+        assert_eq!(
+            plan_sentence("Summary:\n- parser fixed\n- tests pass"),
+            None
+        );
+        assert_eq!(plan_sentence("The build passes."), None);
+    }
 }
