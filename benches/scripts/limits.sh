@@ -2,7 +2,8 @@
 # limits.sh: peak memory (and wall time) of condense on the two extreme shapes of input,
 # measured with /usr/bin/time -v:
 #
-#   one 200 MiB line     a transcript whose third line is a 200 MiB message
+#   one 200 MiB line     a transcript whose third line is a 200 MiB message (and a 50 MiB one:
+#                        the long line's time must grow with its length, not its square)
 #   1,000,000 lines      tiny messages, {"role":"user","content":"x"} (29 MB)
 #   4,000,000 lines      the same, 4x longer: estimate's memory must not grow with it
 #
@@ -22,16 +23,21 @@ cargo build --release --quiet
 bin=target/release/condense
 mkdir -p benches/data
 
+long_line() { # long_line MIB FILE: a transcript whose third line is a MIB MiB message
+  if [ ! -s "$2" ]; then
+    {
+      printf '{"role":"user","content":"q"}\n{"role":"assistant","content":"a"}\n'
+      printf '{"role":"user","content":"'
+      head -c $(($1 << 20)) /dev/zero | tr '\0' 'x'
+      printf '"}\n{"role":"assistant","content":"done"}\n'
+    } >"$2.tmp"
+    mv "$2.tmp" "$2"
+  fi
+}
 long=benches/data/limits-200MiB-line.jsonl
-if [ ! -s "$long" ]; then
-  {
-    printf '{"role":"user","content":"q"}\n{"role":"assistant","content":"a"}\n'
-    printf '{"role":"user","content":"'
-    head -c $((200 << 20)) /dev/zero | tr '\0' 'x'
-    printf '"}\n{"role":"assistant","content":"done"}\n'
-  } >"$long.tmp"
-  mv "$long.tmp" "$long"
-fi
+quarter=benches/data/limits-50MiB-line.jsonl
+long_line 200 "$long"
+long_line 50 "$quarter"
 lines() { # lines N FILE
   if [ ! -s "$2" ]; then
     awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) print "{\"role\":\"user\",\"content\":\"x\"}" }' >"$2.tmp"
@@ -61,11 +67,25 @@ for input in "$long" benches/data/limits-1M-lines.jsonl benches/data/limits-4M-l
   measure "estimate < FILE" "$input" sh -c "\"$bin\" estimate < \"$input\"" >>"$rows"
   measure "split FILE" "$input" "$bin" split "$input" >>"$rows"
 done
+# The quarter-length line, best of three, for the linearity line below.
+for _ in 1 2 3; do
+  measure "estimate FILE" "$quarter" "$bin" estimate "$quarter" >>"$rows"
+done
 
 python3 - "$rows" <<'EOF'
 import sys
 
+def seconds(wall):
+    # GNU time prints [h:]m:ss.ss
+    total = 0.0
+    for part in wall.split(":"):
+        total = total * 60 + float(part)
+    return total
+
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1])]
+# The quarter-length line ran three times: the table shows its fastest run.
+quarter_rows = sorted((r for r in rows if r[1] == "limits-50MiB-line.jsonl"), key=lambda r: seconds(r[4]))
+rows = [r for r in rows if r[1] != "limits-50MiB-line.jsonl"] + quarter_rows[:1]
 print("| command | input | input MiB | peak RSS MiB | RSS / input | wall |")
 print("|---|---|--:|--:|--:|--:|")
 for label, name, size, rss_kb, wall in rows:
@@ -81,5 +101,14 @@ print()
 print(f"estimate on 4x the lines: {four / one:.2f}x the memory "
       f"({'bounded' if four < one * 1.5 else 'NOT BOUNDED'}); "
       f"on the 200 MiB line: {long:.0f} MiB, {long / 200:.2f}x the line")
+# A reader that re-scanned the growing line for every block would take 16x as long on 4x the
+# line; a linear one about 4x (the start-up is the same for both).
+big = min(seconds(w) for label, name, _, _, w in rows
+          if (label, name) == ("estimate FILE", "limits-200MiB-line.jsonl"))
+quarter = seconds(quarter_rows[0][4])
+ratio = big / max(quarter, 0.01)
+print(f"estimate on the 200 MiB line against the 50 MiB one: {big:.2f} s against "
+      f"{quarter:.2f} s, {ratio:.1f}x for 4x the bytes "
+      f"(target < 10x, linear: {'met' if ratio < 10 else 'NOT met'})")
 EOF
 rm -f "$rows"

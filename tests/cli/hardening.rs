@@ -436,12 +436,6 @@ fn one_long_line(path: &Path, n: usize) {
     file.write_all(b"\n").unwrap();
 }
 
-fn timed(case: &Case, command: &str) -> (Duration, Output) {
-    let start = Instant::now();
-    let output = case.run(command, &[]);
-    (start.elapsed(), output)
-}
-
 /// Whether the big inputs go through every command. An unoptimised build (plain `cargo test`)
 /// takes 10x longer per byte, so it runs the three paths that differ, streaming (`estimate`),
 /// reading whole and planning (`split`) and writing (`inject`); `cargo test --release` runs all
@@ -449,11 +443,11 @@ fn timed(case: &Case, command: &str) -> (Duration, Output) {
 const EVERY_COMMAND_ON_BIG_INPUTS: bool = !cfg!(debug_assertions);
 
 #[test]
-fn a_200_mb_line_is_read_whole_in_linear_time() {
+fn a_200_mb_line_is_read_whole_by_every_command() {
     const MB: usize = 1 << 20;
     let case = case(b"");
     one_long_line(&case.input, 200 * MB);
-    let (big, estimate) = timed(&case, "estimate");
+    let estimate = case.run("estimate", &[]);
     // 200 MiB of text in one message, plus "q", "a" and "done": chars4 floors once.
     let chars = 200 * MB + 1 + 1 + 4;
     let estimate = report(&estimate);
@@ -474,16 +468,8 @@ fn a_200_mb_line_is_read_whole_in_linear_time() {
         succeeds(&case.run("bare", &[]), 0);
     }
 
-    // Linear, not quadratic: a quarter of the line takes about a quarter of the time (a reader
-    // that re-scanned the growing line for every 8 MiB block would take a sixteenth).
-    let small = self::case(b"");
-    one_long_line(&small.input, 50 * MB);
-    let quarter = (0..3).map(|_| timed(&small, "estimate").0).min().unwrap();
-    let ratio = big.as_secs_f64() / quarter.as_secs_f64().max(0.001);
-    assert!(
-        ratio < 10.0,
-        "200 MiB took {big:?}, 50 MiB {quarter:?}: {ratio:.1}x for 4x the bytes"
-    );
+    // That the time grows with the line's length and not its square is a timing, so it is
+    // benches/scripts/limits.sh's (the 200 MiB line against a 50 MiB one), not a test's.
 }
 
 #[test]
