@@ -147,27 +147,20 @@ fn kimi_text_tokens(ascii: u64, other: u64) -> u64 {
 
 /// The byte index where the longest suffix of `text` whose estimate fits `budget` starts.
 fn suffix_start_within(text: &str, budget: u64) -> usize {
-    let (mut ascii, mut other) = (0, 0);
-    let mut start = text.len();
-    for (index, c) in text.char_indices().rev() {
-        if c.is_ascii() {
-            ascii += 1
-        } else {
-            other += 1
-        }
-        if kimi_text_tokens(ascii, other) > budget {
-            break;
-        }
-        start = index;
-    }
-    start
+    last_fitting(text.char_indices().rev(), budget).map_or(text.len(), |(index, _)| index)
 }
 
 /// The byte index where the longest prefix of `text` whose estimate fits `budget` ends.
 fn prefix_end_within(text: &str, budget: u64) -> usize {
+    last_fitting(text.char_indices(), budget).map_or(0, |(index, c)| index + c.len_utf8())
+}
+
+/// The last of `chars` (byte index and character, in the order taken) whose estimate, with
+/// every one taken before it, still fits `budget`; `None` when the first does not.
+fn last_fitting(chars: impl Iterator<Item = (usize, char)>, budget: u64) -> Option<(usize, char)> {
     let (mut ascii, mut other) = (0, 0);
-    let mut end = 0;
-    for (index, c) in text.char_indices() {
+    let mut last = None;
+    for (index, c) in chars {
         if c.is_ascii() {
             ascii += 1
         } else {
@@ -176,7 +169,7 @@ fn prefix_end_within(text: &str, budget: u64) -> usize {
         if kimi_text_tokens(ascii, other) > budget {
             break;
         }
-        end = index + c.len_utf8();
+        last = Some((index, c));
     }
-    end
+    last
 }
