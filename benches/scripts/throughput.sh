@@ -34,7 +34,9 @@
 # per format: tool, MiB timed, MiB/s, wall s, CPU s, peak RSS, and ratios of MiB/s, each row's
 # against `cat`, orjson and json.loads on the same format (x orjson = 3.00 means three times as
 # fast as orjson); below each table, what estimate counted (the live context, and the whole file)
-# and a line for each way condense ran (file, pipe, fast) against the issue's target. Then the
+# and a line for each way condense ran (file, pipe, fast) against the issue's target, with
+# condense's own CPU seconds from the file and through the pipe (the least of $RUNS extra runs
+# each: the pipe's wall time also holds cat's CPU on the same cores, this does not). Then the
 # exact BPE comparison: condense-o200k / baseline time ratio (target <= 1.3x). Then the same
 # figures as docs/BENCHMARKS.md's Speed table, in markdown with the machine and the command, to
 # paste there (a column per format; the pipe / file and x json.loads ratios as rows). The all-strings
@@ -195,6 +197,29 @@ measure() {
     done
     printf '\n' >&2
     ROWS+=("${key#keep:}"$'\t'"$label"$'\t'"$group"$'\t'"${file##*/}"$'\t'"$bytes"$'\t'"$best"$'\t'"$cpu"$'\t'"$rss")
+}
+
+# own_cpu FORMAT FILE: condense's own CPU seconds (user + sys, the least of $RUNS runs each,
+# after the timed runs warmed the cache) reading FILE as an argument and through `cat FILE |`,
+# into OWN_FILE[FORMAT] and OWN_PIPE[FORMAT]. The pipe row's wall time also holds cat's CPU on
+# the same cores; this pair says whether condense itself does more work through a pipe.
+declare -A OWN_FILE OWN_PIPE
+own_cpu() {
+    local format=$1 file=$2 i u s way best
+    ((HAVE_TIME)) || return 0
+    for way in file pipe; do
+        best=''
+        for ((i = 0; i < RUNS; i++)); do
+            if [[ $way == file ]]; then
+                /usr/bin/time -f '%U %S' -o "$TMP/own" "$CONDENSE" estimate "$file" >/dev/null
+            else
+                cat "$file" | /usr/bin/time -f '%U %S' -o "$TMP/own" "$CONDENSE" estimate >/dev/null
+            fi
+            read -r u s <"$TMP/own"
+            best=$(awk -v u="$u" -v s="$s" -v b="$best" 'BEGIN { c = u + s; if (b != "" && b < c) c = b; printf "%.2f", c }')
+        done
+        if [[ $way == file ]]; then OWN_FILE[$format]=$best; else OWN_PIPE[$format]=$best; fi
+    done
 }
 
 # measure_slow KEY LABEL GROUP FULL PREFIX CMD...: one run on PREFIX (the warm-up); when the full
@@ -408,6 +433,7 @@ for format in "${FORMAT_LIST[@]}"; do
     fi
     measure "fast:$format" "condense estimate --tokenizer fast FILE" "$format" "$full" 1 \
         "$CONDENSE" estimate --tokenizer fast @F@
+    own_cpu "$format" "$full"
     if [[ $format == claude-code ]]; then
         if have jq; then
             measure_slow "jq:$format" "jq -c . FILE > /dev/null" "$format" "$full" "$prefix" jq -c . @F@
@@ -521,6 +547,10 @@ for format in "${FORMAT_LIST[@]}"; do
     if [[ -n $file_rate && -n $pipe_rate ]]; then
         ratio=$(awk -v p="$pipe_rate" -v f="$file_rate" 'BEGIN { printf "%.2f", p / f }')
         echo "  target (issue 33): the pipe at least 0.80x the file: ${ratio}x: $(verdict "$ratio >= 0.80")"
+        if [[ -n ${OWN_FILE[$format]:-} ]]; then
+            awk -v f="${OWN_FILE[$format]}" -v p="${OWN_PIPE[$format]}" 'BEGIN {
+                printf "  condense'"'"'s own CPU (user+sys, least of the runs): %.2f s from the file, %.2f s through the pipe: %.2fx (no target; the rest of the pipe'"'"'s wall time is cat'"'"'s CPU on the same cores)\n", f, p, p / f }'
+        fi
     fi
 done
 
