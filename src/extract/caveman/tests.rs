@@ -188,3 +188,14 @@ fn a_name_printed_above_is_not_listed_again() {
     let text = caveman(&ex, 5000, Tokenizer::Chars4);
     assert!(text.contains("## names\n- read_quoted\n"), "{text}");
 }
+
+#[test]
+fn a_background_task_output_file_is_not_listed_among_the_files() {
+    let mut ex = busy();
+    ex.files.truncate(2);
+    ex.files[0].path = "/tmp/claude-501/-Users-me-app/tasks/b463a86.output".into();
+    ex.files[1].path = "src/app.rs".into();
+    let text = caveman(&ex, 5000, Tokenizer::Chars4);
+    assert!(text.contains("app.rs"), "{text}");
+    assert!(!text.contains("b463a86"), "{text}");
+}
