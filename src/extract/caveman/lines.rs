@@ -164,7 +164,13 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     let test = ex.test_command().map(|c| c.command.as_str());
     let mut others = 0;
     for command in ex.commands.iter().take(CANDIDATES) {
-        let mut text = format!("- {}", one_line(&command.command, 120));
+        let is_test = test == Some(command.command.as_str());
+        let shown = if command.test {
+            TEST_SHOWN
+        } else {
+            COMMAND_SHOWN
+        };
+        let mut text = format!("- {}", one_line(&command.command, shown));
         let label = command.outcome.map(|o| o.label()).unwrap_or_default();
         if !label.is_empty() {
             text.push_str(&format!(" → {label}"));
@@ -175,7 +181,7 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         if command.runs > 1 {
             text.push_str(&format!(" ×{}", command.runs));
         }
-        let priority = if test == Some(command.command.as_str()) {
+        let priority = if is_test {
             5
         } else if command.inspect {
             90
