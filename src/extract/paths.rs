@@ -115,6 +115,21 @@ pub(super) fn clean_path(word: &str) -> Option<String> {
         .then(|| word.to_owned())
 }
 
+/// True for a file the agent's harness writes, not the project: the output file of a Claude
+/// Code background task (`/tmp/claude-501/<project>/tasks/b463a86.output`), which the agent
+/// reads to follow a command or sub-agent it started. The command and its result are what
+/// matter; the file's random name helps no one find anything after the session.
+pub(super) fn is_harness_file(path: &str) -> bool {
+    let mut parts = path.rsplit('/');
+    let (Some(name), Some(dir)) = (parts.next(), parts.next()) else {
+        return false;
+    };
+    dir == "tasks"
+        && name
+            .strip_suffix(".output")
+            .is_some_and(|id| !id.is_empty())
+}
+
 /// True when a word looks like a file: no shell syntax, a URL or a glob, and a last component
 /// with a short alphanumeric extension (and a name with a letter), or a well-known file name.
 pub fn is_pathlike(word: &str) -> bool {
@@ -181,4 +196,22 @@ pub fn is_pathlike(word: &str) -> bool {
         stem.chars().any(char::is_alphabetic) && !stem.ends_with('.')
     };
     ext_ok && stem_ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_background_task_output_file_is_the_harness_s_not_the_project_s() {
+        assert!(is_harness_file(
+            "/private/tmp/claude-501/-Users-me-app/tasks/b463a86.output"
+        ));
+        assert!(is_harness_file("/tmp/claude/tasks/a1b2c3.output"));
+        // A project's own `tasks/` folder or `.output` file elsewhere is the project's.
+        assert!(!is_harness_file("src/tasks/build.rs"));
+        assert!(!is_harness_file("out/run.output"));
+        assert!(!is_harness_file("tasks/.output"));
+        assert!(!is_harness_file("b463a86.output"));
+    }
 }

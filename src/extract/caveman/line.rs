@@ -99,6 +99,16 @@ pub(super) const CANDIDATES: usize = 40;
 /// Characters of the agent's last words shown as `said:`.
 pub(super) const SAID_SHOWN: usize = 200;
 
+/// Characters of a command line shown under cmds: the program, its subcommand and first
+/// arguments say what ran; the rest of a long line (a commit message, a heredoc, a jq
+/// program) costs the room of several names and files. Measured on the eval corpus against
+/// 120: caveman's probes unchanged (421), re-used names carried 572 -> 607.
+pub(super) const COMMAND_SHOWN: usize = 40;
+
+/// Characters of a test command shown: its filter, package or test file is what the next turn
+/// re-runs, so it keeps more.
+pub(super) const TEST_SHOWN: usize = 120;
+
 /// True when `said:` shows `text` whole: the plan sentence of the same last message.
 pub(super) fn shown_in_said(ex: &Extract, text: &str) -> bool {
     ex.doing

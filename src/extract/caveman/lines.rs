@@ -6,7 +6,8 @@ use super::line::*;
 use super::render::{plural, NAMES_PER_LINE};
 use crate::extract::file_names::short_names;
 use crate::extract::file_uses::by_use;
-use crate::extract::model::{Around, Extract, Said};
+use crate::extract::model::{Around, Extract, FileUse, Said};
+use crate::extract::paths::is_harness_file;
 use crate::extract::plan_mode::PLAN_MODE_STEP;
 use crate::extract::repeats::same_request;
 use crate::extract::shorten::{ask, Shortening};
@@ -137,8 +138,15 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     // them (see `file_uses`): no directories and no use counts, which took a dozen tokens a
     // file. The first line (the most-used edited files) comes right after the decisions and
     // the task, the second among the first names.
-    let all: Vec<&str> = ex.files.iter().map(|f| f.path.as_str()).collect();
-    let listed = &ex.files[..all.len().min(CANDIDATES)];
+    // A harness's own files (a background task's output file) are no part of the work.
+    let project: Vec<FileUse> = ex
+        .files
+        .iter()
+        .filter(|f| !is_harness_file(&f.path))
+        .cloned()
+        .collect();
+    let all: Vec<&str> = project.iter().map(|f| f.path.as_str()).collect();
+    let listed = &project[..all.len().min(CANDIDATES)];
     let mut file_lines: Vec<String> = Vec::new();
     for (kind, at) in by_use(listed) {
         let paths: Vec<&str> = at.iter().map(|&i| all[i]).collect();
@@ -156,7 +164,13 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     let test = ex.test_command().map(|c| c.command.as_str());
     let mut others = 0;
     for command in ex.commands.iter().take(CANDIDATES) {
-        let mut text = format!("- {}", one_line(&command.command, 120));
+        let is_test = test == Some(command.command.as_str());
+        let shown = if command.test {
+            TEST_SHOWN
+        } else {
+            COMMAND_SHOWN
+        };
+        let mut text = format!("- {}", one_line(&command.command, shown));
         let label = command.outcome.map(|o| o.label()).unwrap_or_default();
         if !label.is_empty() {
             text.push_str(&format!(" → {label}"));
@@ -167,7 +181,7 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         if command.runs > 1 {
             text.push_str(&format!(" ×{}", command.runs));
         }
-        let priority = if test == Some(command.command.as_str()) {
+        let priority = if is_test {
             5
         } else if command.inspect {
             90

@@ -188,3 +188,35 @@ fn a_name_printed_above_is_not_listed_again() {
     let text = caveman(&ex, 5000, Tokenizer::Chars4);
     assert!(text.contains("## names\n- read_quoted\n"), "{text}");
 }
+
+#[test]
+fn a_background_task_output_file_is_not_listed_among_the_files() {
+    let mut ex = busy();
+    ex.files.truncate(2);
+    ex.files[0].path = "/tmp/claude-501/-Users-me-app/tasks/b463a86.output".into();
+    ex.files[1].path = "src/app.rs".into();
+    let text = caveman(&ex, 5000, Tokenizer::Chars4);
+    assert!(text.contains("app.rs"), "{text}");
+    assert!(!text.contains("b463a86"), "{text}");
+}
+
+#[test]
+fn a_command_line_is_cut_short_and_the_test_command_keeps_its_arguments() {
+    let long_test =
+        "cargo test --package parser --lib nested::quotes::inside_double_quotes -- --exact";
+    let long_other = "git commit -m 'parse nested quotes inside double-quoted strings'";
+    let ex = crate::extract::extract(&[
+        user("make the parser handle nested quotes"),
+        bash("b1", long_other),
+        result("b1", "[main 1a2b3c4] parse nested quotes"),
+        bash("b2", long_test),
+        result("b2", "test result: ok. 3 passed; 0 failed"),
+    ]);
+    let text = caveman(&ex, 5000, Tokenizer::Chars4);
+    assert!(text.contains(long_test), "{text}");
+    assert!(!text.contains(long_other), "{text}");
+    assert!(
+        text.contains("- git commit -m 'parse nested quotes…"),
+        "{text}"
+    );
+}
