@@ -112,13 +112,14 @@ impl Format for Kimi {
         if chat.walk(text).is_none() {
             chat = serde_json::from_str(text)?;
         }
-        chat_record(line, text, chat)
+        chat_record(line, text, &mut chat)
     }
 }
 
-/// The record of the line `text`, number `line`, read as `chat`.
-fn chat_record<'a>(line: usize, text: &'a str, chat: ChatLine<'a>) -> Result<Record<'a>> {
-    let Some(role_name) = chat.role else {
+/// The record of the line `text`, number `line`, read as `chat`, whose fields it takes (taking
+/// them where they lie rather than the whole line by value, which was copied).
+fn chat_record<'a>(line: usize, text: &'a str, chat: &mut ChatLine<'a>) -> Result<Record<'a>> {
+    let Some(role_name) = chat.role.take() else {
         bail!("message has no \"role\"");
     };
     if role_name.starts_with('_') {
@@ -143,33 +144,38 @@ fn chat_record<'a>(line: usize, text: &'a str, chat: ChatLine<'a>) -> Result<Rec
     };
 
     let mut parts = Vec::new();
-    if let Some(reasoning) = chat.reasoning_content {
+    if let Some(reasoning) = chat.reasoning_content.take() {
         parts.push(Part::Thinking(reasoning));
     }
-    match chat.content {
+    match std::mem::take(&mut chat.content) {
         StrOrSeq::Str(text) => parts.push(Part::Text(text)),
         StrOrSeq::Seq(items) => parts.extend(items.into_iter().map(chat_part)),
     }
-    let calls = chat.tool_calls.unwrap_or_default();
+    for call in chat.tool_calls.take().into_iter().flatten() {
+        if let Some(function) = call.function {
+            parts.push(call_part(call.id, function)?);
+        }
+    }
     // The legacy `function_call` has no id.
-    let functions = calls
-        .into_iter()
-        .filter_map(|call| Some((call.id, call.function?)))
-        .chain(chat.function_call.map(|function| (None, function)));
-    for (id, function) in functions {
-        parts.push(Part::ToolCall {
-            id,
-            name: function.name,
-            arguments: arguments_text(function.arguments, function.walked)?,
-        });
+    if let Some(function) = chat.function_call.take() {
+        parts.push(call_part(None, function)?);
     }
     // Only a tool message answers a call.
-    let call_id = chat.tool_call_id.filter(|_| role == Role::Tool);
+    let call_id = chat.tool_call_id.take().filter(|_| role == Role::Tool);
     Ok(Record::new(
         line,
         text.as_bytes(),
         Entry::Message(Message::new(role, parts).answering(call_id)),
     ))
+}
+
+/// The part of a call with this id and function.
+fn call_part<'a>(id: Option<Cow<'a, str>>, function: FunctionCall<'a>) -> Result<Part<'a>> {
+    Ok(Part::ToolCall {
+        id,
+        name: function.name,
+        arguments: arguments_text(function.arguments, function.walked)?,
+    })
 }
 
 fn chat_part(part: ChatPart<'_>) -> Part<'_> {
@@ -432,11 +438,11 @@ mod tests {
 
     /// What serde alone reads of `line`, and what the walk reads (`None` where it gives up).
     fn both_ways(line: &str) -> (Record<'_>, Option<Record<'_>>) {
-        let serde = chat_record(1, line, serde_json::from_str(line).unwrap()).unwrap();
+        let serde = chat_record(1, line, &mut serde_json::from_str(line).unwrap()).unwrap();
         let mut chat = ChatLine::default();
         let walked = chat
             .walk(line)
-            .map(|()| chat_record(1, line, chat).unwrap());
+            .map(|()| chat_record(1, line, &mut chat).unwrap());
         (serde, walked)
     }
 
