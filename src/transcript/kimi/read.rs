@@ -48,6 +48,11 @@ struct ChatLine<'a> {
     /// kimi-cli's bookkeeping.
     #[serde(skip)]
     token_count_walked: Option<LenientU64>,
+    /// A `content` list as the walk read it, each part already the model's (never set by
+    /// serde, and `content` is then left empty): a list of [`ChatPart`]s, made into parts
+    /// after, cost an allocation and a copy of each part more.
+    #[serde(skip)]
+    walked_parts: Vec<Part<'a>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -143,13 +148,14 @@ fn chat_record<'a>(line: usize, text: &'a str, chat: &mut ChatLine<'a>) -> Resul
         bail!("unknown role (expected system, developer, user, assistant, tool, or a kimi-cli record such as _usage)");
     };
 
-    let mut parts = Vec::new();
-    if let Some(reasoning) = chat.reasoning_content.take() {
-        parts.push(Part::Thinking(reasoning));
-    }
+    let mut parts = std::mem::take(&mut chat.walked_parts);
     match std::mem::take(&mut chat.content) {
         StrOrSeq::Str(text) => parts.push(Part::Text(text)),
         StrOrSeq::Seq(items) => parts.extend(items.into_iter().map(chat_part)),
+    }
+    // Thinking comes first (seldom there: kimi-cli keeps it as a content part).
+    if let Some(reasoning) = chat.reasoning_content.take() {
+        parts.insert(0, Part::Thinking(reasoning));
     }
     for call in chat.tool_calls.take().into_iter().flatten() {
         if let Some(function) = call.function {
@@ -235,7 +241,7 @@ impl<'a> ChatLine<'a> {
         walk.fields(keys, |field, walk| {
             match field {
                 0 => line.role = walk.optional_str()?,
-                1 => line.content = walk_content(walk)?,
+                1 => line.content = walk_content(walk, &mut line.walked_parts)?,
                 2 => {
                     line.tool_calls = match walk.null()? {
                         true => None,
@@ -258,12 +264,15 @@ impl<'a> ChatLine<'a> {
     }
 }
 
-/// `content`: a string, `null` (no parts) or a list of part objects.
-fn walk_content<'a>(walk: &mut scan::Walk<'_, 'a>) -> Option<StrOrSeq<'a, ChatPart<'a>>> {
+/// `content`: a string, `null` (no parts) or a list of part objects, whose parts go to
+/// `parts` (and the content returned is then an empty list).
+fn walk_content<'a>(
+    walk: &mut scan::Walk<'_, 'a>,
+    parts: &mut Vec<Part<'a>>,
+) -> Option<StrOrSeq<'a, ChatPart<'a>>> {
     match walk.peek()? {
         b'"' => Some(StrOrSeq::Str(walk.string()?)),
         b'[' => {
-            let mut parts = Vec::new();
             walk.array(|walk| {
                 let mut part = ChatPart::default();
                 walk.fields(["type", "text", "think", "refusal"], |field, walk| {
@@ -275,10 +284,10 @@ fn walk_content<'a>(walk: &mut scan::Walk<'_, 'a>) -> Option<StrOrSeq<'a, ChatPa
                     }
                     Some(())
                 })?;
-                parts.push(part);
+                parts.push(chat_part(part));
                 Some(())
             })?;
-            Some(StrOrSeq::Seq(parts))
+            Some(StrOrSeq::default())
         }
         _ => walk.null()?.then(StrOrSeq::default),
     }
