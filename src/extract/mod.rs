@@ -82,6 +82,7 @@ mod model;
 mod names;
 mod next;
 mod outcome;
+mod pasted;
 mod paths;
 mod plan_file;
 mod plan_mode;
