@@ -70,6 +70,7 @@ mod chore;
 mod ci;
 mod code_mode;
 mod commits;
+mod complete;
 mod decisions;
 mod failures;
 mod file_names;
