@@ -9,6 +9,7 @@ use crate::extract::decisions::{is_decision_turn, is_rule, DECISION_CHARS};
 use crate::extract::limits::{ASK_CHARS, GOAL_CHARS, GOAL_SHOWN, SAID_CHARS};
 use crate::extract::model::*;
 use crate::extract::next::is_fresh;
+use crate::extract::pasted::PASTED_BY;
 use crate::extract::said::{plan_sentence, unchecked_items};
 use crate::extract::text::one_line;
 use crate::transcript::classify::text_of;
@@ -195,8 +196,14 @@ impl Builder {
         }
         ex.commands
             .sort_by(|a, b| group(a).cmp(&group(b)).then(b.last.cmp(&a.last)));
-        ex.errors
-            .sort_by(|a, b| a.resolved.cmp(&b.resolved).then(b.last.cmp(&a.last)));
+        // Open errors first, the ones the user pasted ahead (they are what was asked about),
+        // then the newest.
+        let pasted = |e: &ErrorSeen| e.command.as_deref() == Some(PASTED_BY);
+        ex.errors.sort_by(|a, b| {
+            (a.resolved, !pasted(a))
+                .cmp(&(b.resolved, !pasted(b)))
+                .then(b.last.cmp(&a.last))
+        });
         ex.ci.sort_by_key(|c| std::cmp::Reverse(c.last));
         self.ex
     }

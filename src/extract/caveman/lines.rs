@@ -4,6 +4,7 @@
 use super::decisions::decision_lines;
 use super::line::*;
 use super::render::{plural, NAMES_PER_LINE};
+use crate::extract::complete::{is_complete, COMPLETE};
 use crate::extract::file_names::short_names;
 use crate::extract::file_uses::by_use;
 use crate::extract::model::{Around, Extract, FileUse, Said};
@@ -80,6 +81,9 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     if let Some(doing) = &ex.doing {
         let text = format!("said: {}", cut(&doing.text, SAID_SHOWN));
         lines.push(Line::plain(Section::Now, text, Some(10), 6));
+    }
+    if is_complete(ex) {
+        lines.push(Line::plain(Section::Now, COMPLETE.to_owned(), None, 7));
     }
     // Work in flight and what the sub-agents found: current state a summary must not lose.
     for (n, task) in ex.delegated.iter().take(CANDIDATES).enumerate() {
