@@ -225,7 +225,6 @@ impl FileReport {
             let read_one = self
                 .records
                 .messages()
-                .iter()
                 .any(|m| m.parts.iter().any(|kind| kind.count > 0));
             if !read_one && !self.records.is_empty() {
                 return Err(no_message_error(&self.name, format));
