@@ -192,7 +192,7 @@ impl Packed {
     }
 
     fn push(&mut self, message: &MessageMeasure) {
-        if self.starts.len() % GROUP == 0 {
+        if self.starts.len().is_multiple_of(GROUP) {
             self.groups.push(self.bytes.len());
         }
         let group = self.groups.last().copied().unwrap_or_default();
@@ -208,7 +208,7 @@ impl Packed {
             | u8::from(message.node().tool_result) << 4;
         self.bytes.push(flags);
         put(&mut self.bytes, message.units);
-        // Which kinds it has, then their tallies: a tally is never units without a count.
+        // A byte of the kinds whose tally is not zero, then those tallies.
         let kinds_at = self.bytes.len();
         self.bytes.push(0);
         let mut kinds = 0;
@@ -368,24 +368,32 @@ mod tests {
     fn messages_and_links_come_back_past_a_group_and_a_word() {
         let message = |i: u64| MessageMeasure {
             role: Role::ALL[(i % 4) as usize],
-            sidechain: i % 3 == 0,
-            user_turn: i % 5 == 0,
-            units: if i % 7 == 0 { u64::MAX } else { i * 1000 },
+            sidechain: i.is_multiple_of(3),
+            user_turn: i.is_multiple_of(5),
+            units: if i.is_multiple_of(7) {
+                u64::MAX
+            } else {
+                i * 1000
+            },
             parts: std::array::from_fn(|kind| Tally {
-                count: if (i as usize + kind) % 3 == 0 { 0 } else { i },
+                count: if (i as usize + kind).is_multiple_of(3) {
+                    0
+                } else {
+                    i
+                },
                 units: (i << (kind * 9)) % (u64::MAX - 3),
             }),
         };
         let record = |i: u64| RecordMeasure {
             line: i as usize * 2,
-            message: (i % 11 != 0).then(|| message(i)),
-            usage: (i % 13 == 0).then_some(Usage {
+            message: (!i.is_multiple_of(11)).then(|| message(i)),
+            usage: i.is_multiple_of(13).then_some(Usage {
                 context_tokens: i,
                 response_key: None,
             }),
-            compaction: i % 17 == 0,
+            compaction: i.is_multiple_of(17),
             link: Link {
-                id: (i % 2 == 0).then_some(i),
+                id: i.is_multiple_of(2).then_some(i),
                 ..Link::default()
             },
         };
