@@ -11,7 +11,7 @@
 //! each found by counting the bits before its record. A record of a plain message list costs
 //! some 20 bytes (it took 170: `estimate` on 4 million one-word lines peaked at 712 MiB).
 
-use super::{MessageMeasure, RecordMeasure, Tally};
+use super::{Folded, MessageMeasure, RecordMeasure, Tally};
 use crate::transcript::live::{Node, NodeMessage};
 use crate::transcript::{Event, Link, Parent, Role, Usage};
 
@@ -35,8 +35,9 @@ pub(super) struct Kept {
 }
 
 impl Kept {
-    /// Keeps the next record's measure.
-    pub(super) fn push(&mut self, record: RecordMeasure) {
+    /// Keeps the next record's measure (borrowed: moved out of the list it was measured into,
+    /// each of some 240 bytes, it was copied once more).
+    pub(super) fn push(&mut self, record: &RecordMeasure) {
         let RecordMeasure {
             line,
             message,
@@ -44,16 +45,16 @@ impl Kept {
             compaction,
             link,
         } = record;
-        self.lines.push(line);
-        let linked = link != NO_LINK;
+        self.lines.push(*line);
+        let linked = *link != NO_LINK;
         self.flags
-            .push([message.is_some(), usage.is_some(), linked, compaction]);
+            .push([message.is_some(), usage.is_some(), linked, *compaction]);
         if let Some(message) = message {
-            self.messages.push(&message);
+            self.messages.push(message);
         }
-        self.usages.extend(usage);
+        self.usages.extend(*usage);
         if linked {
-            self.links.push(link);
+            self.links.push(link.clone());
         }
     }
 
@@ -76,6 +77,14 @@ impl Kept {
     pub(super) fn message(&self, index: usize) -> Option<MessageMeasure> {
         let which = self.flags.rank_of(MESSAGE, index)?;
         Some(self.messages.get(which))
+    }
+
+    /// What the fold reads of record `index`: its message, unpacked, and its usage figure.
+    pub(super) fn folded(&self, index: usize) -> Unpacked<'_> {
+        Unpacked {
+            message: self.message(index),
+            usage: self.usage(index),
+        }
     }
 
     /// Record `index`'s usage figure.
@@ -102,6 +111,7 @@ impl Kept {
     }
 
     /// Record `index`'s measure, as it was pushed.
+    #[cfg(test)]
     pub(super) fn get(&self, index: usize) -> RecordMeasure {
         RecordMeasure {
             line: self.line(index),
@@ -119,6 +129,22 @@ impl Kept {
             message: (self.flags.rank_of(MESSAGE, index)).map(|which| self.messages.node(which)),
             compaction: self.compaction(index),
         }
+    }
+}
+
+/// A record's message, unpacked, and its usage figure, as [`Folded`] reads them.
+pub(super) struct Unpacked<'k> {
+    message: Option<MessageMeasure>,
+    usage: Option<&'k Usage>,
+}
+
+impl Folded for Unpacked<'_> {
+    fn message(&self) -> Option<&MessageMeasure> {
+        self.message.as_ref()
+    }
+
+    fn usage(&self) -> Option<&Usage> {
+        self.usage
     }
 }
 
@@ -346,7 +372,7 @@ mod tests {
             },
         ];
         let mut kept = Kept::default();
-        records.iter().cloned().for_each(|record| kept.push(record));
+        records.iter().for_each(|record| kept.push(record));
         assert_eq!(kept.len(), 3);
         for (index, record) in records.iter().enumerate() {
             assert_eq!(&kept.get(index), record);
@@ -399,7 +425,7 @@ mod tests {
         };
         let count = (GROUP + 100) as u64;
         let mut kept = Kept::default();
-        (0..count).for_each(|i| kept.push(record(i)));
+        (0..count).for_each(|i| kept.push(&record(i)));
         assert_eq!(kept.len(), count as usize);
         for i in (0..count).step_by(97).chain(count - 70..count) {
             assert_eq!(kept.get(i as usize), record(i), "record {i}");

@@ -86,6 +86,10 @@ mod tests {
             b"{\"a\":1} x",
             b"{\"a\" 1}",
             b"{\"a\":\"b}",
+            // A key holding an escape, within the first word of the bitmap or past it.
+            b"{\"r\\u006fle\":1}",
+            b"{\"a\\\\b\":1}",
+            br#"{"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"b":1}"#,
         ] {
             assert!(
                 top_level_fields(bad).is_none(),
