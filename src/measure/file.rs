@@ -90,19 +90,7 @@ pub fn measure_file(
     // Until a first line tells the format, the plain message list's (which an input with no
     // line keeps, as `Transcript::dialect` does).
     let mut tokenizer = session_tokenizer(FormatId::Openai.format(), options.estimator, None);
-    let mut report = FileReport {
-        name: name.clone(),
-        format: options.from,
-        measure: Measure::new(tokenizer),
-        file: Measure::new(tokenizer),
-        records: Kept::default(),
-        rows: Vec::new(),
-        skipped: 0,
-        first_skipped: None,
-        incomplete_line: None,
-        model: None,
-        earlier: Vec::new(),
-    };
+    let mut report = FileReport::new(&name, options.from, tokenizer);
     let mut detected = options.from.is_some();
     let mut resolved = matches!(options.estimator, Estimator::Given(_));
     // Each block's measures are folded while the next block is measured: folding runs in
@@ -155,17 +143,7 @@ pub fn measure_file(
     if let Some(measured) = pending {
         report.fold_block(measured, options)?;
     }
-    if let Some(format) = options.from {
-        let read_one = report
-            .records
-            .messages()
-            .iter()
-            .any(|m| m.parts.iter().any(|kind| kind.count > 0));
-        if !read_one && !report.records.is_empty() {
-            return Err(no_message_error(&name, format));
-        }
-    }
-    report.fold_live(options);
+    report.finish(options)?;
     Ok(report)
 }
 
@@ -183,7 +161,7 @@ fn drop_aside(records: Kept) {
 /// What measuring a block gives, in line order: the measure of each record, or the number of
 /// a line that could not be read and what is wrong with it. One list per run of lines, each
 /// measured as one job, rather than a list per line.
-type Measured = Vec<Vec<std::result::Result<RecordMeasure, (usize, BadLine)>>>;
+pub(super) type Measured = Vec<Vec<std::result::Result<RecordMeasure, (usize, BadLine)>>>;
 
 /// How many lines one job measures. Rayon hands a thread a run of jobs at a time and halves a
 /// run only when an idle thread takes part of it, so small jobs cost little while every core
@@ -195,7 +173,16 @@ const LINES_A_JOB: usize = 16;
 
 /// Measures the lines of a block on all cores.
 fn measure_block(format: FormatId, block: &Block, tokenizer: Tokenizer) -> Measured {
-    let lines: Vec<Line> = block.lines().filter(|l| !l.is_blank()).collect();
+    measure_lines(format, block.lines(), tokenizer)
+}
+
+/// Measures `lines` on all cores.
+pub(super) fn measure_lines<'l>(
+    format: FormatId,
+    lines: impl Iterator<Item = Line<'l>>,
+    tokenizer: Tokenizer,
+) -> Measured {
+    let lines: Vec<Line> = lines.filter(|l| !l.is_blank()).collect();
     lines
         .par_chunks(LINES_A_JOB)
         .map(|lines| {
@@ -214,12 +201,49 @@ fn measure_block(format: FormatId, block: &Block, tokenizer: Tokenizer) -> Measu
 }
 
 impl FileReport {
+    /// The report of a file named `name` before any line of it is measured.
+    pub(super) fn new(name: &str, format: Option<FormatId>, tokenizer: Tokenizer) -> Self {
+        FileReport {
+            name: name.to_owned(),
+            format,
+            measure: Measure::new(tokenizer),
+            file: Measure::new(tokenizer),
+            records: Kept::default(),
+            rows: Vec::new(),
+            skipped: 0,
+            first_skipped: None,
+            incomplete_line: None,
+            model: None,
+            earlier: Vec::new(),
+        }
+    }
+
+    /// Once every line is folded: a file of the format named (`--from`) that holds records but
+    /// no message is an error; else its live context is folded.
+    pub(super) fn finish(&mut self, options: &FileOptions) -> Result<()> {
+        if let Some(format) = options.from {
+            let read_one = self
+                .records
+                .messages()
+                .any(|m| m.parts.iter().any(|kind| kind.count > 0));
+            if !read_one && !self.records.is_empty() {
+                return Err(no_message_error(&self.name, format));
+            }
+        }
+        self.fold_live(options);
+        Ok(())
+    }
+
     /// Folds a block's measures into the file's totals, in line order; a bad line is an error
     /// naming it, unless invalid lines are skipped.
     ///
     /// The measures are read where they lie: moved out of the list one by one, each was copied
     /// twice more on the thread every block waits for.
-    fn fold_block(&mut self, mut measured: Measured, options: &FileOptions) -> Result<()> {
+    pub(super) fn fold_block(
+        &mut self,
+        mut measured: Measured,
+        options: &FileOptions,
+    ) -> Result<()> {
         for result in measured.iter_mut().flatten() {
             let (line, bad) = match result {
                 Ok(record) => {
@@ -287,7 +311,7 @@ impl FileReport {
         let in_order = live
             .order
             .iter()
-            .map(|&index| (index, (records.message(index), records.usage(index))));
+            .map(|&index| (index, records.folded(index)));
         self.measure
             .add_context(&live, |i| records.link(i), records.len(), in_order);
         drop_aside(records);

@@ -1,7 +1,7 @@
 //! The pure core of `estimate`: folding records into token totals, the context size as the
 //! agent sees it (one rule, [`Measure::add_context`], for every command that sizes a live
 //! context), and kimi-cli's compaction trigger; a whole file streamed ([`file`](mod@file)) and its
-//! report ([`summary`]).
+//! report ([`summary`]); a session measured as it is written ([`written`]).
 //!
 //! Measuring is split in two so that it parallelises without changing any result: measuring
 //! one record ([`RecordMeasure::of`]) is independent of every other record and runs on all
@@ -11,6 +11,7 @@
 pub mod file;
 mod kept;
 pub mod summary;
+pub mod written;
 
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::is_real_user_request;
