@@ -225,6 +225,7 @@ impl FileReport {
             let read_one = self
                 .records
                 .messages()
+                .iter()
                 .any(|m| m.parts.iter().any(|kind| kind.count > 0));
             if !read_one && !self.records.is_empty() {
                 return Err(no_message_error(&self.name, format));
@@ -311,7 +312,7 @@ impl FileReport {
         let in_order = live
             .order
             .iter()
-            .map(|&index| (index, records.folded(index)));
+            .map(|&index| (index, (records.message(index), records.usage(index))));
         self.measure
             .add_context(&live, |i| records.link(i), records.len(), in_order);
         drop_aside(records);
