@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::closing::closing_words;
 use super::model::{CommandUse, Extract};
 use super::next::AWAIT_USER;
 use super::plan_mode::PLAN_MODE_STEP;
@@ -20,7 +21,7 @@ pub const BARE_FLOOR: u64 = 20;
 pub struct Bare {
     /// The current task.
     pub now: String,
-    /// The next action.
+    /// The next action (a finished turn: the agent's closing words).
     pub next: String,
     /// `<test command> → <N>pass [<M>fail]`, or `none`.
     pub test: String,
@@ -73,9 +74,13 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     };
     let next = match (fresh, ex.next()) {
         (Some(task), _) => ask(ex.context.as_ref(), task, ""),
-        // The turn is over: what the agent answered is what the user will answer to.
-        (None, Some(next)) if next == AWAIT_USER => match &ex.doing {
-            Some(said) => Shortening::plain(format!("{next}; said: {}", said.text)),
+        // The turn is over: what the agent answered is what the user will answer to, and its
+        // answer ends on what is left or offered (see `closing`).
+        (None, Some(next)) if next == AWAIT_USER => match &ex.closing {
+            Some(said) => Shortening::plain(format!(
+                "{next}; said: {}",
+                closing_words(&said.text, SAID_CLOSING)
+            )),
             None => Shortening::plain(next),
         },
         (None, next) => next.map_or_else(none, Shortening::plain),
@@ -158,6 +163,9 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     }
     at(&values, &other, low)
 }
+
+/// Characters of the agent's closing words NEXT quotes when its turn is over.
+const SAID_CLOSING: usize = 150;
 
 /// `<plan mode step> | <next>`: in plan mode the step after whatever the agent looks at next
 /// is the plan and its approval; it goes first, so that a short cut keeps it.
@@ -429,6 +437,25 @@ mod tests {
         assert_eq!(place(&ex), format!("{task} @ read_quoted"));
         ex.around.as_mut().unwrap().path = "src/other.rs".into();
         assert_eq!(place(&ex), task);
+    }
+
+    #[test]
+    fn a_finished_turn_is_quoted_by_its_closing_words() {
+        let recap = "I changed the parser so that nested quotes are read as one token. ".repeat(4);
+        let records = [
+            user("make the parser handle nested quotes"),
+            assistant(&format!(
+                "{recap}\n\nRemaining: the lexer tests. Shall I add them?"
+            )),
+        ];
+        let lines = bare(&extract(&records), 100, Tokenizer::Chars4);
+        assert!(
+            lines
+                .next
+                .ends_with("Remaining: the lexer tests. Shall I add them?"),
+            "{lines:?}"
+        );
+        assert!(lines.next.starts_with("await user; said: …"), "{lines:?}");
     }
 
     #[test]
