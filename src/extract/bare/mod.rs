@@ -1,5 +1,5 @@
 //! bare: four lines (`NOW:`, `NEXT:`, `TEST:`, `CI:`) within a token budget, every value cut to
-//! one common length.
+//! one common length; NEXT ends on the open todos (`todos`).
 
 use serde::Serialize;
 
@@ -12,6 +12,10 @@ use super::shorten::{ask, with_outcome, Shortening};
 use super::text::one_line;
 use crate::tokens::Tokenizer;
 
+mod todos;
+
+use todos::with_todos;
+
 /// The smallest budget `bare` always meets: the four labels with empty values take up to 13
 /// tokens in every estimator, and a few more leave room for the values to say something.
 pub const BARE_FLOOR: u64 = 20;
@@ -21,7 +25,7 @@ pub const BARE_FLOOR: u64 = 20;
 pub struct Bare {
     /// The current task.
     pub now: String,
-    /// The next action (a finished turn: the agent's closing words).
+    /// The next action (a finished turn: the agent's closing words), then the open todos.
     pub next: String,
     /// `<test command> → <N>pass [<M>fail]`, or `none`.
     pub test: String,
@@ -84,6 +88,11 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
             None => Shortening::plain(next),
         },
         (None, next) => next.map_or_else(none, Shortening::plain),
+    };
+    // A request not acted on is the whole of what comes next; otherwise what is left of the list.
+    let next = match fresh {
+        Some(_) => next,
+        None => with_todos(next, &ex.todos),
     };
     let next = if ex.plan_mode {
         in_plan_mode(next)
