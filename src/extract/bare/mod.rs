@@ -1,5 +1,6 @@
 //! bare: four lines (`NOW:`, `NEXT:`, `TEST:`, `CI:`) within a token budget, every value cut to
-//! one common length; NEXT ends on the open todos (`todos`).
+//! one common length (NOW to a little more, see [`NOW_SHARE`]); NEXT ends on the open todos
+//! (`todos`).
 
 use serde::Serialize;
 
@@ -46,7 +47,8 @@ impl Bare {
 /// The four `bare` lines of an extract within `budget` tokens of `tokenizer` together.
 ///
 /// No line is ever dropped: the values are cut instead, all to one common length found by
-/// bisection (short values keep whole, long ones share what is left); a test or CI value
+/// bisection (NOW to [`NOW_SHARE`] tenths of it; short values keep whole, long ones share what
+/// is left); a test or CI value
 /// keeps its `→ …` outcome while it can. From [`BARE_FLOOR`] tokens up the lines always fit;
 /// below it the labels alone may not, and they print anyway.
 pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
@@ -133,7 +135,7 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     let fits = |b: &Bare| tokenizer.text_tokens(&b.lines()) <= budget;
     let values = [now, next, test(false), ci];
     let at = |values: &[Shortening; 4], other: &Option<String>, cap: usize| Bare {
-        now: values[0].at(cap),
+        now: values[0].at(cap.saturating_mul(NOW_SHARE) / 10),
         next: values[1].at(cap),
         test: match other {
             Some(other) if values[2].full.chars().count() + other.chars().count() <= cap => {
@@ -172,6 +174,10 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     }
     at(&values, &other, low)
 }
+
+/// NOW's length against the common length the other lines are cut to, in tenths: NOW holds
+/// the task, where it stands, the place and the names it changes, the others one thing each.
+const NOW_SHARE: usize = 13;
 
 /// Characters of the agent's closing words NEXT quotes when its turn is over.
 const SAID_CLOSING: usize = 150;
@@ -465,6 +471,29 @@ mod tests {
             "{lines:?}"
         );
         assert!(lines.next.starts_with("await user; said: …"), "{lines:?}");
+    }
+
+    #[test]
+    fn now_is_cut_to_a_larger_share_than_the_other_lines() {
+        let mut ex = busy();
+        ex.task = Some(crate::extract::Said {
+            text: "word ".repeat(60),
+            index: 1,
+        });
+        ex.plan = None;
+        ex.todos.clear();
+        ex.doing = Some(crate::extract::Said {
+            text: "Now let me ".to_owned() + &"step ".repeat(60),
+            index: 80,
+        });
+        ex.plan = ex.doing.clone();
+        let lines = bare(&ex, 60, Tokenizer::Chars4);
+        let (now, next) = (lines.now.chars().count(), lines.next.chars().count());
+        // Cuts back off to a space, by a word at most: the lengths hold the share within one.
+        assert!(
+            now > next && now * 10 <= (next + 16) * NOW_SHARE,
+            "{lines:?}"
+        );
     }
 
     #[test]
