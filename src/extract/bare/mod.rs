@@ -1,5 +1,5 @@
 //! bare: four lines (`NOW:`, `NEXT:`, `TEST:`, `CI:`) within a token budget, every value cut to
-//! one common length (NOW to a little more, see [`NOW_SHARE`]); NEXT ends on the open todos
+//! one common length (NOW to a little more, see `NOW_SHARE`); NEXT ends on the open todos
 //! (`todos`).
 
 use serde::Serialize;
@@ -47,7 +47,7 @@ impl Bare {
 /// The four `bare` lines of an extract within `budget` tokens of `tokenizer` together.
 ///
 /// No line is ever dropped: the values are cut instead, all to one common length found by
-/// bisection (NOW to [`NOW_SHARE`] tenths of it; short values keep whole, long ones share what
+/// bisection (NOW to `NOW_SHARE` tenths of it; short values keep whole, long ones share what
 /// is left); a test or CI value
 /// keeps its `→ …` outcome while it can. From [`BARE_FLOOR`] tokens up the lines always fit;
 /// below it the labels alone may not, and they print anyway.
