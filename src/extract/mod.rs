@@ -68,6 +68,7 @@ mod builder;
 mod caveman;
 mod chore;
 mod ci;
+mod closing;
 mod code_mode;
 mod commits;
 mod complete;

@@ -258,6 +258,9 @@ pub struct Extract {
     pub context: Option<Said>,
     /// The agent's last text.
     pub doing: Option<Said>,
+    /// The closing words of the agent's last text (see `closing`): where a finished turn
+    /// says what is left or offered.
+    pub closing: Option<Said>,
     /// Sub-agent tasks launched and not answered yet, in launch order: work in flight.
     pub delegated: Vec<Said>,
     /// Commands started in the background and not seen to end (a dev server, a watcher), as

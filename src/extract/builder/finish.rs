@@ -5,6 +5,7 @@ use super::{Builder, AGENT_DECISIONS, TOUCHED};
 use crate::extract::around::around;
 use crate::extract::ask::compress;
 use crate::extract::chore::goal_after_chore;
+use crate::extract::closing::closing_words;
 use crate::extract::decisions::{is_decision_turn, is_rule, DECISION_CHARS};
 use crate::extract::limits::{ASK_CHARS, GOAL_CHARS, GOAL_SHOWN, SAID_CHARS};
 use crate::extract::model::*;
@@ -105,6 +106,10 @@ impl Builder {
             let text = records[index].message().map(text_of).unwrap_or_default();
             self.ex.doing = Some(Said {
                 text: one_line(&text, SAID_CHARS),
+                index,
+            });
+            self.ex.closing = Some(Said {
+                text: closing_words(&text, SAID_CHARS),
                 index,
             });
             let after_request = self.ex.task.as_ref().is_none_or(|t| t.index < index);

@@ -1,8 +1,10 @@
 //! bare: four lines (`NOW:`, `NEXT:`, `TEST:`, `CI:`) within a token budget, every value cut to
-//! one common length.
+//! one common length (NOW to a little more, see `NOW_SHARE`); NEXT ends on the open todos
+//! (`todos`).
 
 use serde::Serialize;
 
+use super::closing::closing_words;
 use super::model::{CommandUse, Extract};
 use super::next::AWAIT_USER;
 use super::plan_mode::PLAN_MODE_STEP;
@@ -10,6 +12,10 @@ use super::shell::compact_command;
 use super::shorten::{ask, with_outcome, Shortening};
 use super::text::one_line;
 use crate::tokens::Tokenizer;
+
+mod todos;
+
+use todos::with_todos;
 
 /// The smallest budget `bare` always meets: the four labels with empty values take up to 13
 /// tokens in every estimator, and a few more leave room for the values to say something.
@@ -20,7 +26,7 @@ pub const BARE_FLOOR: u64 = 20;
 pub struct Bare {
     /// The current task.
     pub now: String,
-    /// The next action.
+    /// The next action (a finished turn: the agent's closing words), then the open todos.
     pub next: String,
     /// `<test command> → <N>pass [<M>fail]`, or `none`.
     pub test: String,
@@ -41,7 +47,8 @@ impl Bare {
 /// The four `bare` lines of an extract within `budget` tokens of `tokenizer` together.
 ///
 /// No line is ever dropped: the values are cut instead, all to one common length found by
-/// bisection (short values keep whole, long ones share what is left); a test or CI value
+/// bisection (NOW to `NOW_SHARE` tenths of it; short values keep whole, long ones share what
+/// is left); a test or CI value
 /// keeps its `→ …` outcome while it can. From [`BARE_FLOOR`] tokens up the lines always fit;
 /// below it the labels alone may not, and they print anyway.
 pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
@@ -73,12 +80,21 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     };
     let next = match (fresh, ex.next()) {
         (Some(task), _) => ask(ex.context.as_ref(), task, ""),
-        // The turn is over: what the agent answered is what the user will answer to.
-        (None, Some(next)) if next == AWAIT_USER => match &ex.doing {
-            Some(said) => Shortening::plain(format!("{next}; said: {}", said.text)),
+        // The turn is over: what the agent answered is what the user will answer to, and its
+        // answer ends on what is left or offered (see `closing`).
+        (None, Some(next)) if next == AWAIT_USER => match &ex.closing {
+            Some(said) => Shortening::plain(format!(
+                "{next}; said: {}",
+                closing_words(&said.text, SAID_CLOSING)
+            )),
             None => Shortening::plain(next),
         },
         (None, next) => next.map_or_else(none, Shortening::plain),
+    };
+    // A request not acted on is the whole of what comes next; otherwise what is left of the list.
+    let next = match fresh {
+        Some(_) => next,
+        None => with_todos(next, &ex.todos),
     };
     let next = if ex.plan_mode {
         in_plan_mode(next)
@@ -119,7 +135,7 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     let fits = |b: &Bare| tokenizer.text_tokens(&b.lines()) <= budget;
     let values = [now, next, test(false), ci];
     let at = |values: &[Shortening; 4], other: &Option<String>, cap: usize| Bare {
-        now: values[0].at(cap),
+        now: values[0].at(cap.saturating_mul(NOW_SHARE) / 10),
         next: values[1].at(cap),
         test: match other {
             Some(other) if values[2].full.chars().count() + other.chars().count() <= cap => {
@@ -158,6 +174,13 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     }
     at(&values, &other, low)
 }
+
+/// NOW's length against the common length the other lines are cut to, in tenths: NOW holds
+/// the task, where it stands, the place and the names it changes, the others one thing each.
+const NOW_SHARE: usize = 13;
+
+/// Characters of the agent's closing words NEXT quotes when its turn is over.
+const SAID_CLOSING: usize = 150;
 
 /// `<plan mode step> | <next>`: in plan mode the step after whatever the agent looks at next
 /// is the plan and its approval; it goes first, so that a short cut keeps it.
@@ -429,6 +452,48 @@ mod tests {
         assert_eq!(place(&ex), format!("{task} @ read_quoted"));
         ex.around.as_mut().unwrap().path = "src/other.rs".into();
         assert_eq!(place(&ex), task);
+    }
+
+    #[test]
+    fn a_finished_turn_is_quoted_by_its_closing_words() {
+        let recap = "I changed the parser so that nested quotes are read as one token. ".repeat(4);
+        let records = [
+            user("make the parser handle nested quotes"),
+            assistant(&format!(
+                "{recap}\n\nRemaining: the lexer tests. Shall I add them?"
+            )),
+        ];
+        let lines = bare(&extract(&records), 100, Tokenizer::Chars4);
+        assert!(
+            lines
+                .next
+                .ends_with("Remaining: the lexer tests. Shall I add them?"),
+            "{lines:?}"
+        );
+        assert!(lines.next.starts_with("await user; said: …"), "{lines:?}");
+    }
+
+    #[test]
+    fn now_is_cut_to_a_larger_share_than_the_other_lines() {
+        let mut ex = busy();
+        ex.task = Some(crate::extract::Said {
+            text: "word ".repeat(60),
+            index: 1,
+        });
+        ex.plan = None;
+        ex.todos.clear();
+        ex.doing = Some(crate::extract::Said {
+            text: "Now let me ".to_owned() + &"step ".repeat(60),
+            index: 80,
+        });
+        ex.plan = ex.doing.clone();
+        let lines = bare(&ex, 60, Tokenizer::Chars4);
+        let (now, next) = (lines.now.chars().count(), lines.next.chars().count());
+        // Cuts back off to a space, by a word at most: the lengths hold the share within one.
+        assert!(
+            now > next && now * 10 <= (next + 16) * NOW_SHARE,
+            "{lines:?}"
+        );
     }
 
     #[test]

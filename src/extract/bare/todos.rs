@@ -1,0 +1,69 @@
+//! `NEXT: <next step> | todo: <item>; <item>`: the first open items of the agent's todo list
+//! after the step NEXT names, when the list holds steps that line does not show. The agent's
+//! plan sentence says what it does with its next call; the open todos say what is left of the
+//! task after it ("update the callers", "run the linter"), which is what a continuing agent
+//! and a person checking on the work ask next.
+
+use super::super::model::Todo;
+use super::super::shorten::Shortening;
+
+/// Open todo items NEXT shows after the next step.
+const NEXT_TODOS: usize = 2;
+
+/// `next` and ` | todo: ` with the first [`NEXT_TODOS`] open items it does not already hold.
+/// Shortening cuts the todos first: the step before them stays longest.
+pub(super) fn with_todos(next: Shortening, todos: &[Todo]) -> Shortening {
+    let open: Vec<&str> = todos
+        .iter()
+        .map(|t| t.text.as_str())
+        .filter(|t| !next.full.contains(t))
+        .take(NEXT_TODOS)
+        .collect();
+    if open.is_empty() {
+        return next;
+    }
+    let full = format!("{} | todo: {}", next.full, open.join("; "));
+    if next.tail < next.full.len() {
+        // A protected tail (a plan-mode step) stays where it is, the todos after it.
+        return Shortening {
+            tail: next.tail,
+            full,
+            fallback: next.fallback,
+        };
+    }
+    Shortening::plain(full)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn todo(text: &str, active: bool) -> Todo {
+        Todo {
+            text: text.into(),
+            active,
+        }
+    }
+
+    #[test]
+    fn next_lists_the_open_todos_it_does_not_show() {
+        let todos = [
+            todo("fix the parser", true),
+            todo("update the callers", false),
+            todo("run the linter", false),
+            todo("write the changelog", false),
+        ];
+        let next = Shortening::plain("fix the parser".into());
+        assert_eq!(
+            with_todos(next, &todos).full,
+            "fix the parser | todo: update the callers; run the linter"
+        );
+        let plan = Shortening::plain("Let me read lexer.rs".into());
+        assert_eq!(
+            with_todos(plan, &todos[2..]).full,
+            "Let me read lexer.rs | todo: run the linter; write the changelog"
+        );
+        let none = Shortening::plain("await user".into());
+        assert_eq!(with_todos(none, &[]).full, "await user");
+    }
+}
