@@ -168,7 +168,9 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     let test = ex.test_command().map(|c| c.command.as_str());
     let mut others = 0;
     for command in ex.commands.iter().take(CANDIDATES) {
-        let is_test = test == Some(command.command.as_str());
+        // The test command (the latest test run) leads the section; any test command keeps its
+        // filter whole.
+        let is_latest_test = test == Some(command.command.as_str());
         let shown = if command.test {
             TEST_SHOWN
         } else {
@@ -185,7 +187,7 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         if command.runs > 1 {
             text.push_str(&format!(" ×{}", command.runs));
         }
-        let priority = if is_test {
+        let priority = if is_latest_test {
             5
         } else if command.inspect {
             90
