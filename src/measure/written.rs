@@ -1,7 +1,7 @@
 //! A session measured as it is written: a [`Write`] that measures each stretch of complete lines
 //! it is handed, on all cores, and folds them as [`super::file`] folds a file's blocks, so the
-//! figures are those `estimate` reports for the file written. Only the measures are kept (in
-//! few bytes each), never the session: `compact --budget` sizes each rung of its ladder this way
+//! figures are those `estimate` reports for the file written. Only the records' measures are
+//! kept, never the session: `compact --budget` sizes each rung of its ladder this way
 //! at the cost of a stretch of lines, with no thread, pipe or block of its own (issue 33: a
 //! rung measured through a pipe held some 30 MiB while it ran, more than a tenth of the input).
 
