@@ -4,7 +4,7 @@
 use super::Builder;
 use crate::extract::gates::is_gate;
 use crate::extract::model::*;
-use crate::extract::paths::{relative, strip_cd};
+use crate::extract::paths::{is_harness_file, relative, strip_cd};
 use crate::extract::shell::{is_inspection, is_test_command, without_plumbing};
 use crate::extract::tools::Op;
 
@@ -90,8 +90,13 @@ impl Builder {
     pub(super) fn file(&mut self, index: usize, path: &str, op: Op) {
         let path = self.relative(path);
         // A path is printed as it is, so one with control characters (an escape sequence
-        // could drive the reader's terminal) is no path worth keeping.
-        if path.is_empty() || path == "." || path.contains(char::is_control) {
+        // could drive the reader's terminal) is no path worth keeping; a harness's own file (a
+        // background task's output) is no part of the work.
+        if path.is_empty()
+            || path == "."
+            || path.contains(char::is_control)
+            || is_harness_file(&path)
+        {
             return;
         }
         let slot = match self.files.get(&path) {

@@ -7,8 +7,7 @@ use super::render::{plural, NAMES_PER_LINE};
 use crate::extract::complete::{is_complete, COMPLETE};
 use crate::extract::file_names::short_names;
 use crate::extract::file_uses::by_use;
-use crate::extract::model::{Around, Extract, FileUse, Said};
-use crate::extract::paths::is_harness_file;
+use crate::extract::model::{Around, Extract, Said};
 use crate::extract::plan_mode::PLAN_MODE_STEP;
 use crate::extract::repeats::same_request;
 use crate::extract::shorten::{ask, Shortening};
@@ -142,15 +141,8 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     // them (see `file_uses`): no directories and no use counts, which took a dozen tokens a
     // file. The first line (the most-used edited files) comes right after the decisions and
     // the task, the second among the first names.
-    // A harness's own files (a background task's output file) are no part of the work.
-    let project: Vec<FileUse> = ex
-        .files
-        .iter()
-        .filter(|f| !is_harness_file(&f.path))
-        .cloned()
-        .collect();
-    let all: Vec<&str> = project.iter().map(|f| f.path.as_str()).collect();
-    let listed = &project[..all.len().min(CANDIDATES)];
+    let all: Vec<&str> = ex.files.iter().map(|f| f.path.as_str()).collect();
+    let listed = &ex.files[..all.len().min(CANDIDATES)];
     let mut file_lines: Vec<String> = Vec::new();
     for (kind, at) in by_use(listed) {
         let paths: Vec<&str> = at.iter().map(|&i| all[i]).collect();

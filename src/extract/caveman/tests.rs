@@ -191,10 +191,17 @@ fn a_name_printed_above_is_not_listed_again() {
 
 #[test]
 fn a_background_task_output_file_is_not_listed_among_the_files() {
-    let mut ex = busy();
-    ex.files.truncate(2);
-    ex.files[0].path = "/tmp/claude-501/-Users-me-app/tasks/b463a86.output".into();
-    ex.files[1].path = "src/app.rs".into();
+    let ex = crate::extract::extract(&[
+        user("fix the app"),
+        call(
+            "r1",
+            "Read",
+            r#"{"file_path":"/tmp/claude-501/-Users-me-app/tasks/b463a86.output"}"#,
+        ),
+        result("r1", "build finished"),
+        call("r2", "Read", r#"{"file_path":"src/app.rs"}"#),
+        result("r2", "fn main() {}"),
+    ]);
     let text = caveman(&ex, 5000, Tokenizer::Chars4);
     assert!(text.contains("app.rs"), "{text}");
     assert!(!text.contains("b463a86"), "{text}");
