@@ -50,6 +50,7 @@
 //! - `ci`: workflow files and `gh` check listings;
 //! - `names`: the code names a session keeps mentioning;
 //! - `next`: the next step, a request not acted on first;
+//! - `tasks`: Claude Code's task list, rebuilt from its task tools' calls and results;
 //! - `around`: the code around the latest edit, from the fullest copy of its file;
 //! - `text`: one-line text, cuts, escape removal;
 //! - `limits`: how many characters of each kind of text an extract keeps;
@@ -96,6 +97,7 @@ mod said;
 mod shell;
 mod shorten;
 mod stopped;
+mod tasks;
 #[cfg(test)]
 mod testkit;
 mod text;

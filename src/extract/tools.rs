@@ -61,7 +61,8 @@ pub(super) fn tool_kind(name: &str, arguments: &str) -> Tool {
         "task" | "agent" | "dispatch_agent" | "spawn_agent" | "subagent" | "readcontext"
         | "read_context" => Tool::Agent,
         "todowrite" | "todo_write" | "update_plan" | "settodolist" | "set_todo_list"
-        | "write_todos" | "todo" | "todos" | "todo_list" => Tool::Todo,
+        | "write_todos" | "todo" | "todos" | "todo_list" | "taskcreate" | "taskupdate"
+        | "tasklist" | "taskget" => Tool::Todo,
         "str_replace_editor" | "str_replace_based_edit_tool" | "text_editor" => {
             if arguments.contains("\"view\"") {
                 Tool::Read

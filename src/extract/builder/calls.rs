@@ -114,9 +114,12 @@ impl Builder {
                 });
             }
             Tool::Todo => {
+                // Claude Code's task tools change one task at a time: `tasks` rebuilds the list.
+                let task = self.tasks.call(index, id, name, arguments);
                 if let Some(todos) = serde_json::from_str::<Value>(arguments)
                     .ok()
                     .as_ref()
+                    .filter(|_| !task)
                     .and_then(todo_items)
                 {
                     self.ex.todos = todos;

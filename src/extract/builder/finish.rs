@@ -139,6 +139,13 @@ impl Builder {
         if let Some(site) = &self.site {
             self.ex.around = around(records, site, &self.reads, &self.ex.touched);
         }
+        // Claude Code's task list, when it changed after the last todo list.
+        if let Some((at, todos)) = std::mem::take(&mut self.tasks).open() {
+            if self.ex.todo_at.is_none_or(|todo| todo < at) {
+                self.ex.todos = todos;
+                self.ex.todo_at = Some(at);
+            }
+        }
         if let Some((index, plan)) = &self.plan_doc {
             let newer = self.ex.todo_at.is_none_or(|at| at < *index);
             let items = unchecked_items(plan);

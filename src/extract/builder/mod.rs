@@ -16,6 +16,7 @@ use super::model::*;
 use super::plan_file::plan_file;
 use super::plan_mode::sets_plan_mode;
 use super::said::request_text;
+use super::tasks::TaskList;
 use crate::transcript::classify::{is_compaction_summary, text_of};
 use crate::transcript::{Message, Part, Record, Role};
 
@@ -115,6 +116,8 @@ pub(super) struct Builder {
     launches: Vec<Launch>,
     /// Each change to a file: (record index, file slot), for what the latest commit left out.
     writes: Vec<(usize, usize)>,
+    /// Claude Code's task list, rebuilt from its task tools.
+    tasks: TaskList,
 }
 
 impl Builder {
@@ -154,6 +157,7 @@ impl Builder {
             item_events: false,
             launches: Vec::new(),
             writes: Vec::new(),
+            tasks: TaskList::default(),
         }
     }
 

@@ -34,6 +34,7 @@ impl Builder {
         if let Some(words) = rejection_words(text) {
             self.request(index, words);
         }
+        self.tasks.result(index, id, text);
         let by_id = id.and_then(|id| self.by_id.get(id).copied());
         let slot = match by_id {
             Some(slot) => Some(slot),
