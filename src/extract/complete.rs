@@ -1,12 +1,14 @@
 //! Whether the work the latest request asked for is complete: the agent edited after the
 //! request, then ran its checks, and every run since the latest edit passed, a test run among
-//! them, with no error left open (by these runs or earlier ones) and no todo left.
+//! them, with no error left open (by these runs or earlier ones) and no todo left but the one in
+//! progress (the checks that passed since the latest edit are what finishes it: "Run fmt, lint,
+//! and tests", still marked in progress when the transcript stops on the last passing run).
 //!
 //! A session cut there is at its end state ("implementation complete, all checks pass"), which
 //! the agent's last words rarely say outright ("Now let me run the integration tests", and the
 //! run passed): the next turn reports, reviews or commits rather than fixing. Nothing is said
 //! when any of it is missing: a run in flight, a failure after the edit, a request after the
-//! runs, an open todo.
+//! runs, a todo not started.
 
 use super::model::{CommandUse, Extract};
 
@@ -31,7 +33,7 @@ pub(super) fn is_complete(ex: &Extract) -> bool {
     // since (a re-run of the one failing test passes, the whole suite was not run again).
     let open_error = ex.errors.iter().any(|e| !e.resolved);
     asked_before
-        && ex.todos.is_empty()
+        && ex.todos.iter().all(|t| t.active)
         && ex.delegated.is_empty()
         && !open_error
         && after.iter().any(|c| c.test)
@@ -118,6 +120,20 @@ mod tests {
             ..Default::default()
         });
         assert!(!is_complete(&open));
+        // A step of the todo list not started yet; the one in progress is what the runs check.
+        let mut todo = edited_then(vec![run("cargo test", 12, true, true)]);
+        todo.todos.push(crate::extract::model::Todo {
+            text: "run the tests".to_owned(),
+            active: true,
+            detail: None,
+        });
+        assert!(is_complete(&todo));
+        todo.todos.push(crate::extract::model::Todo {
+            text: "update the docs".to_owned(),
+            active: false,
+            detail: None,
+        });
+        assert!(!is_complete(&todo));
         // Tests that passed before the edit say nothing of it.
         let before = edited_then(vec![run("cargo test", 8, true, true)]);
         assert!(!is_complete(&before));

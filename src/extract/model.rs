@@ -160,6 +160,10 @@ pub struct Todo {
     pub text: String,
     /// Marked in progress.
     pub active: bool,
+    /// What the item says beyond its title, where the list keeps that apart (a Claude Code
+    /// task's description: the files, functions and commands of the step).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 /// A CI check or workflow the session looked at.

@@ -27,7 +27,9 @@
 //! does; and a `TaskList` result, the list as the store holds it, replaces what was rebuilt.
 //!
 //! What the extract keeps is the open tasks, the one in progress first, then by id: the same
-//! [`Todo`]s `TodoWrite` gives, dated by the list's last change.
+//! [`Todo`]s `TodoWrite` gives, dated by the list's last task call or result, each with its
+//! description as the item's detail (the files, functions and commands of the step, which the
+//! subject leaves out; caveman shows it, bare has no room).
 
 use serde_json::Value;
 
@@ -59,6 +61,7 @@ impl Status {
 struct Task {
     id: String,
     subject: String,
+    description: Option<String>,
     status: Status,
 }
 
@@ -67,6 +70,7 @@ struct Task {
 struct Update {
     id: String,
     subject: Option<String>,
+    description: Option<String>,
     /// `None` leaves the status; `Some(None)` is `deleted`.
     status: Option<Option<Status>>,
 }
@@ -74,7 +78,10 @@ struct Update {
 /// A task tool call waiting for its result.
 #[derive(Debug, Clone)]
 enum Call {
-    Create { subject: String },
+    Create {
+        subject: String,
+        description: Option<String>,
+    },
     Update(Update),
     List,
 }
@@ -119,7 +126,10 @@ impl TaskList {
         let args: Value = serde_json::from_str(args).unwrap_or(Value::Null);
         let call = match tool {
             "TaskCreate" => match text_field(&args, &["subject"]) {
-                Some(subject) => Call::Create { subject },
+                Some(subject) => Call::Create {
+                    subject,
+                    description: text_field(&args, &["description"]),
+                },
                 None => return true,
             },
             "TaskUpdate" => {
@@ -133,6 +143,7 @@ impl TaskList {
                 Call::Update(Update {
                     id: task.trim_start_matches('#').to_owned(),
                     subject: text_field(&args, &["subject"]),
+                    description: text_field(&args, &["description"]),
                     status,
                 })
             }
@@ -151,9 +162,12 @@ impl TaskList {
         let (_, call) = self.waiting.remove(n);
         let text = text.trim();
         match call {
-            Call::Create { subject } => {
+            Call::Create {
+                subject,
+                description,
+            } => {
                 if let Some(id) = created_id(text) {
-                    self.create(id, subject);
+                    self.create(id, subject, description);
                 }
             }
             Call::Update(update) => {
@@ -177,7 +191,10 @@ impl TaskList {
         // Claude Code shows it; an update is taken as made.
         for (call, waiting) in std::mem::take(&mut self.waiting) {
             match waiting {
-                Call::Create { subject } => self.create(format!("?{call}"), subject),
+                Call::Create {
+                    subject,
+                    description,
+                } => self.create(format!("?{call}"), subject, description),
                 Call::Update(update) => self.update(update),
                 Call::List => {}
             }
@@ -194,17 +211,19 @@ impl TaskList {
             .map(|t| Todo {
                 text: one_line(&t.subject, SAID_CHARS),
                 active: t.status == Status::InProgress,
+                detail: t.description.as_deref().map(|d| one_line(d, SAID_CHARS)),
             })
             .collect();
         Some((at, todos))
     }
 
-    fn create(&mut self, id: String, subject: String) {
+    fn create(&mut self, id: String, subject: String, description: Option<String>) {
         // A new task under a known id is a new list that started its numbers again.
         self.tasks.retain(|t| t.id != id);
         self.tasks.push(Task {
             id,
             subject,
+            description,
             status: Status::Pending,
         });
     }
@@ -216,6 +235,7 @@ impl TaskList {
                 self.tasks.push(Task {
                     id: update.id,
                     subject,
+                    description: update.description,
                     status,
                 });
             }
@@ -232,6 +252,9 @@ impl TaskList {
         if let Some(subject) = update.subject {
             self.tasks[n].subject = subject;
         }
+        if let Some(description) = update.description {
+            self.tasks[n].description = Some(description);
+        }
     }
 
     fn listed(&mut self, listed: Vec<Task>) {
@@ -241,10 +264,12 @@ impl TaskList {
             .map(|mut task| {
                 // A line may end on an owner in parentheses, which a subject can too: the
                 // subject the list was told keeps whole when the line starts with it.
+                // The list shows no description: the one the list was told stays.
                 if let Some(was) = known.iter().find(|k| k.id == task.id) {
                     if task.subject.starts_with(&was.subject) {
                         task.subject.clone_from(&was.subject);
                     }
+                    task.description.clone_from(&was.description);
                 }
                 task
             })
@@ -277,6 +302,7 @@ fn listed(text: &str) -> Option<Vec<Task>> {
         tasks.push(Task {
             id: id.to_owned(),
             subject: subject.to_owned(),
+            description: None,
             status: Status::parse(status)?,
         });
     }
@@ -375,8 +401,8 @@ mod tests {
             (
                 "u1",
                 "TaskUpdate",
-                r#"{"taskId":"1","subject":"New name"}"#,
-                Some("Updated task #1 subject"),
+                r#"{"taskId":"1","subject":"New name","description":"in src/cli.rs"}"#,
+                Some("Updated task #1 subject, description"),
             ),
             (
                 "u2",
@@ -399,7 +425,9 @@ mod tests {
                 Some("Task not found"),
             ),
         ];
-        assert_eq!(texts(&run(&steps).unwrap().1), [("New name", false)]);
+        let (_, todos) = run(&steps).unwrap();
+        assert_eq!(texts(&todos), [("New name", false)]);
+        assert_eq!(todos[0].detail.as_deref(), Some("in src/cli.rs"));
     }
 
     #[test]
@@ -481,5 +509,44 @@ mod tests {
         );
         assert_eq!(created_id("Task #12 was not created"), None);
         assert_eq!(listed("a line of something else"), None);
+    }
+
+    #[test]
+    fn the_list_reaches_the_extract_as_its_todos_and_next_step() {
+        use crate::extract::testkit::{call, extract, result, user};
+        let records = [
+            user("add a --retries flag"),
+            call(
+                "t0",
+                "TodoWrite",
+                r#"{"todos":[{"content":"an older list","status":"pending"}]}"#,
+            ),
+            call(
+                "c1",
+                "TaskCreate",
+                r#"{"subject":"Add the flag","description":"in src/cli.rs, RetryArgs"}"#,
+            ),
+            result("c1", "Task #1 created successfully: Add the flag"),
+            call(
+                "c2",
+                "TaskCreate",
+                r#"{"subject":"Run the tests","description":"cargo test --locked"}"#,
+            ),
+            result("c2", "Task #2 created successfully: Run the tests"),
+            call(
+                "u1",
+                "TaskUpdate",
+                r#"{"taskId":"1","status":"in_progress"}"#,
+            ),
+            result("u1", "Updated task #1 status"),
+        ];
+        let ex = extract(&records);
+        assert_eq!(
+            texts(&ex.todos),
+            [("Add the flag", true), ("Run the tests", false)]
+        );
+        assert_eq!(ex.todos[1].detail.as_deref(), Some("cargo test --locked"));
+        assert_eq!(ex.todo_at, Some(7));
+        assert_eq!(ex.next().as_deref(), Some("Add the flag"));
     }
 }

@@ -237,6 +237,7 @@ pub(super) fn todo_items(args: &Value) -> Option<Vec<Todo>> {
         items.push(Todo {
             text: one_line(text, SAID_CHARS),
             active,
+            detail: None,
         });
     }
     // In progress first, the rest in the agent's order.

@@ -42,6 +42,7 @@ mod tests {
         Todo {
             text: text.into(),
             active,
+            detail: None,
         }
     }
 

@@ -155,6 +155,7 @@ impl Builder {
                     .map(|text| Todo {
                         text: one_line(text, SAID_CHARS),
                         active: false,
+                        detail: None,
                     })
                     .collect();
                 self.ex.todo_at = Some(*index);

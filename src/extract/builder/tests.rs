@@ -294,7 +294,8 @@ fn codex_plans_and_kimi_todos_are_todos() {
         todos,
         [Todo {
             text: "y".into(),
-            active: true
+            active: true,
+            detail: None,
         }]
     );
 }

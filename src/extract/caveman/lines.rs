@@ -209,7 +209,12 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
             1..=2 => 12,
             _ => 75,
         };
-        let text = format!("- {mark}{}", cut(&todo.text, 160));
+        // A task's description names the files and commands of the step (`TaskCreate`).
+        let item = match &todo.detail {
+            Some(detail) => format!("{}: {detail}", todo.text),
+            None => todo.text.clone(),
+        };
+        let text = format!("- {mark}{}", cut(&item, 160));
         lines.push(Line::plain(Section::Next, text, None, priority));
     }
     if ex.plan.is_none() && ex.todos.is_empty() {

@@ -72,6 +72,7 @@ fn the_todos_after_the_first_come_before_most_files_and_commands() {
     .map(|text| crate::extract::Todo {
         text: text.into(),
         active: false,
+        detail: None,
     })
     .to_vec();
     let text = caveman(&ex, 120, Tokenizer::Chars4);
