@@ -30,9 +30,10 @@ pub struct PruneArgs {
 
     /// Tools whose uses are never pruned (Anthropic's `exclude_tools`); replaces the default
     /// list, `--protect ''` protects none. The defaults: the to-do and plan tools (Claude Code
-    /// TodoWrite and TodoRead, Codex update_plan, Gemini CLI write_todos, kimi-cli SetTodoList,
-    /// OpenCode todowrite and todoread, todo_write), whose output is the agent's own state of
-    /// the task, small and needed until the end; skills (Skill, skill; OpenCode protects these
+    /// TodoWrite and TodoRead and its task tools TaskCreate, TaskUpdate, TaskList and TaskGet,
+    /// Codex update_plan, Gemini CLI write_todos, kimi-cli SetTodoList, OpenCode todowrite and
+    /// todoread, todo_write), whose output is the agent's own state of the task, small and
+    /// needed until the end; skills (Skill, skill; OpenCode protects these
     /// too), instructions the agent is to follow; and sub-agent reports (Task, Agent), the only
     /// record of work done elsewhere, which, unlike a file read or a command, cannot be fetched
     /// again.

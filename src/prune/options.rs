@@ -43,11 +43,17 @@ impl Default for Options {
     }
 }
 
-/// The tools never pruned by default: to-do and plan tools (the agent's own state of the task),
-/// skills (instructions to follow) and sub-agent reports (which cannot be fetched again).
-pub const PROTECTED: [&str; 12] = [
+/// The tools never pruned by default: to-do and plan tools (the agent's own state of the task;
+/// Claude Code's task tools too, whose `TaskCreate` results are where a task's id meets its
+/// subject and whose `TaskList` results are the list), skills (instructions to follow) and
+/// sub-agent reports (which cannot be fetched again).
+pub const PROTECTED: [&str; 16] = [
     "TodoWrite",
     "TodoRead",
+    "TaskCreate",
+    "TaskUpdate",
+    "TaskList",
+    "TaskGet",
     "update_plan",
     "todo_write",
     "write_todos",

@@ -22,9 +22,15 @@ use crate::transcript::{Message, Part, Record};
 
 /// Tools whose results are cut last: the agent's own plan and task list, small and what the
 /// summary most needs to carry on (Claude Code `TodoWrite`, Codex `update_plan`, kimi-cli
-/// `SetTodoList`, pi and others' `todo_write`).
-pub const PROTECTED_TOOLS: [&str; 5] = [
+/// `SetTodoList`, pi and others' `todo_write`; Claude Code's task tools, whose `TaskCreate`
+/// results alone tie a task's id to its subject, so that a later `TaskUpdate {taskId}` says
+/// which task moved, and whose `TaskList` results are the whole list).
+pub const PROTECTED_TOOLS: [&str; 9] = [
     "TodoWrite",
+    "TaskCreate",
+    "TaskUpdate",
+    "TaskList",
+    "TaskGet",
     "update_plan",
     "SetTodoList",
     "todo_write",
