@@ -105,6 +105,10 @@ pub(super) const SAID_SHOWN: usize = 200;
 /// 120: caveman's probes unchanged (421), re-used names carried 572 -> 607.
 pub(super) const COMMAND_SHOWN: usize = 40;
 
+/// Open todos shown with their detail (a Claude Code task's description); the ones after them
+/// show their titles, which leaves the room of the detail to names and files.
+pub(super) const DETAILED_TODOS: usize = 2;
+
 /// Characters of a test command shown: its filter, package or test file is what the next turn
 /// re-runs, so it keeps more.
 pub(super) const TEST_SHOWN: usize = 120;

@@ -209,10 +209,11 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
             1..=2 => 12,
             _ => 75,
         };
-        // A task's description names the files and commands of the step (`TaskCreate`).
+        // A task's description names the files and commands of the step (`TaskCreate`): the
+        // first two steps carry theirs, the ones after them their titles.
         let item = match &todo.detail {
-            Some(detail) => format!("{}: {detail}", todo.text),
-            None => todo.text.clone(),
+            Some(detail) if n < DETAILED_TODOS => format!("{}: {detail}", todo.text),
+            _ => todo.text.clone(),
         };
         let text = format!("- {mark}{}", cut(&item, 160));
         lines.push(Line::plain(Section::Next, text, None, priority));
