@@ -320,6 +320,39 @@ fn caveman_summaries_compact_a_session_with_no_model() {
     );
 }
 
+/// A real Claude Code task list (`fixtures/excerpts/SOURCES.md`): nine `TaskCreate` calls, #1
+/// and #2 completed, #4 in progress. What is left is the next step, the task in progress first;
+/// what was finished is not.
+#[test]
+fn claude_code_task_list_is_what_comes_next() {
+    let session = fixture("excerpts/claude-code/entire-cli-6dccd523-tasks.jsonl");
+    let session = session.to_str().unwrap();
+    let summary = run(&["caveman", session]);
+    let next = summary
+        .split("## next\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .unwrap_or_else(|| panic!("no next section:\n{summary}"));
+    assert!(
+        next.starts_with(
+            "- ▶ Create review prompt template: Create wingman_prompt.go with the review prompt"
+        ),
+        "{summary}"
+    );
+    assert!(
+        next.contains("- Create detached subprocess spawners"),
+        "{summary}"
+    );
+    for done in ["Add IsWingmanEnabled()", "Create wingman command group"] {
+        assert!(!summary.contains(done), "{done} is finished:\n{summary}");
+    }
+    let bare = run(&["bare", session]);
+    assert!(
+        bare.contains("\nNEXT:Create review prompt template | todo: "),
+        "{bare}"
+    );
+}
+
 #[test]
 fn standard_input_reads_like_a_file() {
     let session = fixture("corpus/pi/pi-mono-large-session.jsonl");
