@@ -2,10 +2,12 @@
 //!
 //! Every line is an event object with a top-level `type`. Lines of type `user` and `assistant`
 //! are messages: their `message` is an Anthropic Messages API message (the role comes from the
-//! line's `type`, the content is read like [`crate::transcript::anthropic`]'s). Everything else
-//! (`system`, `summary`, `file-history-snapshot`, `queue-operation`, `progress`, `attachment`,
-//! `permission-mode`, `last-prompt`, types added after this was written …) is bookkeeping named
-//! by its type, and `system` lines as `system/<subtype>`.
+//! line's `type`, the content is read like [`crate::transcript::anthropic`]'s). A
+//! `queue-operation` line that queues the user's own words (typed while the agent worked) is a
+//! user message too, which reaches the model only as the queue's later lines say (`queue`).
+//! Everything else (`system`, `summary`, `file-history-snapshot`, the queue's other lines,
+//! `progress`, `attachment`, `permission-mode`, `last-prompt`, types added after this was
+//! written …) is bookkeeping named by its type, and `system` lines as `system/<subtype>`.
 //!
 //! How the dialect's peculiarities are treated:
 //!
@@ -58,6 +60,7 @@ use crate::transcript::model::{
 };
 use crate::transcript::sketch::Sketch;
 mod line;
+mod queue;
 #[cfg(test)]
 mod tests;
 
@@ -171,6 +174,9 @@ impl Format for ClaudeCode {
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
         let event = Fields::of(text)?;
+        if raw_str(event.kind).as_deref() == Some(queue::QUEUE_OPERATION) {
+            return queue::read(line, text);
+        }
         let mut record = read_entry(line, text, &event)?;
         record.link = Link {
             response: record.link.response,

@@ -297,7 +297,7 @@ fn other_types_are_bookkeeping() {
             "file-history-snapshot",
         ),
         (
-            r#"{"type":"queue-operation","operation":"enqueue","content":"later","sessionId":"s"}"#,
+            r#"{"type":"queue-operation","operation":"dequeue","sessionId":"s"}"#,
             "queue-operation",
         ),
         (
