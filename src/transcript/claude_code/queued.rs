@@ -231,3 +231,41 @@ mod tests {
         assert_eq!(with_delivered(&nodes, vec![4]), [4]);
     }
 }
+
+#[cfg(test)]
+mod corpus {
+    use crate::transcript::load::{LoadOptions, Transcript};
+    use crate::transcript::messages::units;
+
+    /// Claude Code 2.1.19 (entireio/cli, lines 373-395 of its session): "tests tests tests" is
+    /// queued (line 10) while the agent thinks, handed over mid-turn (the `remove` of line 12)
+    /// with the Edit's result (line 13), and the next reply (line 14) takes it up ("The user is
+    /// reminding me to run tests"); no other line holds the text.
+    #[test]
+    fn a_real_queued_message_is_context_once_where_the_model_read_it() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/corpus/claude-code/entireio-cli-7f78a542-queued.jsonl"
+        );
+        let bytes = std::fs::read(path).unwrap();
+        let transcript = Transcript::parse("queued", &bytes, LoadOptions::default()).unwrap();
+        let lines: Vec<usize> = transcript.context.iter().map(|r| r.line).collect();
+        let at = lines.iter().position(|&line| line == 10).unwrap();
+        assert_eq!(lines[at - 1..=at + 1], [13, 10, 14], "{lines:?}");
+        assert_eq!(lines.iter().filter(|&&line| line == 10).count(), 1);
+        let queued = transcript.context[at].message().unwrap();
+        assert_eq!(
+            crate::transcript::classify::text_of(queued),
+            "tests tests tests"
+        );
+        // The model got it in the user message of the Edit's result (line 13), which answers
+        // the Edit call (line 11) of the response that thought at line 9.
+        let context = &transcript.context;
+        let unit = units(transcript.dialect(), context)
+            .into_iter()
+            .find(|u| u.records.contains(&at))
+            .unwrap();
+        let unit_lines: Vec<usize> = context[unit.records].iter().map(|r| r.line).collect();
+        assert_eq!(unit_lines, [9, 11, 13, 10]);
+    }
+}

@@ -111,12 +111,15 @@ impl Format for ClaudeCode {
     /// - any other `user` line continues a message of user lines that answer no call (the
     ///   caveat, command and reminder lines around a prompt, or two prompts the model got as
     ///   one), and a harness-made one (a reminder after tool results) any message ending in a
-    ///   user line; a person's request after tool results opens a message of its own.
+    ///   user line; a person's request after tool results opens a message of its own, but one
+    ///   typed while the agent worked (a queued message, handed over as a reminder beside the
+    ///   turn's tool results) is a harness-made line here.
     fn continues_message(&self, unit: &[&Record], record: &Record) -> bool {
         let Some(message) = record.message() else {
             return false;
         };
         let messages = || unit.iter().filter_map(|r| r.message());
+        let queued = matches!(record.link.event, Event::Queue(_));
         match message.role {
             Role::Assistant => record.link.response.is_some_and(|response| {
                 unit.iter().any(|r| {
@@ -125,7 +128,7 @@ impl Format for ClaudeCode {
                 })
             }),
             Role::User if message.answers_a_call() => true,
-            Role::User if is_real_user_request(message) => {
+            Role::User if is_real_user_request(message) && !queued => {
                 messages().all(|m| m.role == Role::User && !m.answers_a_call())
             }
             Role::User => messages().next_back().is_some_and(|m| m.role == Role::User),
