@@ -17,7 +17,9 @@
 //! the turn that was running, so right before the first message after the `remove` line that
 //! is no tool result (the reply it prompted), or at the end when none follows. It is live when
 //! the turn it was handed to is: when the last tree message before the `remove` line is in the
-//! context (not cut by a compaction, not on a branch a rewind left).
+//! context (not on a branch a rewind left), and no compaction came after it: a compaction keeps
+//! lines of the tree only (its summary carries the rest), which is why condense's own
+//! write-back writes a kept queued message again as a user line (`compact`).
 
 use std::collections::VecDeque;
 
@@ -31,10 +33,14 @@ pub(super) fn with_delivered(nodes: &[Node], order: Vec<usize>) -> Vec<usize> {
     if delivered.is_empty() {
         return order;
     }
+    let marker = nodes.iter().rposition(|node| node.compaction);
     let position: Map<usize, usize> = order.iter().enumerate().map(|(p, &i)| (i, p)).collect();
     // The messages to insert before each position of `order` (`order.len()`: at the end).
     let mut before: Map<usize, Vec<usize>> = Map::default();
     for (message, delivery) in delivered {
+        if marker.is_some_and(|marker| delivery < marker) {
+            continue;
+        }
         let turn = (0..delivery).rev().find(|&i| in_tree(&nodes[i]));
         if !turn.is_some_and(|turn| position.contains_key(&turn)) {
             continue;
@@ -215,6 +221,22 @@ mod tests {
             (queue(QueueOp::Deliver), BOOKKEEPING),
         ];
         assert!(deliveries(&nodes_of(&lines)).is_empty());
+    }
+
+    #[test]
+    fn a_delivery_before_a_compaction_stays_out() {
+        let lines = [
+            (tree("a1", "u0"), ASSISTANT),
+            (queue(QueueOp::Enqueue), USER),
+            (queue(QueueOp::Deliver), BOOKKEEPING),
+            (tree("r1", "a1"), RESULT),
+            (tree("b", "r1"), BOOKKEEPING),
+            (tree("s", "b"), USER),
+        ];
+        let mut nodes = nodes_of(&lines);
+        nodes[4].compaction = true;
+        // The boundary kept the turn (a preserved tail), but not the queued message.
+        assert_eq!(with_delivered(&nodes, vec![0, 3, 4, 5]), [0, 3, 4, 5]);
     }
 
     #[test]
