@@ -20,6 +20,13 @@
 //! context (not on a branch a rewind left), and no compaction came after it: a compaction keeps
 //! lines of the tree only (its summary carries the rest), which is why condense's own
 //! write-back writes a kept queued message again as a user line (`compact`).
+//!
+//! Counting follows: `estimate` counts a delivered message's words in the context (the model
+//! also got the harness's wrapper sentence of some twenty tokens, which no line holds, so it
+//! is not counted; where the agent recorded a usage figure after it, that figure holds it
+//! all), and a dequeued or withdrawn one not at all. The file's totals (`whole_file`, and
+//! `--whole-file`, which leaves the agent's rule aside) count every line's messages, the
+//! queue's copies included.
 
 use std::collections::VecDeque;
 

@@ -1,34 +1,37 @@
 //! A `queue-operation` line: what the user typed while the agent worked, and what became of it.
 //!
 //! Claude Code keeps a queue of the messages typed while a turn runs and writes one line per
-//! operation on it (2.1.19's bundled `cli.js`: `enqueue` in the function that pushes onto
-//! `queuedCommands`, `dequeue` in the one that shifts its head off, `remove` in
-//! `removeFromQueue`, `popAll` in `popAllEditable`; the 2.1.332 bundle writes the same lines
-//! from its command queue, adding `popOne` and a `reason` on `remove`):
+//! operation on it. Read from the npm package's bundled `cli.js` of 2.1.19 (minified names):
+//! `MO1` writes the line; `NZ` (enqueue) pushes onto `queuedCommands`; `PO1` shifts the head
+//! off to run it as the next turn (`dequeue`); `AZ7` drops commands (`remove`), called only by
+//! the query loop right after its attachments step made a `queued_command` attachment of each
+//! queued command of mode `prompt` (`jG2`); `fO1` takes the editable ones back into the input
+//! box (`popAll`). The `queued_command` attachment reaches the API as a meta user message,
+//! `<system-reminder>`-wrapped (`gu`): "The user sent the following message: … Please address
+//! this message and continue with your tasks." The 2.1.332 binary under `target/agents`
+//! writes the same lines from its command queue, with `popOne` and a `reason` on `remove`
+//! (`absorbed_mid_turn` when consumed mid-turn; `cleared_on_cancel`, `dropped_by_hook` …).
+//! So:
 //!
 //! - `enqueue` carries the text (`content`, when the typed value is a string). Harness-made
 //!   entries go through the same queue: a background task's `<task-notification>` (or
 //!   2.0.x's `<agent-notification>`), a task's start as a JSON object (`{"task_id":…}`),
 //!   and slash commands the user typed, which run as commands, not as words to the model;
-//! - `remove` without a `reason` is the mid-turn delivery: after a turn's tool calls ran, the
-//!   query loop makes a `queued_command` attachment of each queued prompt (its
-//!   `getAttachments` step `queued_commands`), which the request carries as a user message
-//!   beside the tool results, `<system-reminder>`-wrapped: "The user sent the following
-//!   message: … Please address this message and continue with your tasks."; then
-//!   `removeFromQueue` drops those prompts from the queue, writing one `remove` each. In the
-//!   sessions of 2.0.76 to 2.1.49 at hand no other line holds that text. 2.1.332 says the
-//!   same with `reason: "absorbed_mid_turn"`, and other reasons (`cleared_on_cancel`,
-//!   `dropped_by_hook`) for a prompt that was never sent;
+//! - `remove` without a `reason` (or with `absorbed_mid_turn`) is the mid-turn delivery: the
+//!   prompt went to the model beside the running turn's tool results, one `remove` each. In
+//!   the sessions of 2.0.76 to 2.1.49 at hand no other line holds that text (the agent's
+//!   next words take it up, and its own summary lists it among the user's messages); other
+//!   reasons are a prompt never sent;
 //! - `dequeue` takes the head of the queue to run as the next turn: the `user` line that
 //!   follows carries its text (so the queued copy is not the message);
 //! - `popAll` / `popOne` take queued prompts back into the input box to be edited (the
 //!   edited text, if sent, is enqueued or typed again).
 //!
-//! So an `enqueue` of the user's own words is read as a user message ([`QueueOp::Enqueue`]),
-//! and the others as bookkeeping whose [`Event::Queue`] says what they did; which queued
-//! message reached the model, and where, is decided with the session's other lines by the
-//! live-context rule (`claude_code::queued`). Every line stays as it was: nothing here is
-//! written back.
+//! An `enqueue` of the user's own words is read as a user message ([`QueueOp::Enqueue`]), and
+//! the others as bookkeeping whose [`Event::Queue`] says what they did; which queued message
+//! reached the model, and where, is decided with the session's other lines by the
+//! live-context rule (`claude_code::queued`). The queue's lines are never rewritten: every
+//! write-back copies them byte for byte.
 
 use anyhow::Result;
 use serde::Deserialize;
