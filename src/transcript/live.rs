@@ -95,10 +95,12 @@ impl<'l> Node<'l> {
         }
     }
 
-    /// True for a main-chain user or assistant message (what can be a Claude Code leaf).
+    /// True for a main-chain user or assistant message (what can be a Claude Code leaf); a
+    /// message Claude Code queued is none, as it hangs in no tree.
     pub(crate) fn conversational(&self) -> bool {
         self.message
             .is_some_and(|m| !m.sidechain && matches!(m.role, Role::User | Role::Assistant))
+            && !matches!(self.link.event, Event::Queue(_))
     }
 }
 

@@ -56,8 +56,8 @@ pub mod write;
 
 pub use format::Format;
 pub use model::{
-    node_id, Entry, Event, Keep, Link, MediaKind, Message, NodeId, Parent, Part, PartKind, Record,
-    Role, Usage,
+    node_id, Entry, Event, Keep, Link, MediaKind, Message, NodeId, Parent, Part, PartKind, QueueOp,
+    Record, Role, Usage,
 };
 pub use read::DETECT_LINES;
 pub use registry::{detect, file_before_edit, Agent, FormatId};

@@ -263,3 +263,39 @@ fn split_emits_the_messages_of_a_gemini_set_one_a_line() {
         assert_eq!(lines, expected, "{region}");
     }
 }
+
+/// What the user typed while Claude Code worked, handed to the model mid-turn and written on
+/// no line but its `queue-operation` lines (Claude Code 2.1.19, entireio/cli): the summaries
+/// carry it, the summariser is sent it once, and every write-back keeps the queue's lines byte
+/// for byte.
+#[test]
+fn a_message_typed_while_claude_code_worked_is_read_and_its_lines_kept() {
+    let session = fixture("corpus/claude-code/entireio-cli-7f78a542-queued.jsonl");
+    let input = std::fs::read_to_string(&session).unwrap();
+    let queue_lines: Vec<&str> = input
+        .lines()
+        .filter(|line| line.contains(r#""type":"queue-operation""#))
+        .collect();
+    assert_eq!(queue_lines.len(), 2);
+    const QUEUED: &str = "tests tests tests";
+    for command in ["caveman", "bare"] {
+        let output = run_ok(condense().arg(command).arg(&session));
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(text.contains(QUEUED), "{command}:\n{text}");
+    }
+    assert_eq!(prompt(&session).matches(QUEUED).count(), 1);
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.md");
+    std::fs::write(&summary, "SUMMARY").unwrap();
+    let injected = dir.path().join("injected.jsonl");
+    inject(&session, &summary, &injected);
+    let pruned = run_ok(condense().args(["prune", "--keep", "0"]).arg(&session)).stdout;
+    for (name, written) in [
+        ("inject", std::fs::read_to_string(&injected).unwrap()),
+        ("prune", String::from_utf8(pruned).unwrap()),
+    ] {
+        for line in &queue_lines {
+            assert!(written.lines().any(|l| l == *line), "{name} lost {line}");
+        }
+    }
+}

@@ -5,7 +5,9 @@
 //! `preservedMessages`: the summary line as `anchorUuid` and the uuids of the kept records,
 //! which stay where they are in the file), in user mode the kept user messages chained one
 //! after another (before the summary, as kimi-code orders them), and the summary as an
-//! `isCompactSummary` user line, its text opening with Claude Code's marker sentence. On resume
+//! `isCompactSummary` user line, its text opening with Claude Code's marker sentence; a kept
+//! message the user typed while the agent worked, which only `queue-operation` lines hold,
+//! follows as a plain user line, named in its place among the preserved uuids. On resume
 //! Claude Code chains the preserved records under the summary and drops everything else before
 //! the boundary (see [`super::live`]). The new lines copy `userType`, `cwd`, `sessionId`,
 //! `version`, `gitBranch`, `slug` and `entrypoint` verbatim from that last line, take the
@@ -17,8 +19,9 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::ClaudeCode;
+use crate::transcript::classify::text_of;
 use crate::transcript::json::{top_level_str, top_level_value};
-use crate::transcript::model::Record;
+use crate::transcript::model::{Event, QueueOp, Record};
 use crate::transcript::write::{derived_uuid, push_kept, push_line, Compacted, Sink, WriteBack};
 
 /// The summary text's opening: Claude Code's marker sentence (what tools recognise compact
@@ -47,15 +50,25 @@ impl WriteBack for ClaudeCode {
         let timestamp = last_timestamp(records)?;
         let seed = &compacted.seed;
         let summary_uuid = derived_uuid(seed, "summary");
-        // The kept records stay where they are; Claude Code chains them under the summary.
-        let preserved: Vec<String> = compacted
-            .head
-            .iter()
-            .chain(&compacted.tail)
-            .map(|&index| records[index].raw)
-            .filter(|raw| !is_sidechain_line(raw))
-            .filter_map(|raw| top_level_str(raw, "uuid"))
-            .collect();
+        // The kept records stay where they are; Claude Code chains them under the summary. A
+        // kept message the tree does not hold (one the user typed while the agent worked,
+        // handed to the model mid-turn) is written again, after the summary, as a user line
+        // named in its place.
+        let mut preserved: Vec<String> = Vec::new();
+        let mut queued: Vec<(String, String)> = Vec::new();
+        for &index in compacted.head.iter().chain(&compacted.tail) {
+            let record = &records[index];
+            if is_sidechain_line(record.raw) {
+                continue;
+            }
+            if let Some(uuid) = top_level_str(record.raw, "uuid") {
+                preserved.push(uuid);
+            } else if let Some(text) = queued_text(record) {
+                let uuid = derived_uuid(seed, &format!("queued-{}", queued.len()));
+                preserved.push(uuid.clone());
+                queued.push((uuid, text));
+            }
+        }
 
         push_kept(out, &compacted.all_lines());
 
@@ -106,8 +119,19 @@ impl WriteBack for ClaudeCode {
             )
         };
         push_line(out, &serde_json::to_vec(&summary)?);
+        for (uuid, text) in &queued {
+            let kept = UserLine::new(&envelope, &summary_uuid, uuid, timestamp, text);
+            push_line(out, &serde_json::to_vec(&kept)?);
+        }
         Ok(())
     }
+}
+
+/// The text of a queued message the model was handed (a user message read from a
+/// `queue-operation` line, which has no uuid).
+fn queued_text(record: &Record) -> Option<String> {
+    let message = record.message()?;
+    matches!(record.link.event, Event::Queue(QueueOp::Enqueue)).then(|| text_of(message))
 }
 
 /// The `timestamp` of the file's last line that has one, as JSON: the new lines come after

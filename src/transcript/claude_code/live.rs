@@ -17,8 +17,11 @@
 //! 4. Parallel tool calls can leave lines hanging beside the chain rather than on it: further
 //!    `assistant` fragments of a response on the chain (same `message.id`) and tool results.
 //!    Those join the context, in file order, right after the chain record they hang under.
+//! 5. What the user typed while the agent worked and the model was handed mid-turn (a queued
+//!    message no line of the tree holds) joins the context where the model read it (see
+//!    [`super::queued`]).
 
-use super::ClaudeCode;
+use super::{queued, ClaudeCode};
 use crate::transcript::live::{Live, LiveRule, Map, Node, Set};
 use crate::transcript::model::{Event, Keep, NodeId, Parent, Role};
 
@@ -107,6 +110,7 @@ fn live(nodes: &[Node]) -> Live {
         found.sort_unstable();
         order.extend(found);
     }
+    let order = queued::with_delivered(nodes, order);
     let marker = order.iter().rev().copied().find(|&i| nodes[i].compaction);
     Live { order, marker }
 }

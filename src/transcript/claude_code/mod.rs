@@ -6,6 +6,7 @@
 //!   bookkeeping; `compact_boundary` is its compaction marker;
 //! - `live`: the `parentUuid` chain from the newest leaf, relinked after a compaction that
 //!   keeps messages;
+//! - `queued`: where the messages typed while the agent worked join that context;
 //! - `compact`: a compaction appended as Claude Code's own `/compact` appends it;
 //! - `prune`: the Anthropic values under `message`, and the `toolUseResult` copy; a
 //!   `microcompact_boundary` line after;
@@ -18,6 +19,7 @@ mod handoff;
 mod home;
 mod live;
 mod prune;
+mod queued;
 mod read;
 mod trigger;
 

@@ -63,6 +63,27 @@ pub enum Event {
     /// the figure recorded before it stands, less the tokens it says it saved
     /// (`microcompactMetadata.tokensSaved`).
     ShrinkUsage(u64),
+    /// Claude Code's queue of what the user typed while the agent worked (a `queue-operation`
+    /// line): which queued text reached the model, and where, is the agent's rule (see
+    /// `claude_code::queued`).
+    Queue(QueueOp),
+}
+
+/// One operation on Claude Code's queue of messages typed while the agent worked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueOp {
+    /// A message joined the queue. The user's own words are read as a user message, which
+    /// reaches the model only if a later [`QueueOp::Deliver`] takes it.
+    Enqueue,
+    /// The oldest queued message of the user's was handed to the model mid-turn, beside the
+    /// tool results of the running turn; no other line carries its text.
+    Deliver,
+    /// The oldest queued message left the queue to run as the next turn: the `user` line that
+    /// follows carries it.
+    Dequeue,
+    /// The oldest queued message of the user's left the queue unsent: taken back into the
+    /// input box to be edited, or cleared.
+    Withdraw,
 }
 
 /// The records a compaction marker keeps from before it.

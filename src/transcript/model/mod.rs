@@ -25,7 +25,7 @@ mod record;
 mod role;
 
 pub use super::text::Text;
-pub use link::{node_id, Event, Keep, Link, NodeId, Parent};
+pub use link::{node_id, Event, Keep, Link, NodeId, Parent, QueueOp};
 pub use message::Message;
 pub use part::{MediaKind, Part, PartKind};
 pub use record::{Entry, Record, Usage};

@@ -260,3 +260,32 @@ fn parallel_tool_calls_stay_paired_wherever_the_tail_starts() {
         );
     }
 }
+
+/// A message the user typed while Claude Code worked, handed to the model mid-turn (Claude
+/// Code 2.1.19, entireio/cli): only `queue-operation` lines hold it, which Claude Code's own
+/// loader skips, so its resume does not send it; condense reads it as the newest request, and
+/// with `--preserve 1` keeps it after the summary as a user line Claude Code does send.
+#[test]
+fn a_message_typed_while_claude_code_worked_is_sent_after_inject() {
+    if !ready() {
+        return;
+    }
+    const QUEUED: &str = "tests tests tests";
+    let dir = tempfile::tempdir().unwrap();
+    let session = fixture("corpus/claude-code/entireio-cli-7f78a542-queued.jsonl");
+    let before = strings(&resume(&session));
+    assert!(
+        !before.contains(QUEUED),
+        "Claude Code sends the queue's text"
+    );
+    let out = inject(
+        &session,
+        SUMMARY,
+        &["--preserve", "1"],
+        dir.path(),
+        "q.jsonl",
+    );
+    let after = strings(&resume(&out));
+    assert!(after.contains(SUMMARY), "no summary");
+    assert!(after.contains(QUEUED), "the queued request is lost");
+}

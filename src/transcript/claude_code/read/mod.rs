@@ -2,10 +2,12 @@
 //!
 //! Every line is an event object with a top-level `type`. Lines of type `user` and `assistant`
 //! are messages: their `message` is an Anthropic Messages API message (the role comes from the
-//! line's `type`, the content is read like [`crate::transcript::anthropic`]'s). Everything else
-//! (`system`, `summary`, `file-history-snapshot`, `queue-operation`, `progress`, `attachment`,
-//! `permission-mode`, `last-prompt`, types added after this was written …) is bookkeeping named
-//! by its type, and `system` lines as `system/<subtype>`.
+//! line's `type`, the content is read like [`crate::transcript::anthropic`]'s). A
+//! `queue-operation` line that queues the user's own words (typed while the agent worked) is a
+//! user message too, which reaches the model only as the queue's later lines say (`queue`).
+//! Everything else (`system`, `summary`, `file-history-snapshot`, the queue's other lines,
+//! `progress`, `attachment`, `permission-mode`, `last-prompt`, types added after this was
+//! written …) is bookkeeping named by its type, and `system` lines as `system/<subtype>`.
 //!
 //! How the dialect's peculiarities are treated:
 //!
@@ -58,6 +60,7 @@ use crate::transcript::model::{
 };
 use crate::transcript::sketch::Sketch;
 mod line;
+mod queue;
 #[cfg(test)]
 mod tests;
 
@@ -108,12 +111,15 @@ impl Format for ClaudeCode {
     /// - any other `user` line continues a message of user lines that answer no call (the
     ///   caveat, command and reminder lines around a prompt, or two prompts the model got as
     ///   one), and a harness-made one (a reminder after tool results) any message ending in a
-    ///   user line; a person's request after tool results opens a message of its own.
+    ///   user line; a person's request after tool results opens a message of its own, but one
+    ///   typed while the agent worked (a queued message, handed over as a reminder beside the
+    ///   turn's tool results) is a harness-made line here.
     fn continues_message(&self, unit: &[&Record], record: &Record) -> bool {
         let Some(message) = record.message() else {
             return false;
         };
         let messages = || unit.iter().filter_map(|r| r.message());
+        let queued = matches!(record.link.event, Event::Queue(_));
         match message.role {
             Role::Assistant => record.link.response.is_some_and(|response| {
                 unit.iter().any(|r| {
@@ -122,7 +128,7 @@ impl Format for ClaudeCode {
                 })
             }),
             Role::User if message.answers_a_call() => true,
-            Role::User if is_real_user_request(message) => {
+            Role::User if is_real_user_request(message) && !queued => {
                 messages().all(|m| m.role == Role::User && !m.answers_a_call())
             }
             Role::User => messages().next_back().is_some_and(|m| m.role == Role::User),
@@ -171,6 +177,9 @@ impl Format for ClaudeCode {
 
     fn read<'a>(&self, line: usize, text: &'a str) -> Result<Record<'a>> {
         let event = Fields::of(text)?;
+        if raw_str(event.kind).as_deref() == Some(queue::QUEUE_OPERATION) {
+            return queue::read(line, text);
+        }
         let mut record = read_entry(line, text, &event)?;
         record.link = Link {
             response: record.link.response,

@@ -297,7 +297,7 @@ fn other_types_are_bookkeeping() {
             "file-history-snapshot",
         ),
         (
-            r#"{"type":"queue-operation","operation":"enqueue","content":"later","sessionId":"s"}"#,
+            r#"{"type":"queue-operation","operation":"dequeue","sessionId":"s"}"#,
             "queue-operation",
         ),
         (
@@ -411,8 +411,10 @@ fn corpus(folder: &str) -> Vec<(String, Vec<(usize, String)>)> {
 #[test]
 fn reads_the_claude_code_corpus() {
     // (messages, compaction markers, sidechain messages, usage records, tool results,
-    // orphaned tool results) per file, counted with jq:
+    // orphaned tool results) per file, counted with jq (messages: the user and assistant lines,
+    // and the queue's enqueues of the user's own words):
     //   jq -c 'select(.type=="user" or .type=="assistant")' FILE | wc -l
+    //   jq -c 'select(.type=="queue-operation" and .operation=="enqueue")' FILE | wc -l
     //   jq -c 'select(.type=="system" and .subtype=="compact_boundary")' FILE | wc -l
     //   jq -c 'select((.type=="user" or .type=="assistant") and .isSidechain==true)' FILE | wc -l
     //   jq -c 'select(.type=="assistant" and .message.usage != null
@@ -430,6 +432,7 @@ fn reads_the_claude_code_corpus() {
             "claude-code-viewer-fe5e1c67.jsonl",
             (437, 0, 405, 262, 167, 0),
         ),
+        ("entireio-cli-7f78a542-queued.jsonl", (14, 0, 0, 9, 4, 0)),
         ("entireio-cli-a6e4c2a0fbd1.jsonl", (48, 1, 0, 31, 10, 0)),
         ("kimi-cli-5b2c427a42e0.jsonl", (165, 0, 0, 103, 55, 0)),
     ];
