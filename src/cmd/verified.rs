@@ -1,6 +1,6 @@
 //! `--verify` for the commands that write a session in place (`inject`, `compact`, `prune`): the
-//! result is made in memory, checked by [`crate::verify`], and handed to the writer only when
-//! every check passes. A failed check is an error naming it, and the session is not touched.
+//! result is made in memory (a compaction appended to the session as its new records only),
+//! checked by [`crate::verify`], and handed to the writer only when every check passes. A failed check is an error naming it, and the session is not touched.
 //! Here, too, the broken writer of the tests ([`crate::verify::corrupt`]) is let in when its
 //! variable is set.
 
@@ -9,6 +9,7 @@ use std::io::Write;
 use anyhow::Result;
 
 use crate::compaction::writer;
+use crate::persist::extend::{Built, Extending};
 use crate::transcript::load::{LoadOptions, Transcript};
 use crate::transcript::prune::rewrite::Pruned;
 use crate::transcript::write::Compacted;
@@ -53,19 +54,20 @@ pub struct Verify<'a> {
 }
 
 impl Verify<'_> {
-    /// Runs `build` into `built` (emptied first), verifies what it wrote against what
-    /// `planned` says of its value the plan did (unless verification is off, or nothing was
-    /// compacted: `None`), and writes it to `out`. `built` is the caller's buffer, reused when
-    /// the build runs again.
+    /// Runs `build`, verifies what it wrote against what `planned` says of its value the plan
+    /// did (unless verification is off, or nothing was compacted: `None`), and writes it to
+    /// `out`. What the build writes is held as the in-place writer holds it ([`Extending`]):
+    /// the records an append adds to `before`, not `before` again; the whole of a rewrite.
     pub fn build<T>(
         &self,
-        built: &mut Vec<u8>,
         out: &mut dyn Write,
         build: impl FnOnce(&mut dyn Write) -> Result<T>,
         planned: impl FnOnce(&T) -> Option<&Planned>,
     ) -> Result<T> {
-        built.clear();
-        let value = build(&mut *built)?;
+        let in_memory = || Ok(Vec::new());
+        let mut writer = Extending::new(self.name, self.before, &in_memory, false);
+        let value = build(&mut writer)?;
+        let mut made = Made::of(self.before, writer.finish()?);
         let corruption = corruption();
         if let Some(planned) = planned(&value).filter(|_| self.enabled || corruption.is_some()) {
             let parsed;
@@ -78,16 +80,49 @@ impl Verify<'_> {
                 }
             };
             if let Some(kind) = corruption {
-                *built = corrupt::corrupt(&kind, old, built, self.summary, &|_| true);
+                let whole = made.parts().concat();
+                let broken = corrupt::corrupt(&kind, old, &whole, self.summary, &|_| true);
+                made = Made::of(self.before, Built::Rewrite(broken));
             }
             if self.enabled {
-                if let Err(failed) = check_against(old, built, self.summary, planned) {
+                if let Err(failed) = check_against(old, &made.parts(), self.summary, planned) {
                     return Err(refuse(self.name, &failed));
                 }
             }
         }
-        out.write_all(built)?;
+        for part in made.parts() {
+            out.write_all(part)?;
+        }
         Ok(value)
+    }
+}
+
+/// What a build wrote over `before`, held as [`Extending`] made it: the records an append adds
+/// are read back after the bytes they extend, where those already are.
+struct Made<'a> {
+    before: &'a [u8],
+    built: Built<Vec<u8>>,
+}
+
+impl<'a> Made<'a> {
+    fn of(before: &'a [u8], built: Built<Vec<u8>>) -> Self {
+        let built = match built {
+            // A last line with no end is ended by what follows it: the two are read as one.
+            Built::Extension(extension) if !before.is_empty() && !before.ends_with(b"\n") => {
+                Built::Rewrite([before, &extension].concat())
+            }
+            built => built,
+        };
+        Made { before, built }
+    }
+
+    /// The bytes written, in order, each but the last ending at a line end.
+    fn parts(&self) -> Vec<&[u8]> {
+        match &self.built {
+            Built::Unchanged => vec![self.before],
+            Built::Extension(extension) => vec![self.before, extension],
+            Built::Rewrite(whole) => vec![whole],
+        }
     }
 }
 

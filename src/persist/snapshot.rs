@@ -7,7 +7,11 @@
 //! content handed to the build ends at a line end, or at a last line nobody is writing any more
 //! (a file saved without a final newline, or a line whose writer died): one that stays the same
 //! while no process has the file open for writing.
+//!
+//! A caller that read the session before (to plan its compaction) hands that in: while the file
+//! holds exactly those bytes, they are compared with it rather than read a second time.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::time::{Duration, Instant};
@@ -15,6 +19,9 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 use super::writers::writers;
+
+/// How many bytes a comparison with what was read before reads at a time.
+const BLOCK: usize = 1 << 20;
 
 /// How long to wait for a writer to finish its line.
 pub const SETTLE: Duration = Duration::from_secs(2);
@@ -42,6 +49,45 @@ pub fn read_from(file: &File, offset: u64, name: &str) -> Result<Vec<u8>> {
 /// Only the size and the last byte are looked at while waiting, and the bytes are read up to
 /// the size that was judged, so lines appended after that look are left for the next one.
 pub fn settled_from(file: &File, offset: u64, dev: u64, ino: u64, name: &str) -> Result<Vec<u8>> {
+    let end = settled_end(file, offset, dev, ino, name)?;
+    read_range(file, offset, end, name)
+}
+
+/// The whole content of `file`, settled as [`settled_from`] settles it; `known`, what the
+/// caller read of it before, when the file holds exactly those bytes still. They are compared
+/// block by block, not read into memory a second time: a session is held once, however large.
+pub fn settled_as<'k>(
+    file: &File,
+    known: &'k [u8],
+    dev: u64,
+    ino: u64,
+    name: &str,
+) -> Result<Cow<'k, [u8]>> {
+    let end = settled_end(file, 0, dev, ino, name)?;
+    let unchanged = end == known.len() as u64
+        && holds(file, known).with_context(|| format!("{name}: cannot read"))?;
+    if unchanged {
+        return Ok(Cow::Borrowed(known));
+    }
+    Ok(Cow::Owned(read_range(file, 0, end, name)?))
+}
+
+/// Whether `file` begins with `bytes`, read a block at a time.
+fn holds(file: &File, bytes: &[u8]) -> std::io::Result<bool> {
+    let mut block = vec![0u8; BLOCK.min(bytes.len())];
+    for (at, expected) in (0u64..).step_by(BLOCK).zip(bytes.chunks(BLOCK)) {
+        let read = &mut block[..expected.len()];
+        file.read_exact_at(read, at)?;
+        if read != expected {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The end of `file` once its content from `offset` ends at a line end or in a last line no
+/// one is writing (see [`settled_from`]).
+fn settled_end(file: &File, offset: u64, dev: u64, ino: u64, name: &str) -> Result<u64> {
     let started = Instant::now();
     let mut quiet_at: Option<u64> = None;
     loop {
@@ -50,19 +96,19 @@ pub fn settled_from(file: &File, offset: u64, dev: u64, ino: u64, name: &str) ->
             .with_context(|| format!("{name}: cannot read"))?
             .len();
         if len <= offset {
-            return Ok(Vec::new());
+            return Ok(offset);
         }
         let mut last = [0u8];
         file.read_exact_at(&mut last, len - 1)
             .with_context(|| format!("{name}: cannot read"))?;
         if last[0] == b'\n' {
-            return read_range(file, offset, len, name);
+            return Ok(len);
         }
         let busy = writers(dev, ino);
         if busy.is_empty() {
             // Unchanged across two looks with no writer in between: no one is finishing it.
             if quiet_at == Some(len) {
-                return read_range(file, offset, len, name);
+                return Ok(len);
             }
             quiet_at = Some(len);
             std::thread::sleep(Duration::from_millis(10));

@@ -20,7 +20,7 @@ pub fn check_pruned(pruned: &Pruned, old: &Transcript, after: &[u8]) -> Result<(
     let Some(format) = old.format else {
         return Ok(());
     };
-    let new = read_back(old, format, after)?;
+    let new = read_back(old, format, &[after])?;
     let dropped: HashSet<usize> = pruned
         .edits
         .iter()

@@ -42,7 +42,7 @@ impl Run<'_, '_> {
         let budget = self.goal.budget.unwrap_or_default();
         let load = options::load(&self.args.input.read);
         let verify = !self.args.in_place.no_verify;
-        let done = persist::in_place(path, &options, |bytes, out| {
+        let done = persist::in_place_after(path, &options, self.bytes, |bytes, out| {
             // What was read and pruned already, unless the agent wrote since.
             if bytes == self.bytes {
                 let prune = pruned.plan.pruned(self.transcript);
@@ -83,8 +83,7 @@ impl Run<'_, '_> {
         let options = options::persist(&args.in_place, &[]);
         let name = path.display().to_string();
         let load = options::load(&args.input.read);
-        let mut built = Vec::new();
-        let done = persist::in_place(path, &options, |bytes, out| {
+        let done = persist::in_place_after(path, &options, self.bytes, |bytes, out| {
             let parsed;
             let now = if bytes == self.bytes {
                 self.transcript
@@ -107,7 +106,6 @@ impl Run<'_, '_> {
                 summary: &choice.summary,
             };
             verify.build(
-                &mut built,
                 out,
                 |out| {
                     write_compaction(now.format, &compacted, out).map(|()| Planned::of(&compacted))
