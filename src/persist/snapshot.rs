@@ -134,3 +134,68 @@ fn read_range(file: &File, offset: u64, end: u64, name: &str) -> Result<Vec<u8>>
         .with_context(|| format!("{name}: cannot read"))?;
     Ok(bytes)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::os::unix::fs::MetadataExt;
+
+    /// The file at `path` with `bytes`, open for reading, and its identity.
+    fn file_with(path: &std::path::Path, bytes: &[u8]) -> (File, u64, u64) {
+        std::fs::write(path, bytes).unwrap();
+        let file = File::open(path).unwrap();
+        let meta = file.metadata().unwrap();
+        (file, meta.dev(), meta.ino())
+    }
+
+    #[test]
+    fn the_bytes_read_before_come_back_while_the_file_holds_them_and_never_after() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s");
+        // Past one block, so that the compare reads more than once.
+        let known: Vec<u8> = b"{\"n\":1}\n".repeat(BLOCK / 8 + 100);
+        let (file, dev, ino) = file_with(&path, &known);
+        match settled_as(&file, &known, dev, ino, "s").unwrap() {
+            Cow::Borrowed(bytes) => assert!(std::ptr::eq(bytes, known.as_slice())),
+            Cow::Owned(_) => panic!("read again"),
+        }
+        // A line appended: what the file holds now, whole.
+        let grown = [&known[..], b"{\"n\":2}\n"].concat();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"{\"n\":2}\n")
+            .unwrap();
+        assert!(matches!(
+            settled_as(&file, &known, dev, ino, "s").unwrap(),
+            Cow::Owned(bytes) if bytes == grown
+        ));
+        // A byte rewritten in place, in the second block, at the same length.
+        let (file, dev, ino) = file_with(&path, &known);
+        let mut changed = known.clone();
+        changed[BLOCK + 5] = b'7';
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .write_all_at(b"7", BLOCK as u64 + 5)
+            .unwrap();
+        assert!(matches!(
+            settled_as(&file, &known, dev, ino, "s").unwrap(),
+            Cow::Owned(bytes) if bytes == changed
+        ));
+        // Cut short: what is left.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(8)
+            .unwrap();
+        assert!(matches!(
+            settled_as(&file, &known, dev, ino, "s").unwrap(),
+            Cow::Owned(bytes) if bytes == b"{\"n\":1}\n"
+        ));
+    }
+}

@@ -265,6 +265,31 @@ mod tests {
     }
 
     #[test]
+    fn an_input_in_parts_reads_as_the_parts_joined() {
+        use crate::transcript::model::testing::corpus_bytes;
+        for file in [
+            "claude-code/kimi-cli-5b2c427a42e0.jsonl",
+            "pi/pi-mono-large-session.jsonl",
+            "openai-chat/kimi-cli-swebench-531d195b.jsonl",
+        ] {
+            let bytes = corpus_bytes(file);
+            let whole = Transcript::parse(file, &bytes, LoadOptions::default()).unwrap();
+            // Cut after the line end nearest the middle, at the start, and at the end.
+            let middle = bytes.len() / 2;
+            let cut = middle + memchr::memchr(b'\n', &bytes[middle..]).unwrap() + 1;
+            for at in [cut, 0, bytes.len()] {
+                let (before, after) = bytes.split_at(at);
+                let parts = Transcript::parse_parts(file, &[before, after], LoadOptions::default());
+                assert_eq!(
+                    format!("{:?}", parts.unwrap()),
+                    format!("{whole:?}"),
+                    "{file} cut at {at}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn notes_a_cut_off_last_line() {
         let bytes = b"{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"us";
         let transcript = Transcript::parse("t", bytes, LoadOptions::default()).unwrap();
