@@ -1,46 +1,46 @@
 //! Telling, as the build writes, whether the new content only extends the bytes read: then the
 //! extension alone is kept (it is appended); at the first byte that differs the output turns
-//! into a sink the caller makes (a temporary file, for the replace path), holding what matched
-//! so far and the rest. The content is streamed either way, never held twice; `--verify` holds
-//! what it checks the same way ([`crate::cmd::verified`]), so an appended compaction is in
-//! memory as its records only.
+//! into a temporary file (for the replace path), holding what matched so far and the rest.
+//! The content is streamed either way, never held twice.
 
 use std::io::{self, BufWriter, Write};
 
 use anyhow::Result;
 
-/// What the build produced; `W` is the sink a rewrite went to.
-pub enum Built<W> {
+use super::replace::Temp;
+
+/// What the build produced.
+pub enum Built {
     /// Exactly the bytes read.
     Unchanged,
     /// The bytes read and then these.
     Extension(Vec<u8>),
-    /// Anything else, in the sink.
-    Rewrite(W),
+    /// Anything else, in a temporary file.
+    Rewrite(Temp),
 }
 
 /// The writer handed to the build.
-pub struct Extending<'a, W: Write> {
+pub struct Extending<'a> {
     /// The session's name, for messages.
     name: &'a str,
     read: &'a [u8],
     matched: usize,
     extension: Vec<u8>,
-    rewrite: Option<BufWriter<W>>,
-    make: &'a dyn Fn() -> Result<W>,
+    rewrite: Option<BufWriter<Temp>>,
+    make: &'a dyn Fn() -> Result<Temp>,
     /// Always end in a rewrite (unless unchanged).
     force: bool,
     /// Why a temporary file could not be made or written, kept whole for the caller.
     error: Option<anyhow::Error>,
 }
 
-impl<'a, W: Write> Extending<'a, W> {
+impl<'a> Extending<'a> {
     /// A writer comparing against `read`, the content of the session `name`, making its
-    /// sink (a temporary file) with `make` when needed.
+    /// temporary file with `make` when needed.
     pub fn new(
         name: &'a str,
         read: &'a [u8],
-        make: &'a dyn Fn() -> Result<W>,
+        make: &'a dyn Fn() -> Result<Temp>,
         force: bool,
     ) -> Self {
         Extending {
@@ -71,7 +71,7 @@ impl<'a, W: Write> Extending<'a, W> {
         io::Error::new(error.kind(), message)
     }
 
-    fn start_rewrite(&mut self) -> io::Result<&mut BufWriter<W>> {
+    fn start_rewrite(&mut self) -> io::Result<&mut BufWriter<Temp>> {
         if self.rewrite.is_none() {
             let temp = match (self.make)() {
                 Ok(temp) => temp,
@@ -95,7 +95,7 @@ impl<'a, W: Write> Extending<'a, W> {
     }
 
     /// What was built.
-    pub fn finish(mut self) -> Result<Built<W>> {
+    pub fn finish(mut self) -> Result<Built> {
         let extends = self.rewrite.is_none() && self.matched == self.read.len();
         if extends && self.extension.is_empty() {
             return Ok(Built::Unchanged);
@@ -117,7 +117,7 @@ impl<'a, W: Write> Extending<'a, W> {
     }
 }
 
-impl<W: Write> Write for Extending<'_, W> {
+impl Write for Extending<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if let Some(out) = &mut self.rewrite {
             return out.write(buf).map_err(|error| self.failed(error));
@@ -146,9 +146,8 @@ impl<W: Write> Write for Extending<'_, W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::persist::replace::Temp;
 
-    fn build(read: &[u8], chunks: &[&[u8]], force: bool) -> Built<Temp> {
+    fn build(read: &[u8], chunks: &[&[u8]], force: bool) -> Built {
         let made = std::cell::Cell::new(0);
         let dir = tempfile::tempdir().unwrap();
         let make = || -> Result<Temp> {
@@ -164,7 +163,7 @@ mod tests {
         built
     }
 
-    fn rewritten(built: Built<Temp>) -> Vec<u8> {
+    fn rewritten(built: Built) -> Vec<u8> {
         match built {
             Built::Rewrite(temp) => temp.contents(),
             _ => panic!("not a rewrite"),

@@ -10,7 +10,7 @@ use anyhow::Result;
 
 use super::Run;
 use crate::cmd::options;
-use crate::cmd::verified::{verify_pruned, write_compaction, Verify};
+use crate::cmd::verified::{verify_pruned, write_compaction, Held, Verify};
 use crate::compaction::check::check_plan;
 use crate::compaction::ladder::{Choice, Pruned};
 use crate::compaction::prune::pruned_toward;
@@ -46,18 +46,18 @@ impl Run<'_, '_> {
             // What was read and pruned already, unless the agent wrote since.
             if bytes == self.bytes {
                 let prune = pruned.plan.pruned(self.transcript);
-                let mut again = Vec::new();
+                let mut again = Held::over(bytes);
                 pruned.plan.write(self.transcript, &mut again)?;
                 let built = verify_pruned(verify, &prune, bytes, load, again)?;
-                return Ok(out.write_all(&built)?);
+                return Ok(built.write_to(out)?);
             }
             let now = Transcript::parse(name, bytes, load)?;
             match pruned_toward(&now, self.tokenizer, budget, &knobs)? {
                 Some(plan) => {
-                    let mut again = Vec::new();
+                    let mut again = Held::over(bytes);
                     plan.write(&now, &mut again)?;
                     let built = verify_pruned(verify, &plan.pruned(&now), bytes, load, again)?;
-                    Ok(out.write_all(&built)?)
+                    Ok(built.write_to(out)?)
                 }
                 None => Ok(out.write_all(bytes)?),
             }

@@ -1,15 +1,19 @@
 //! `--verify` for the commands that write a session in place (`inject`, `compact`, `prune`): the
-//! result is made in memory (a compaction appended to the session as its new records only),
-//! checked by [`crate::verify`], and handed to the writer only when every check passes. A failed check is an error naming it, and the session is not touched.
+//! result is made in memory (what it keeps of the session held where the session is, see
+//! [`held`]), checked by [`crate::verify`], and handed to the writer only when every check
+//! passes. A failed check is an error naming it, and the session is not touched.
 //! Here, too, the broken writer of the tests ([`crate::verify::corrupt`]) is let in when its
 //! variable is set.
+
+mod held;
 
 use std::io::Write;
 
 use anyhow::Result;
 
+pub use held::Held;
+
 use crate::compaction::writer;
-use crate::persist::extend::{Built, Extending};
 use crate::transcript::load::{LoadOptions, Transcript};
 use crate::transcript::prune::rewrite::Pruned;
 use crate::transcript::write::Compacted;
@@ -56,18 +60,16 @@ pub struct Verify<'a> {
 impl Verify<'_> {
     /// Runs `build`, verifies what it wrote against what `planned` says of its value the plan
     /// did (unless verification is off, or nothing was compacted: `None`), and writes it to
-    /// `out`. What the build writes is held as the in-place writer holds it ([`Extending`]):
-    /// the records an append adds to `before`, not `before` again; the whole of a rewrite.
+    /// `out`. What the build writes is [`Held`] over `before`: a compaction appended to the
+    /// session is held as its new records, not as the session again.
     pub fn build<T>(
         &self,
         out: &mut dyn Write,
         build: impl FnOnce(&mut dyn Write) -> Result<T>,
         planned: impl FnOnce(&T) -> Option<&Planned>,
     ) -> Result<T> {
-        let in_memory = || Ok(Vec::new());
-        let mut writer = Extending::new(self.name, self.before, &in_memory, false);
-        let value = build(&mut writer)?;
-        let mut made = Made::of(self.before, writer.finish()?);
+        let mut held = Held::over(self.before);
+        let value = build(&mut held)?;
         let corruption = corruption();
         if let Some(planned) = planned(&value).filter(|_| self.enabled || corruption.is_some()) {
             let parsed;
@@ -80,49 +82,19 @@ impl Verify<'_> {
                 }
             };
             if let Some(kind) = corruption {
-                let whole = made.parts().concat();
-                let broken = corrupt::corrupt(&kind, old, &whole, self.summary, &|_| true);
-                made = Made::of(self.before, Built::Rewrite(broken));
+                let whole = held.parts().concat();
+                held = Held::whole(corrupt::corrupt(&kind, old, &whole, self.summary, &|_| {
+                    true
+                }));
             }
             if self.enabled {
-                if let Err(failed) = check_against(old, &made.parts(), self.summary, planned) {
+                if let Err(failed) = check_against(old, &held.parts(), self.summary, planned) {
                     return Err(refuse(self.name, &failed));
                 }
             }
         }
-        for part in made.parts() {
-            out.write_all(part)?;
-        }
+        held.write_to(out)?;
         Ok(value)
-    }
-}
-
-/// What a build wrote over `before`, held as [`Extending`] made it: the records an append adds
-/// are read back after the bytes they extend, where those already are.
-struct Made<'a> {
-    before: &'a [u8],
-    built: Built<Vec<u8>>,
-}
-
-impl<'a> Made<'a> {
-    fn of(before: &'a [u8], built: Built<Vec<u8>>) -> Self {
-        let built = match built {
-            // A last line with no end is ended by what follows it: the two are read as one.
-            Built::Extension(extension) if !before.is_empty() && !before.ends_with(b"\n") => {
-                Built::Rewrite([before, &extension].concat())
-            }
-            built => built,
-        };
-        Made { before, built }
-    }
-
-    /// The bytes written, in order, each but the last ending at a line end.
-    fn parts(&self) -> Vec<&[u8]> {
-        match &self.built {
-            Built::Unchanged => vec![self.before],
-            Built::Extension(extension) => vec![self.before, extension],
-            Built::Rewrite(whole) => vec![whole],
-        }
     }
 }
 
@@ -130,13 +102,13 @@ impl<'a> Made<'a> {
 /// broken writer let in), checked unless `enabled` is false. `before` is what the file held,
 /// read as `load` says into `pruned.transcript`. The bytes to write, or the error naming the
 /// check that failed.
-pub fn verify_pruned(
+pub fn verify_pruned<'b>(
     enabled: bool,
     pruned: &Pruned,
     before: &[u8],
     load: LoadOptions,
-    mut built: Vec<u8>,
-) -> Result<Vec<u8>> {
+    built: Held<'b>,
+) -> Result<Held<'b>> {
     let corruption = corruption();
     if !enabled && corruption.is_none() {
         return Ok(built);
@@ -150,12 +122,16 @@ pub fn verify_pruned(
     } else {
         pruned.transcript
     };
-    if let Some(kind) = corruption {
-        let untouched = |record: usize| !pruned.edits.contains_key(&record);
-        built = corrupt::corrupt(&kind, old, &built, "", &untouched);
-    }
+    let built = match corruption {
+        Some(kind) => {
+            let untouched = |record: usize| !pruned.edits.contains_key(&record);
+            let whole = built.parts().concat();
+            Held::whole(corrupt::corrupt(&kind, old, &whole, "", &untouched))
+        }
+        None => built,
+    };
     if enabled {
-        if let Err(failed) = check_pruned(pruned, old, &built) {
+        if let Err(failed) = check_pruned(pruned, old, &built.parts()) {
             return Err(refuse(name, &failed));
         }
     }
