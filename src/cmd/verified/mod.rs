@@ -1,6 +1,6 @@
 //! `--verify` for the commands that write a session in place (`inject`, `compact`, `prune`): the
 //! result is made in memory (what it keeps of the session held where the session is, see
-//! [`held`]), checked by [`crate::verify`], and handed to the writer only when every check
+//! [`Held`]), checked by [`crate::verify`], and handed to the writer only when every check
 //! passes. A failed check is an error naming it, and the session is not touched.
 //! Here, too, the broken writer of the tests ([`crate::verify::corrupt`]) is let in when its
 //! variable is set.
