@@ -83,9 +83,8 @@ impl Verify<'_> {
             };
             if let Some(kind) = corruption {
                 let whole = held.parts().concat();
-                held = Held::whole(corrupt::corrupt(&kind, old, &whole, self.summary, &|_| {
-                    true
-                }));
+                let broken = corrupt::corrupt(&kind, old, &whole, self.summary, &|_| true);
+                held = Held::whole(broken);
             }
             if self.enabled {
                 if let Err(failed) = check_against(old, &held.parts(), self.summary, planned) {
