@@ -34,14 +34,16 @@ fn parses() -> bool {
     })
 }
 
-/// Notes that the transcript `name` is being parsed from `bytes`.
-pub fn parsed(name: &str, bytes: &[u8]) {
+/// Notes that the transcript `name` is being parsed from `parts`, its bytes one after the other.
+pub fn parsed(name: &str, parts: &[&[u8]]) {
     if parses() {
+        let hash = parts
+            .iter()
+            .fold(FNV_START, |hash, part| fnv1a_more(hash, part));
         say(&format!(
-            "parse {}: {} bytes, fnv1a {:016x}",
+            "parse {}: {} bytes, fnv1a {hash:016x}",
             crate::output::sanitize(name),
-            bytes.len(),
-            fnv1a(bytes)
+            parts.iter().map(|part| part.len()).sum::<usize>(),
         ));
     }
 }
@@ -70,9 +72,17 @@ fn say(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "condense: trace: {line}");
 }
 
+/// FNV-1a's (64 bits) hash of no bytes.
+const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
 /// FNV-1a (64 bits) of `bytes`.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+    fnv1a_more(FNV_START, bytes)
+}
+
+/// FNV-1a (64 bits) carried on from `hash`, that of the bytes before, over `bytes`.
+fn fnv1a_more(hash: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(hash, |hash, &byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
     })
 }
@@ -85,5 +95,6 @@ mod tests {
     fn fnv1a_matches_its_reference_values() {
         assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
         assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a_more(fnv1a(b"a"), b"bc"), fnv1a(b"abc"));
     }
 }

@@ -12,7 +12,7 @@ use super::options;
 use super::settings;
 use super::shared::{refuse_cut_off, transcript_warnings};
 use super::source::{read_source, refuse_compressed_in_place, single_source};
-use super::verified::verify_pruned;
+use super::verified::{verify_pruned, Held};
 use crate::cli::{PruneArgs, SettingsArgs};
 use crate::compaction::prune::plan;
 use crate::input::Source;
@@ -137,11 +137,11 @@ impl Run<'_> {
             ));
         }
         if in_place {
-            let mut built = Vec::new();
+            let mut built = Held::over(bytes);
             plan.write(&transcript, &mut built)?;
             let pruned = plan.pruned(&transcript);
             let verify = !self.args.no_verify;
-            out.write_all(&verify_pruned(verify, &pruned, bytes, self.load, built)?)?;
+            verify_pruned(verify, &pruned, bytes, self.load, built)?.write_to(out)?;
         } else {
             plan.write(&transcript, &mut std::io::sink())?;
             plan.write(&transcript, out)?;

@@ -44,6 +44,7 @@ pub mod snapshot;
 pub mod whole;
 pub mod writers;
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -120,7 +121,27 @@ pub fn in_place<T>(
     build: impl FnMut(&[u8], &mut dyn Write) -> Result<T>,
 ) -> Result<InPlace<T>> {
     let (target, repaired) = prepare(path, options)?;
-    write_locked(&target, options, repaired, Journaling::Record, build)
+    write_locked(&target, options, None, repaired, Journaling::Record, build)
+}
+
+/// [`in_place`], for a caller that read the file before taking the lock: while the file still
+/// holds exactly `read`, the build is handed those very bytes (compared with the file, not read
+/// again, so the session is in memory once); once it holds anything else, what it holds.
+pub fn in_place_after<T>(
+    path: &Path,
+    options: &Options,
+    read: &[u8],
+    build: impl FnMut(&[u8], &mut dyn Write) -> Result<T>,
+) -> Result<InPlace<T>> {
+    let (target, repaired) = prepare(path, options)?;
+    write_locked(
+        &target,
+        options,
+        Some(read),
+        repaired,
+        Journaling::Record,
+        build,
+    )
 }
 
 /// Undoes the newest write the session's journal records: `build` makes, of that entry and the
@@ -141,9 +162,14 @@ pub fn undo_newest<T>(
             journal::path_of(path)?.display()
         );
     };
-    let done = write_locked(&target, options, repaired, Journaling::Pop, |bytes, out| {
-        build(&entry, bytes, out)
-    })?;
+    let done = write_locked(
+        &target,
+        options,
+        None,
+        repaired,
+        Journaling::Pop,
+        |bytes, out| build(&entry, bytes, out),
+    )?;
     Ok(InPlace {
         value: (entry, done.value),
         done: done.done,
@@ -198,10 +224,12 @@ fn prepare(path: &Path, options: &Options) -> Result<(lock::Target, Vec<String>)
     Ok((target, repaired))
 }
 
-/// The write itself, on the locked `target` (see [`in_place`]).
+/// The write itself, on the locked `target` (see [`in_place`]); `known` is what the caller read
+/// of the file before, if it did (see [`in_place_after`]).
 fn write_locked<T>(
     target: &lock::Target,
     options: &Options,
+    known: Option<&[u8]>,
     mut warnings: Vec<String>,
     journaling: Journaling,
     mut build: impl FnMut(&[u8], &mut dyn Write) -> Result<T>,
@@ -211,7 +239,11 @@ fn write_locked<T>(
     };
     let building = Instant::now();
     for attempt in 1.. {
-        let read = snapshot::settled_from(&target.file, 0, target.dev, target.ino, &target.name)?;
+        let (file, dev, ino, name) = (&target.file, target.dev, target.ino, &target.name);
+        let read = match known {
+            Some(known) => snapshot::settled_as(file, known, dev, ino, name)?,
+            None => Cow::Owned(snapshot::settled_from(file, 0, dev, ino, name)?),
+        };
         crate::input::check_lines(&target.name, &read)?;
         let mut out = Extending::new(
             &target.name,

@@ -88,8 +88,23 @@ impl<'a> Transcript<'a> {
     /// Reads `bytes` (named `name` in messages). A malformed line fails with its location
     /// unless `options.skip_invalid` is set.
     pub fn parse(name: &str, bytes: &'a [u8], options: LoadOptions) -> Result<Self> {
-        crate::trace::parsed(name, bytes);
-        let all: Vec<Line<'a>> = lines(bytes, 1).collect();
+        Self::parse_parts(name, &[bytes], options)
+    }
+
+    /// Reads the input made of `parts` one after the other exactly as [`Self::parse`] reads
+    /// them joined, without joining them: a session read before and the records a compaction
+    /// appends to it are read back where they are. Every part but the last must be empty or
+    /// end at a line end (`\n`), so that no line spans two.
+    pub fn parse_parts(name: &str, parts: &[&'a [u8]], options: LoadOptions) -> Result<Self> {
+        crate::trace::parsed(name, parts);
+        let mut all: Vec<Line<'a>> = Vec::new();
+        for (index, part) in parts.iter().enumerate() {
+            debug_assert!(
+                index + 1 == parts.len() || part.is_empty() || part.ends_with(b"\n"),
+                "a part of an input ends inside a line"
+            );
+            all.extend(lines(part, all.len() + 1));
+        }
         let format = match options.from {
             Some(format) => Some(format),
             None => detect_format(name, all.iter().copied())?,
@@ -247,6 +262,31 @@ mod tests {
         let transcript = Transcript::parse("t.jsonl", bytes, options).unwrap();
         assert_eq!(transcript.records.len(), 2);
         assert_eq!(transcript.skipped.len(), 1);
+    }
+
+    #[test]
+    fn an_input_in_parts_reads_as_the_parts_joined() {
+        use crate::transcript::model::testing::corpus_bytes;
+        for file in [
+            "claude-code/kimi-cli-5b2c427a42e0.jsonl",
+            "pi/pi-mono-large-session.jsonl",
+            "openai-chat/kimi-cli-swebench-531d195b.jsonl",
+        ] {
+            let bytes = corpus_bytes(file);
+            let whole = Transcript::parse(file, &bytes, LoadOptions::default()).unwrap();
+            // Cut after the line end nearest the middle, at the start, and at the end.
+            let middle = bytes.len() / 2;
+            let cut = middle + memchr::memchr(b'\n', &bytes[middle..]).unwrap() + 1;
+            for at in [cut, 0, bytes.len()] {
+                let (before, after) = bytes.split_at(at);
+                let parts = Transcript::parse_parts(file, &[before, after], LoadOptions::default());
+                assert_eq!(
+                    format!("{:?}", parts.unwrap()),
+                    format!("{whole:?}"),
+                    "{file} cut at {at}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -97,19 +97,20 @@ pub fn read_before<'a>(
         .map_err(|e| failed("readable", format!("the session before: {e:#}")))
 }
 
-/// `readable`: `after` read as `format` by its agent's rule, every line a record (but a
-/// malformed line `old` had already), none cut off.
+/// `readable`: `after` (its parts one after the other, see [`Transcript::parse_parts`]) read
+/// as `format` by its agent's rule, every line a record (but a malformed line `old` had
+/// already), none cut off.
 pub(super) fn read_back<'a>(
     old: &Transcript,
     format: FormatId,
-    after: &'a [u8],
+    after: &[&'a [u8]],
 ) -> Result<Transcript<'a>, Failed> {
     let options = LoadOptions {
         from: Some(format),
         skip_invalid: true,
         whole_file: false,
     };
-    let new = Transcript::parse(&old.name, after, options)
+    let new = Transcript::parse_parts(&old.name, after, options)
         .map_err(|e| failed("readable", format!("{e:#}")))?;
     // A malformed line the session already had (read past with --skip-invalid) and kept as it
     // was is not this run's doing; any other is.

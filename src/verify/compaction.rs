@@ -51,14 +51,16 @@ pub fn check(
     planned: &Planned,
 ) -> Result<(), Failed> {
     let old = read_before(name, from, before)?;
-    check_against(&old, after, summary, planned)
+    check_against(&old, &[after], summary, planned)
 }
 
 /// Checks `after`, the compaction of `old` (a session read by its agent's rule, not
-/// `--whole-file`) with `summary` by `planned`, as that agent reads it.
+/// `--whole-file`) with `summary` by `planned`, as that agent reads it. `after` is the bytes
+/// written, in parts read one after the other (the session as it was, then the records a
+/// compaction appends to it), each but the last ending at a line end.
 pub fn check_against(
     old: &Transcript,
-    after: &[u8],
+    after: &[&[u8]],
     summary: &str,
     planned: &Planned,
 ) -> Result<(), Failed> {

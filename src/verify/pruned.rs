@@ -13,10 +13,11 @@ use crate::transcript::prune::rewrite::{Edit, Pruned};
 use crate::transcript::prune::Shape;
 use crate::transcript::{Parent, Record, Role};
 
-/// Checks `after`, the session `pruned` describes as written, as its agent reads it. `old` is
+/// Checks `after`, the session `pruned` describes as written (in parts, as
+/// [`super::check_against`] takes it), as its agent reads it. `old` is
 /// the session before as the agent reads it: `pruned.transcript` itself, unless that was read
 /// `--whole-file` (its records are the same either way; only the live context differs).
-pub fn check_pruned(pruned: &Pruned, old: &Transcript, after: &[u8]) -> Result<(), Failed> {
+pub fn check_pruned(pruned: &Pruned, old: &Transcript, after: &[&[u8]]) -> Result<(), Failed> {
     let Some(format) = old.format else {
         return Ok(());
     };
@@ -364,7 +365,7 @@ mod tests {
     /// The check that fails on `after`, the prune of `before` by `found` tampered with.
     fn check(before: &str, found: &[(usize, Vec<Site>)], after: &str) -> Result<(), Failed> {
         let old = Transcript::parse("s", before.as_bytes(), LoadOptions::default()).unwrap();
-        check_pruned(&edits(&old, found), &old, after.as_bytes())
+        check_pruned(&edits(&old, found), &old, &[after.as_bytes()])
     }
 
     #[test]

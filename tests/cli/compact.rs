@@ -278,3 +278,76 @@ fn sigint_stops_the_llm_command_and_everything_it_started() {
     std::thread::sleep(std::time::Duration::from_millis(200));
     assert!(!alive(), "the command's child outlived condense");
 }
+
+/// `compact --in-place` compares the file, under its lock, with what it read and planned (not
+/// read into memory a second time, issue 33): what the agent wrote while the model thought is
+/// what is compacted, a line appended or bytes rewritten in place at the same length, never
+/// the bytes read before; a change to what the plan summarised makes the run refuse, the
+/// agent's change left in the file.
+#[test]
+fn what_the_agent_wrote_while_the_model_thought_is_what_is_compacted() {
+    let file = "corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl";
+    let original = std::fs::read_to_string(fixture(file)).unwrap();
+    // A same-length edit at the first `from`: its offset, and the command that makes it.
+    let rewrite = |from: &str, to: &str| {
+        assert_eq!(from.len(), to.len());
+        let at = original.find(from).expect("in the session");
+        format!("printf '%s' '{to}' | dd of=s.jsonl bs=1 seek={at} conv=notrunc 2>/dev/null")
+    };
+    let appended = r#"{"role":"user","content":"one more thing: keep the tests green"}"#;
+    // (what the agent does while the model thinks, what the session then holds, and what it
+    // no longer holds anywhere, backup aside; the exit code)
+    let cases = [
+        (
+            format!("printf '%s\\n' '{appended}' >> s.jsonl"),
+            "one more thing: keep the tests green",
+            None,
+            0,
+        ),
+        // The last answer, which the plan keeps.
+        (
+            rewrite(
+                "resolving the reported issue.",
+                "resolving the REPORTED issue.",
+            ),
+            "resolving the REPORTED issue.",
+            Some("resolving the reported issue."),
+            0,
+        ),
+        // The task, which the plan summarises.
+        (
+            rewrite("partial code base", "partial code BASE"),
+            "partial code BASE",
+            Some("partial code base"),
+            1,
+        ),
+    ];
+    for (meanwhile, holds, not, code) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let path = session(dir.path(), file);
+        let llm = format!("cat > /dev/null; {meanwhile}; echo 'NOW: the work so far'");
+        let output = compact(
+            dir.path(),
+            &["--budget", "5000", "--llm", &llm, "--in-place", "s.jsonl"],
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(code), "{meanwhile}: {stderr}");
+        let written = std::fs::read_to_string(&path).unwrap();
+        assert!(written.contains(holds), "{meanwhile}: {written}");
+        if let Some(not) = not {
+            assert!(!written.contains(not), "{meanwhile}: {written}");
+        }
+        if code == 0 {
+            assert!(stderr.contains("compact: llm"), "{stderr}");
+            assert!(written.contains("NOW: the work so far"), "{written}");
+            assert_ne!(written, original);
+        } else {
+            assert!(
+                stderr.contains("changed since the plan was made")
+                    && stderr.contains("nothing was written"),
+                "{stderr}"
+            );
+            assert_eq!(written.len(), original.len());
+        }
+    }
+}

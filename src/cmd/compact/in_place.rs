@@ -10,7 +10,7 @@ use anyhow::Result;
 
 use super::Run;
 use crate::cmd::options;
-use crate::cmd::verified::{verify_pruned, write_compaction, Verify};
+use crate::cmd::verified::{verify_pruned, write_compaction, Held, Verify};
 use crate::compaction::check::check_plan;
 use crate::compaction::ladder::{Choice, Pruned};
 use crate::compaction::prune::pruned_toward;
@@ -42,22 +42,22 @@ impl Run<'_, '_> {
         let budget = self.goal.budget.unwrap_or_default();
         let load = options::load(&self.args.input.read);
         let verify = !self.args.in_place.no_verify;
-        let done = persist::in_place(path, &options, |bytes, out| {
+        let done = persist::in_place_after(path, &options, self.bytes, |bytes, out| {
             // What was read and pruned already, unless the agent wrote since.
             if bytes == self.bytes {
                 let prune = pruned.plan.pruned(self.transcript);
-                let mut again = Vec::new();
+                let mut again = Held::over(bytes);
                 pruned.plan.write(self.transcript, &mut again)?;
                 let built = verify_pruned(verify, &prune, bytes, load, again)?;
-                return Ok(out.write_all(&built)?);
+                return Ok(built.write_to(out)?);
             }
             let now = Transcript::parse(name, bytes, load)?;
             match pruned_toward(&now, self.tokenizer, budget, &knobs)? {
                 Some(plan) => {
-                    let mut again = Vec::new();
+                    let mut again = Held::over(bytes);
                     plan.write(&now, &mut again)?;
                     let built = verify_pruned(verify, &plan.pruned(&now), bytes, load, again)?;
-                    Ok(out.write_all(&built)?)
+                    Ok(built.write_to(out)?)
                 }
                 None => Ok(out.write_all(bytes)?),
             }
@@ -83,8 +83,7 @@ impl Run<'_, '_> {
         let options = options::persist(&args.in_place, &[]);
         let name = path.display().to_string();
         let load = options::load(&args.input.read);
-        let mut built = Vec::new();
-        let done = persist::in_place(path, &options, |bytes, out| {
+        let done = persist::in_place_after(path, &options, self.bytes, |bytes, out| {
             let parsed;
             let now = if bytes == self.bytes {
                 self.transcript
@@ -107,7 +106,6 @@ impl Run<'_, '_> {
                 summary: &choice.summary,
             };
             verify.build(
-                &mut built,
                 out,
                 |out| {
                     write_compaction(now.format, &compacted, out).map(|()| Planned::of(&compacted))

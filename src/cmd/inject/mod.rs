@@ -106,7 +106,6 @@ impl Inject<'_> {
         inputs.extend(args.plan_file.as_deref());
         let options = options::persist(&args.in_place, &inputs);
         let name = path.display().to_string();
-        let mut built = Vec::new();
         let done = persist::in_place(path, &options, |bytes, out| {
             let transcript = Transcript::parse(&name, bytes, self.load)?;
             let verify = Verify {
@@ -118,7 +117,6 @@ impl Inject<'_> {
                 summary: self.summary,
             };
             verify.build(
-                &mut built,
                 out,
                 |built| self.compact(&transcript, bytes, built, false),
                 |(_, _, planned)| planned.as_ref(),

@@ -1,12 +1,17 @@
 //! `--verify` for the commands that write a session in place (`inject`, `compact`, `prune`): the
-//! result is made in memory, checked by [`crate::verify`], and handed to the writer only when
-//! every check passes. A failed check is an error naming it, and the session is not touched.
+//! result is made in memory (what it keeps of the session held where the session is, see
+//! [`Held`]), checked by [`crate::verify`], and handed to the writer only when every check
+//! passes. A failed check is an error naming it, and the session is not touched.
 //! Here, too, the broken writer of the tests ([`crate::verify::corrupt`]) is let in when its
 //! variable is set.
+
+mod held;
 
 use std::io::Write;
 
 use anyhow::Result;
+
+pub use held::Held;
 
 use crate::compaction::writer;
 use crate::transcript::load::{LoadOptions, Transcript};
@@ -53,19 +58,18 @@ pub struct Verify<'a> {
 }
 
 impl Verify<'_> {
-    /// Runs `build` into `built` (emptied first), verifies what it wrote against what
-    /// `planned` says of its value the plan did (unless verification is off, or nothing was
-    /// compacted: `None`), and writes it to `out`. `built` is the caller's buffer, reused when
-    /// the build runs again.
+    /// Runs `build`, verifies what it wrote against what `planned` says of its value the plan
+    /// did (unless verification is off, or nothing was compacted: `None`), and writes it to
+    /// `out`. What the build writes is [`Held`] over `before`: a compaction appended to the
+    /// session is held as its new records, not as the session again.
     pub fn build<T>(
         &self,
-        built: &mut Vec<u8>,
         out: &mut dyn Write,
         build: impl FnOnce(&mut dyn Write) -> Result<T>,
         planned: impl FnOnce(&T) -> Option<&Planned>,
     ) -> Result<T> {
-        built.clear();
-        let value = build(&mut *built)?;
+        let mut held = Held::over(self.before);
+        let value = build(&mut held)?;
         let corruption = corruption();
         if let Some(planned) = planned(&value).filter(|_| self.enabled || corruption.is_some()) {
             let parsed;
@@ -78,15 +82,17 @@ impl Verify<'_> {
                 }
             };
             if let Some(kind) = corruption {
-                *built = corrupt::corrupt(&kind, old, built, self.summary, &|_| true);
+                let whole = held.parts().concat();
+                let broken = corrupt::corrupt(&kind, old, &whole, self.summary, &|_| true);
+                held = Held::whole(broken);
             }
             if self.enabled {
-                if let Err(failed) = check_against(old, built, self.summary, planned) {
+                if let Err(failed) = check_against(old, &held.parts(), self.summary, planned) {
                     return Err(refuse(self.name, &failed));
                 }
             }
         }
-        out.write_all(built)?;
+        held.write_to(out)?;
         Ok(value)
     }
 }
@@ -95,13 +101,13 @@ impl Verify<'_> {
 /// broken writer let in), checked unless `enabled` is false. `before` is what the file held,
 /// read as `load` says into `pruned.transcript`. The bytes to write, or the error naming the
 /// check that failed.
-pub fn verify_pruned(
+pub fn verify_pruned<'b>(
     enabled: bool,
     pruned: &Pruned,
     before: &[u8],
     load: LoadOptions,
-    mut built: Vec<u8>,
-) -> Result<Vec<u8>> {
+    built: Held<'b>,
+) -> Result<Held<'b>> {
     let corruption = corruption();
     if !enabled && corruption.is_none() {
         return Ok(built);
@@ -115,12 +121,16 @@ pub fn verify_pruned(
     } else {
         pruned.transcript
     };
-    if let Some(kind) = corruption {
-        let untouched = |record: usize| !pruned.edits.contains_key(&record);
-        built = corrupt::corrupt(&kind, old, &built, "", &untouched);
-    }
+    let built = match corruption {
+        Some(kind) => {
+            let untouched = |record: usize| !pruned.edits.contains_key(&record);
+            let whole = built.parts().concat();
+            Held::whole(corrupt::corrupt(&kind, old, &whole, "", &untouched))
+        }
+        None => built,
+    };
     if enabled {
-        if let Err(failed) = check_pruned(pruned, old, &built) {
+        if let Err(failed) = check_pruned(pruned, old, &built.parts()) {
             return Err(refuse(name, &failed));
         }
     }
