@@ -128,8 +128,10 @@ pub(super) fn sentences(text: &str) -> Vec<(usize, usize)> {
     }
     out
 }
-/// True for a call that writes the agent's plan: Claude Code's `ExitPlanMode`, a `plan` tool, or
-/// a write to a file named like a plan or a todo list (`PLAN.md`, `todo.md`).
+/// True for a call that writes the agent's plan: Claude Code's `ExitPlanMode`, a `plan` tool, a
+/// write to a file named like a plan or a todo list (`PLAN.md`, `todo.md`), or to Claude Code's
+/// plan file (`~/.claude/plans/<slug>.md`, named after the session, not the plan; see
+/// `plan_file`).
 pub(super) fn is_plan_call(name: &str, arguments: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     if matches!(
@@ -140,7 +142,8 @@ pub(super) fn is_plan_call(name: &str, arguments: &str) -> bool {
     }
     argument_paths(arguments).iter().any(|path| {
         let file = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-        (file.contains("plan") || file.contains("todo")) && file.ends_with(".md")
+        let named = file.contains("plan") || file.contains("todo");
+        (named || path.contains("/.claude/plans/")) && file.ends_with(".md")
     })
 }
 

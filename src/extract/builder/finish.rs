@@ -13,6 +13,7 @@ use crate::extract::next::is_fresh;
 use crate::extract::pasted::PASTED_BY;
 use crate::extract::said::{plan_sentence, unchecked_items};
 use crate::extract::text::one_line;
+use crate::extract::verification::{not_run, verification_commands};
 use crate::transcript::classify::text_of;
 use crate::transcript::Record;
 
@@ -152,6 +153,14 @@ impl Builder {
                     .collect();
                 self.ex.todo_at = Some(*index);
             }
+        }
+        // The checks the latest plan names, those the session has not run yet.
+        let plan = [&self.plan_doc, &self.accepted_plan]
+            .into_iter()
+            .flatten()
+            .max_by_key(|(index, _)| *index);
+        if let Some((_, plan)) = plan {
+            self.ex.planned = not_run(verification_commands(plan), &self.ex.commands);
         }
         if let Some(last) = self.ex.commits.last() {
             let mut after: Vec<usize> = self

@@ -115,3 +115,14 @@ pub(super) fn shown_in_said(ex: &Extract, text: &str) -> bool {
         .as_ref()
         .is_some_and(|doing| cut(&doing.text, SAID_SHOWN).contains(text.trim()))
 }
+
+/// Characters of the line of planned checks (see `verification`): a verification section
+/// names a handful of commands.
+pub(super) const PLANNED_SHOWN: usize = 200;
+
+/// Where the planned checks rank among caveman's lines: after the latest test command, the
+/// plan sentence and the first todos, just before the first other commands. Measured on the
+/// eval corpus (caveman's probes 424 -> 427, per-cut paths+commands+errors+numbers 33 -> 36 of
+/// 60): the same at 5, 10 and 20; at 40 the line is cut in the cuts that need it (34/60), and
+/// under next (`- verify: …`) one cut fewer keeps it (35/60).
+pub(super) const PLANNED_PRIORITY: u32 = 14;

@@ -227,3 +227,40 @@ fn a_command_line_is_cut_short_and_the_test_command_keeps_its_arguments() {
         "{text}"
     );
 }
+
+#[test]
+fn the_checks_a_plan_names_and_the_session_did_not_run_are_shown_as_planned() {
+    let plan = "# Plan: quote nesting\n\n## Changes\n- `parse.rs`: track the quote depth\n\n\
+                ## Verification\n1. `cargo fmt --check && cargo clippy`\n2. `cargo test -p parser`\n";
+    let accepted = format!("Implement the following plan:\n\n{plan}");
+    let written = serde_json::json!({ "file_path": "/home/u/.claude/plans/quiet-green-heron.md", "content": plan });
+    let exited = serde_json::json!({ "plan": plan });
+    for records in [
+        vec![user(&accepted)],
+        vec![
+            user("plan the quote nesting"),
+            call("w", "Write", &written.to_string()),
+        ],
+        vec![
+            user("plan the quote nesting"),
+            call("x", "ExitPlanMode", &exited.to_string()),
+        ],
+    ] {
+        let mut records = records;
+        records.push(bash("b1", "cargo fmt --check 2>&1"));
+        records.push(result("b1", ""));
+        let ex = extract(&records);
+        assert_eq!(ex.planned, ["cargo clippy", "cargo test -p parser"]);
+        let text = caveman(&ex, 500, Tokenizer::Chars4);
+        assert!(
+            text.contains(
+                "## cmds\n- cargo fmt --check\n- planned: cargo clippy; cargo test -p parser\n"
+            ),
+            "{text}"
+        );
+    }
+    // A session with no plan plans nothing.
+    assert!(extract(&[user("fix the quote nesting in parse.rs")])
+        .planned
+        .is_empty());
+}
