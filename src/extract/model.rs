@@ -287,8 +287,9 @@ pub struct Extract {
     /// The agent's stated next step ("Next, I will …", "Now let me …") in its last text, when
     /// that text follows the latest request.
     pub plan: Option<Said>,
-    /// The commands the latest plan's verification section says to run (its formatter, linter
-    /// and tests) that the session has not run yet, in the plan's order (see `verification`).
+    /// The commands the verification section of the latest plan that has one says to run (its
+    /// formatter, linter and tests) that the session has not run yet, in the plan's order (see
+    /// `verification`).
     pub planned: Vec<String>,
     /// CI checks and workflows, most recent first.
     pub ci: Vec<CiCheck>,

@@ -140,11 +140,18 @@ pub(super) fn is_plan_call(name: &str, arguments: &str) -> bool {
     ) {
         return true;
     }
-    argument_paths(arguments).iter().any(|path| {
-        let file = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-        let named = file.contains("plan") || file.contains("todo");
-        (named || path.contains("/.claude/plans/")) && file.ends_with(".md")
-    })
+    argument_paths(arguments)
+        .iter()
+        .any(|path| is_plan_path(path))
+}
+
+/// True for a Markdown file named like a plan or a todo list, or kept in a `plans` folder (Claude
+/// Code's `~/.claude/plans/`, a project's `docs/plans/`).
+pub(super) fn is_plan_path(path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let named = file.contains("plan") || file.contains("todo");
+    let filed = path.split('/').rev().skip(1).any(|dir| dir == "plans");
+    (named || filed) && file.ends_with(".md")
 }
 
 /// The plan text of a plan call's arguments: `plan`, or a written file's `content`.

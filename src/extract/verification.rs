@@ -1,11 +1,11 @@
 //! The commands a plan says to run to check the work. A plan the agent writes (Claude Code's
 //! plan file, the `ExitPlanMode` call's `plan`, the accepted plan the user turn "Implement the
-//! following plan:" carries) ends on a section headed "Verification", "Testing", "Validation"
-//! or "How to test" that names the formatter, linter and test commands the work must pass
-//! (`mise run fmt && mise run lint`, `go test ./cmd/... -count=1`). The goal reaches the
-//! summaries compressed, so that section is gone by then, and a session cut before the checks
-//! ran has no other trace of them; yet they are what the next agent runs first to verify its
-//! work.
+//! following plan:" carries) or reads (a project's `docs/plans/….md`) ends on a section headed
+//! "Verification", "Testing", "Validation" or "How to test" that names the formatter, linter
+//! and test commands the work must pass (`mise run fmt && mise run lint`, `go test ./cmd/...
+//! -count=1`). The goal reaches the summaries compressed, so that section is gone by then, and
+//! a session cut before the checks ran has no other trace of them; yet they are what the next
+//! agent runs first to verify its work.
 //!
 //! A section runs from its heading (a Markdown `#` heading, or a line that opens on a bold
 //! label: `**Verification:** \`mise run test\``) to the next heading of its level or above; the
@@ -19,6 +19,7 @@ use super::gates::is_gate;
 use super::model::CommandUse;
 use super::plumbing::{run_segment, run_segments};
 use super::shell::{is_test_command, without_plumbing};
+use super::text::without_gutter;
 
 /// Words in a heading that mark the plan's checks (matched in lowercase, as word starts:
 /// "Verification Plan", "Testing", "How to test", "Validation").
@@ -97,7 +98,7 @@ pub(super) fn verification_commands(plan: &str) -> Vec<String> {
     let mut fence: Option<bool> = None;
     let mut titled = false;
     for line in plan.lines() {
-        let trimmed = line.trim();
+        let trimmed = without_gutter(line).trim();
         if let Some(shell) = fence {
             if is_fence(trimmed) {
                 fence = None;

@@ -154,13 +154,17 @@ impl Builder {
                 self.ex.todo_at = Some(*index);
             }
         }
-        // The checks the latest plan names, those the session has not run yet.
-        let plan = [&self.plan_doc, &self.accepted_plan]
+        // The checks the latest plan that names any names, those the session has not run yet.
+        let written = [&self.plan_doc, &self.accepted_plan]
             .into_iter()
             .flatten()
+            .map(|(index, plan)| (*index, verification_commands(plan)));
+        let planned = written
+            .chain(self.plan_read.take())
+            .filter(|(_, checks)| !checks.is_empty())
             .max_by_key(|(index, _)| *index);
-        if let Some((_, plan)) = plan {
-            self.ex.planned = not_run(verification_commands(plan), &self.ex.commands);
+        if let Some((_, checks)) = planned {
+            self.ex.planned = not_run(checks, &self.ex.commands);
         }
         if let Some(last) = self.ex.commits.last() {
             let mut after: Vec<usize> = self

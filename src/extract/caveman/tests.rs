@@ -259,6 +259,27 @@ fn the_checks_a_plan_names_and_the_session_did_not_run_are_shown_as_planned() {
             "{text}"
         );
     }
+    // A plan document the agent read counts when it names checks, as its read tool shows it; a
+    // later plan note that names none leaves them standing, and a document out of any plans
+    // folder is no plan.
+    let gutter: String = plan
+        .lines()
+        .enumerate()
+        .map(|(n, line)| format!("{:>6}\u{2192}{line}\n", n + 1))
+        .collect();
+    let ex = extract(&[
+        user("implement docs/plans/quotes.md"),
+        call("r1", "Read", r#"{"file_path":"docs/plans/quotes.md"}"#),
+        result("r1", &gutter),
+        call("r2", "Read", r#"{"file_path":"docs/plans/notes.md"}"#),
+        result("r2", "# Notes\nno locking yet"),
+        call("r3", "Read", r#"{"file_path":"docs/quotes.md"}"#),
+        result("r3", "## Testing\n`make test`"),
+    ]);
+    assert_eq!(
+        ex.planned,
+        ["cargo fmt --check", "cargo clippy", "cargo test -p parser"]
+    );
     // A session with no plan plans nothing.
     assert!(extract(&[user("fix the quote nesting in parse.rs")])
         .planned
