@@ -16,7 +16,7 @@ use crate::tokens::Tokenizer;
 mod planned;
 mod todos;
 
-use planned::with_planned;
+use planned::planned_test;
 use todos::with_todos;
 
 /// The smallest budget `bare` always meets: the four labels with empty values take up to 13
@@ -30,7 +30,8 @@ pub struct Bare {
     pub now: String,
     /// The next action (a finished turn: the agent's closing words), then the open todos.
     pub next: String,
-    /// `<test command> → <N>pass [<M>fail]`, or `none`.
+    /// `<test command> → <N>pass [<M>fail]`; with no test run, the checks the plan names
+    /// (`planned: <command>; …`) when they fit, else `none`.
     pub test: String,
     /// `<check>@<workflow> [→ status]`, or `none`.
     pub ci: String,
@@ -55,12 +56,21 @@ impl Bare {
 /// plan names in what room is left (see `planned`). From [`BARE_FLOOR`] tokens up the lines always fit;
 /// below it the labels alone may not, and they print anyway.
 pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
-    with_planned(
-        cut_to_fit(ex, budget, tokenizer),
-        &ex.planned,
-        budget,
-        tokenizer,
-    )
+    let bare = cut_to_fit(ex, budget, tokenizer);
+    if bare.test != "none" {
+        return bare;
+    }
+    let fits = |test: &str| {
+        let lines = Bare {
+            test: test.to_owned(),
+            ..bare.clone()
+        };
+        tokenizer.text_tokens(&lines.lines()) <= budget
+    };
+    match planned_test(&ex.planned, fits) {
+        Some(test) => Bare { test, ..bare },
+        None => bare,
+    }
 }
 
 /// The four lines cut to fit `budget`, before the planned checks.
