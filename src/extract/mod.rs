@@ -42,6 +42,7 @@
 //! - `outcome`: exit statuses and error lines in tool results;
 //! - `failures`: a failed run's findings, and the later runs that fix an error;
 //! - `plan_file`: Claude Code's plan file, named from the session's slug;
+//! - `verification`: the commands a plan's verification section says to run;
 //! - `plumbing`: the segment of a command line that is the run, not its set-up or report;
 //! - `warnings`: what a run that exited 0 still warns of;
 //! - `result`: the line the latest run ends on to say what it did;
@@ -102,6 +103,7 @@ mod tasks;
 mod testkit;
 mod text;
 mod tools;
+mod verification;
 mod warnings;
 
 pub use bare::{bare, Bare, BARE_FLOOR};

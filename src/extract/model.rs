@@ -291,6 +291,10 @@ pub struct Extract {
     /// The agent's stated next step ("Next, I will …", "Now let me …") in its last text, when
     /// that text follows the latest request.
     pub plan: Option<Said>,
+    /// The commands the verification section of the latest plan that has one says to run (its
+    /// formatter, linter and tests) that the session has not run yet, in the plan's order (see
+    /// `verification`).
+    pub planned: Vec<String>,
     /// CI checks and workflows, most recent first.
     pub ci: Vec<CiCheck>,
     /// The transcript ends on the agent's answer: its turn is over.

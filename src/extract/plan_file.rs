@@ -17,7 +17,7 @@ const PLAN_MODE_TOOLS: [&str; 2] = ["EnterPlanMode", "ExitPlanMode"];
 /// The plan file of the session `raw` (one record's JSON) belongs to, when `message` is about its
 /// plan: a request that implements an accepted plan, or a call that enters or leaves plan mode.
 pub(super) fn plan_file(raw: &[u8], message: &Message, request: Option<&str>) -> Option<String> {
-    let about_plan = request.is_some_and(|r| r.trim_start().starts_with(ACCEPTED_PLAN))
+    let about_plan = request.is_some_and(is_accepted_plan)
         || message.parts.iter().any(|part| {
             matches!(part, Part::ToolCall { name, .. } if PLAN_MODE_TOOLS.contains(&name.as_ref()))
         });
@@ -26,6 +26,11 @@ pub(super) fn plan_file(raw: &[u8], message: &Message, request: Option<&str>) ->
     }
     let slug = slug(raw)?;
     Some(format!("~/.claude/plans/{slug}.md"))
+}
+
+/// True for the user turn that carries a plan the user accepted.
+pub(super) fn is_accepted_plan(request: &str) -> bool {
+    request.trim_start().starts_with(ACCEPTED_PLAN)
 }
 
 /// The record's `"slug"`: Claude Code's three-word session name (`fizzy-dancing-otter`), only

@@ -128,8 +128,10 @@ pub(super) fn sentences(text: &str) -> Vec<(usize, usize)> {
     }
     out
 }
-/// True for a call that writes the agent's plan: Claude Code's `ExitPlanMode`, a `plan` tool, or
-/// a write to a file named like a plan or a todo list (`PLAN.md`, `todo.md`).
+/// True for a call that writes the agent's plan: Claude Code's `ExitPlanMode`, a `plan` tool, a
+/// write to a file named like a plan or a todo list (`PLAN.md`, `todo.md`), or to Claude Code's
+/// plan file (`~/.claude/plans/<slug>.md`, named after the session, not the plan; see
+/// `plan_file`).
 pub(super) fn is_plan_call(name: &str, arguments: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     if matches!(
@@ -138,10 +140,18 @@ pub(super) fn is_plan_call(name: &str, arguments: &str) -> bool {
     ) {
         return true;
     }
-    argument_paths(arguments).iter().any(|path| {
-        let file = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-        (file.contains("plan") || file.contains("todo")) && file.ends_with(".md")
-    })
+    argument_paths(arguments)
+        .iter()
+        .any(|path| is_plan_path(path))
+}
+
+/// True for a Markdown file named like a plan or a todo list, or kept in a `plans` folder (Claude
+/// Code's `~/.claude/plans/`, a project's `docs/plans/`).
+pub(super) fn is_plan_path(path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let named = file.contains("plan") || file.contains("todo");
+    let filed = path.split('/').rev().skip(1).any(|dir| dir == "plans");
+    (named || filed) && file.ends_with(".md")
 }
 
 /// The plan text of a plan call's arguments: `plan`, or a written file's `content`.

@@ -13,8 +13,10 @@ use super::shorten::{ask, with_outcome, Shortening};
 use super::text::one_line;
 use crate::tokens::Tokenizer;
 
+mod planned;
 mod todos;
 
+use planned::planned_test;
 use todos::with_todos;
 
 /// The smallest budget `bare` always meets: the four labels with empty values take up to 13
@@ -28,7 +30,8 @@ pub struct Bare {
     pub now: String,
     /// The next action (a finished turn: the agent's closing words), then the open todos.
     pub next: String,
-    /// `<test command> → <N>pass [<M>fail]`, or `none`.
+    /// `<test command> → <N>pass [<M>fail]`; with no test run, the checks the plan names
+    /// (`planned: <command>; …`) when they fit, else `none`.
     pub test: String,
     /// `<check>@<workflow> [→ status]`, or `none`.
     pub ci: String,
@@ -49,9 +52,29 @@ impl Bare {
 /// No line is ever dropped: the values are cut instead, all to one common length found by
 /// bisection (NOW to `NOW_SHARE` tenths of it; short values keep whole, long ones share what
 /// is left); a test or CI value
-/// keeps its `→ …` outcome while it can. From [`BARE_FLOOR`] tokens up the lines always fit;
+/// keeps its `→ …` outcome while it can. A session that ran no test yet shows the checks its
+/// plan names in what room is left (see `planned`). From [`BARE_FLOOR`] tokens up the lines always fit;
 /// below it the labels alone may not, and they print anyway.
 pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
+    let bare = cut_to_fit(ex, budget, tokenizer);
+    if bare.test != "none" {
+        return bare;
+    }
+    let fits = |test: &str| {
+        let lines = Bare {
+            test: test.to_owned(),
+            ..bare.clone()
+        };
+        tokenizer.text_tokens(&lines.lines()) <= budget
+    };
+    match planned_test(&ex.planned, fits) {
+        Some(test) => Bare { test, ..bare },
+        None => bare,
+    }
+}
+
+/// The four lines cut to fit `budget`, before the planned checks.
+fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     let none = || Shortening::plain("none".to_owned());
     // A request the agent has not acted on is what comes next; now is where it left off.
     let fresh = ex.task.as_ref().filter(|_| ex.fresh);

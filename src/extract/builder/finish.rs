@@ -13,6 +13,7 @@ use crate::extract::next::is_fresh;
 use crate::extract::pasted::PASTED_BY;
 use crate::extract::said::{plan_sentence, unchecked_items};
 use crate::extract::text::one_line;
+use crate::extract::verification::{not_run, verification_commands};
 use crate::transcript::classify::text_of;
 use crate::transcript::Record;
 
@@ -160,6 +161,18 @@ impl Builder {
                     .collect();
                 self.ex.todo_at = Some(*index);
             }
+        }
+        // The checks the latest plan that names any names, those the session has not run yet.
+        let written = [&self.plan_doc, &self.accepted_plan]
+            .into_iter()
+            .flatten()
+            .map(|(index, plan)| (*index, verification_commands(plan)));
+        let planned = written
+            .chain(self.plan_read.take())
+            .filter(|(_, checks)| !checks.is_empty())
+            .max_by_key(|(index, _)| *index);
+        if let Some((_, checks)) = planned {
+            self.ex.planned = not_run(checks, &self.ex.commands);
         }
         if let Some(last) = self.ex.commits.last() {
             let mut after: Vec<usize> = self

@@ -102,6 +102,12 @@ pub(super) struct Builder {
     /// The latest plan text the agent wrote (a plan tool's argument, a written plan file),
     /// for its unchecked items.
     plan_doc: Option<(usize, String)>,
+    /// The latest plan the user accepted (Claude Code's "Implement the following plan:" turn):
+    /// with `plan_doc`, where the checks the plan names come from.
+    accepted_plan: Option<(usize, String)>,
+    /// The checks the latest plan document the agent read (`docs/plans/….md`) names, when it
+    /// names any.
+    plan_read: Option<(usize, Vec<String>)>,
     /// Code-mode cells that yielded, by cell id: their slot, for a `wait` on them.
     cells: HashMap<String, usize>,
     /// Patches made in cells whose text is not read here; the `patch_apply_end` events that
@@ -151,6 +157,8 @@ impl Builder {
             summary_pending: None,
             reports: Vec::new(),
             plan_doc: None,
+            accepted_plan: None,
+            plan_read: None,
             cells: HashMap::new(),
             unread_patches: 0,
             running: Vec::new(),

@@ -5,7 +5,7 @@ use super::Builder;
 use crate::extract::goal::{pointed_document, summary_first_words, summary_goal, summary_pending};
 use crate::extract::limits::SHORT_REQUEST;
 use crate::extract::pasted::{pasted_errors, PASTED_BY};
-use crate::extract::plan_file::plan_file;
+use crate::extract::plan_file::{is_accepted_plan, plan_file};
 use crate::extract::said::weight;
 use crate::transcript::{Message, Record};
 
@@ -37,6 +37,9 @@ impl Builder {
     pub(super) fn request(&mut self, index: usize, text: String) {
         self.ex.requests += 1;
         self.requests.push((index, text.clone()));
+        if is_accepted_plan(&text) {
+            self.accepted_plan = Some((index, text.clone()));
+        }
         // The errors an earlier request pasted were answered, unless this one is a short
         // follow-up that leans on it ("any other such issues?"); its own are the problem now.
         if weight(&text) >= SHORT_REQUEST {

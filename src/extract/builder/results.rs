@@ -13,10 +13,11 @@ use crate::extract::outcome::{error_flag, error_lines, exit_status};
 use crate::extract::plumbing::run_segments;
 use crate::extract::result::result_line;
 use crate::extract::runners::test_counts;
-use crate::extract::said::rejection_words;
+use crate::extract::said::{is_plan_path, rejection_words};
 use crate::extract::shell::is_inspection;
 use crate::extract::stopped::is_stopped;
 use crate::extract::text::plain_text;
+use crate::extract::verification::verification_commands;
 use crate::extract::warnings::warning_lines;
 use crate::transcript::Record;
 
@@ -65,6 +66,13 @@ impl Builder {
         }
         if let Some(path) = &self.pending[slot].read {
             self.reads.push((path.clone(), index));
+            // A plan document the agent reads is the plan it follows, when it names checks.
+            if is_plan_path(path) {
+                let checks = verification_commands(text);
+                if !checks.is_empty() {
+                    self.plan_read = Some((index, checks));
+                }
+            }
         }
         if let Some(site) = self.site.as_mut().filter(|s| s.slot == slot) {
             site.result = Some(index);

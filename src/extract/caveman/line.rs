@@ -119,3 +119,14 @@ pub(super) fn shown_in_said(ex: &Extract, text: &str) -> bool {
         .as_ref()
         .is_some_and(|doing| cut(&doing.text, SAID_SHOWN).contains(text.trim()))
 }
+
+/// Characters of the line of planned checks (see `verification`): a verification section
+/// names a handful of commands.
+pub(super) const PLANNED_SHOWN: usize = 200;
+
+/// Where the planned checks rank among caveman's lines: after the latest test command, the
+/// plan sentence and the first todos, just before the first other commands. Measured on the
+/// eval corpus when the line came in (caveman's probes 424 -> 427, per-cut
+/// paths+commands+errors+numbers 33 -> 35 of 60): the same at 5, 10 and 20; at 40 the line is
+/// cut where it is needed (34/60, next probes 36 -> 34); under next as `- verify: …`, 34/60.
+pub(super) const PLANNED_PRIORITY: u32 = 14;

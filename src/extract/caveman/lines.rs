@@ -193,6 +193,23 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         };
         lines.push(Line::plain(Section::Commands, text, None, priority));
     }
+    // The checks the plan says to run and the session has not run yet: what the next agent
+    // runs to verify its work, under the commands as planned, on one line (a line each would
+    // take the room of a file name each).
+    if !ex.planned.is_empty() {
+        let runs: Vec<String> = ex
+            .planned
+            .iter()
+            .map(|command| one_line(command, TEST_SHOWN))
+            .collect();
+        let text = format!("- planned: {}", runs.join("; "));
+        lines.push(Line::plain(
+            Section::Commands,
+            cut(&text, PLANNED_SHOWN),
+            None,
+            PLANNED_PRIORITY,
+        ));
+    }
     // The plan sentence comes from the agent's last words: when `said:` already shows it, a
     // second copy under next only takes the room of a file or a name.
     let plan = ex.plan.as_ref().filter(|p| !shown_in_said(ex, &p.text));

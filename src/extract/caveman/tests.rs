@@ -228,3 +228,61 @@ fn a_command_line_is_cut_short_and_the_test_command_keeps_its_arguments() {
         "{text}"
     );
 }
+
+#[test]
+fn the_checks_a_plan_names_and_the_session_did_not_run_are_shown_as_planned() {
+    let plan = "# Plan: quote nesting\n\n## Changes\n- `parse.rs`: track the quote depth\n\n\
+                ## Verification\n1. `cargo fmt --check && cargo clippy`\n2. `cargo test -p parser`\n";
+    let accepted = format!("Implement the following plan:\n\n{plan}");
+    let written = serde_json::json!({ "file_path": "/home/u/.claude/plans/quiet-green-heron.md", "content": plan });
+    let exited = serde_json::json!({ "plan": plan });
+    for records in [
+        vec![user(&accepted)],
+        vec![
+            user("plan the quote nesting"),
+            call("w", "Write", &written.to_string()),
+        ],
+        vec![
+            user("plan the quote nesting"),
+            call("x", "ExitPlanMode", &exited.to_string()),
+        ],
+    ] {
+        let mut records = records;
+        records.push(bash("b1", "cargo fmt --check 2>&1"));
+        records.push(result("b1", ""));
+        let ex = extract(&records);
+        assert_eq!(ex.planned, ["cargo clippy", "cargo test -p parser"]);
+        let text = caveman(&ex, 500, Tokenizer::Chars4);
+        assert!(
+            text.contains(
+                "## cmds\n- cargo fmt --check\n- planned: cargo clippy; cargo test -p parser\n"
+            ),
+            "{text}"
+        );
+    }
+    // A plan document the agent read counts when it names checks, as its read tool shows it; a
+    // later plan note that names none leaves them standing, and a document out of any plans
+    // folder is no plan.
+    let gutter: String = plan
+        .lines()
+        .enumerate()
+        .map(|(n, line)| format!("{:>6}\u{2192}{line}\n", n + 1))
+        .collect();
+    let ex = extract(&[
+        user("implement docs/plans/quotes.md"),
+        call("r1", "Read", r#"{"file_path":"docs/plans/quotes.md"}"#),
+        result("r1", &gutter),
+        call("r2", "Read", r#"{"file_path":"docs/plans/notes.md"}"#),
+        result("r2", "# Notes\nno locking yet"),
+        call("r3", "Read", r#"{"file_path":"docs/quotes.md"}"#),
+        result("r3", "## Testing\n`make test`"),
+    ]);
+    assert_eq!(
+        ex.planned,
+        ["cargo fmt --check", "cargo clippy", "cargo test -p parser"]
+    );
+    // A session with no plan plans nothing.
+    assert!(extract(&[user("fix the quote nesting in parse.rs")])
+        .planned
+        .is_empty());
+}
