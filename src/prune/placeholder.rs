@@ -45,7 +45,7 @@ impl Outline {
     pub fn of(text: &str) -> Outline {
         let mut filled = text.lines().filter(|l| !l.trim().is_empty());
         let first = filled.next();
-        let last = filled.last();
+        let last = filled.next_back();
         Outline {
             lines: text.lines().count(),
             exit_status: exit_status(text),
