@@ -198,7 +198,10 @@ pub fn read_all(source: &Source) -> Result<Vec<u8>> {
     let max = limit::max_line()?;
     let mut length = LineLength::new(max);
     let mut reader = source.open()?;
-    let mut bytes = Vec::new();
+    // A file's length is known: reserving it whole means one allocation of the input's size,
+    // where growing by doubling would leave the buffer up to twice as large as the input (a
+    // 100 MiB session read into 160 MiB), which is most of a command's peak memory.
+    let mut bytes = Vec::with_capacity(size_hint(source));
     loop {
         let before = bytes.len();
         let read = (&mut reader)
@@ -215,6 +218,19 @@ pub fn read_all(source: &Source) -> Result<Vec<u8>> {
         if read < BLOCK_SIZE {
             return Ok(bytes);
         }
+    }
+}
+
+/// The bytes `source` is expected to hold: a file's length (a compressed file's is a floor),
+/// nothing for standard input. One more than that, so the read that finds the end does not
+/// have to grow the buffer to make room for a byte that never comes.
+fn size_hint(source: &Source) -> usize {
+    match source {
+        Source::Stdin => 0,
+        Source::File(path) => std::fs::metadata(path)
+            .ok()
+            .and_then(|meta| usize::try_from(meta.len()).ok())
+            .map_or(0, |len| len.saturating_add(1)),
     }
 }
 

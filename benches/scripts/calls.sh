@@ -9,7 +9,9 @@
 #                 files as the floor: per-file cost of each, and their ratio
 #   model-free    caveman, bare, prune and `compact --budget` (no --llm) on a $BIG_MB MiB Claude
 #                 Code session, and `compact --budget --in-place` on a fresh copy of it each run:
-#                 ms per MiB (target: <= 100) and peak RSS against the input size (target: <= 2x)
+#                 ms per MiB (target: <= 100) and peak RSS against the input size (target: <= 2x);
+#                 then `compact --budget` on throughput.sh's codex, pi and openai-chat files of
+#                 the same size, where they exist
 # Each figure is the best wall time of $RUNS runs after one warm-up run (page cache warm), with
 # the peak RSS of the runs (/usr/bin/time's %M); every target line says met or NOT met, with
 # the figures of this run. Wall time is only meaningful on an otherwise idle machine; the load
@@ -172,5 +174,17 @@ FRESH=("$big" "$TMP/in-place.jsonl")
 best "$CONDENSE" compact --budget 20000 --in-place "$TMP/in-place.jsonl"
 FRESH=()
 row "compact --budget 20000 --in-place"
+# The other formats' files, where throughput.sh has built them (it owns how they are made):
+# `compact --budget` plans a different rung on each (the pruned rung reads every tool output),
+# so its peak is not the Claude Code one.
+for format in codex pi openai-chat; do
+    other=$DATA/$format-${BIG_MB}MiB.jsonl
+    [[ -f $other ]] || { note "no $other (bash benches/scripts/throughput.sh builds it): $format row left out"; continue; }
+    big=$other
+    size=$(wc -c <"$big")
+    mib=$(awk -v b="$size" 'BEGIN { printf "%.1f", b / 1048576 }')
+    best "$CONDENSE" compact --budget 20000 "$big"
+    row "compact --budget 20000 ($format)"
+done
 echo
 echo "load average at the end: $(loadavg)"

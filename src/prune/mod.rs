@@ -30,7 +30,7 @@ pub use choice::{choose, Choice, Nothing};
 pub use context::Context;
 pub use options::{Options, PROTECTED};
 pub use placeholder::{
-    argument_placeholder, exit_status, is_placeholder, result_placeholder, PLACEHOLDER,
+    argument_placeholder, exit_status, is_placeholder, result_placeholder, Outline, PLACEHOLDER,
 };
 
 #[cfg(test)]

@@ -16,41 +16,76 @@ const QUOTED_CHARS: usize = 100;
 /// and its first and last lines, e.g. `[condense pruned the output of Bash: 1234 tokens, 57
 /// lines, exit status 1; first line: "…"; last line: "…"]`.
 pub fn result_placeholder(tool: Option<&str>, tokens: u64, text: &str) -> String {
-    let what = match tool {
-        Some(tool) => format!("the output of {}", one_line(tool, 60)),
-        None => "a tool output".to_owned(),
-    };
-    describe(&what, tokens, text)
+    Outline::of(text).result_placeholder(tool, tokens)
 }
 
 /// The placeholder for a long string in a tool call's arguments.
 pub fn argument_placeholder(tokens: u64, text: &str) -> String {
-    describe("this argument", tokens, text)
+    Outline::of(text).describe("this argument", tokens)
 }
 
-fn describe(what: &str, tokens: u64, text: &str) -> String {
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    let mut out = format!(
-        "{PLACEHOLDER} {what}: {tokens} tokens, {} lines",
-        text.lines().count()
-    );
-    if let Some(status) = exit_status(text) {
-        out.push_str(&format!(", exit status {status}"));
+/// What a placeholder says of a text, taken from it once: a planner that holds this instead
+/// of the text (a whole tool output) can write the placeholder later, when the tool's name is
+/// known, without keeping every output of the session in memory until then.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outline {
+    /// Its lines.
+    lines: usize,
+    /// The exit status it states.
+    exit_status: Option<i64>,
+    /// Its first and last non-blank lines as quoted (the same line twice when it has one;
+    /// `None` when every line is blank).
+    ends: Option<(String, String)>,
+    /// Whether it has more than one non-blank line.
+    several: bool,
+}
+
+impl Outline {
+    /// The outline of `text`.
+    pub fn of(text: &str) -> Outline {
+        let mut filled = text.lines().filter(|l| !l.trim().is_empty());
+        let first = filled.next();
+        let last = filled.next_back();
+        Outline {
+            lines: text.lines().count(),
+            exit_status: exit_status(text),
+            ends: first.map(|first| {
+                (
+                    one_line(first, QUOTED_CHARS),
+                    one_line(last.unwrap_or(first), QUOTED_CHARS),
+                )
+            }),
+            several: last.is_some(),
+        }
     }
-    match lines.as_slice() {
-        [] => {}
-        [only] => out.push_str(&format!(
-            "; only line: \"{}\"",
-            one_line(only, QUOTED_CHARS)
-        )),
-        [first, .., last] => out.push_str(&format!(
-            "; first line: \"{}\"; last line: \"{}\"",
-            one_line(first, QUOTED_CHARS),
-            one_line(last, QUOTED_CHARS)
-        )),
+
+    /// The placeholder for the tool result this outlines (see [`result_placeholder`]).
+    pub fn result_placeholder(&self, tool: Option<&str>, tokens: u64) -> String {
+        let what = match tool {
+            Some(tool) => format!("the output of {}", one_line(tool, 60)),
+            None => "a tool output".to_owned(),
+        };
+        self.describe(&what, tokens)
     }
-    out.push(']');
-    out
+
+    fn describe(&self, what: &str, tokens: u64) -> String {
+        let mut out = format!(
+            "{PLACEHOLDER} {what}: {tokens} tokens, {} lines",
+            self.lines
+        );
+        if let Some(status) = self.exit_status {
+            out.push_str(&format!(", exit status {status}"));
+        }
+        match (&self.ends, self.several) {
+            (None, _) => {}
+            (Some((only, _)), false) => out.push_str(&format!("; only line: \"{only}\"")),
+            (Some((first, last)), true) => {
+                out.push_str(&format!("; first line: \"{first}\"; last line: \"{last}\""))
+            }
+        }
+        out.push(']');
+        out
+    }
 }
 
 /// `text` on one line of at most `limit` characters (an ellipsis marks a cut), with control
@@ -118,6 +153,30 @@ mod tests {
         );
         let long = "x".repeat(300);
         assert!(result_placeholder(None, 1, &long).contains(&format!("{}…", "x".repeat(100))));
+    }
+
+    #[test]
+    fn an_outline_says_what_the_text_said_for_a_tool_named_later() {
+        // Taken before the tool is known (the planner names a result through its call), it
+        // writes what the text itself would.
+        for (text, said) in [
+            ("", "0 lines]"),
+            ("\n  \n\t\n", "3 lines]"),
+            ("\n  only \n\n", "3 lines; only line: \"only\"]"),
+            (
+                "a\n\nexit code: 3\n \n",
+                "4 lines, exit status 3; first line: \"a\"; last line: \"exit code: 3\"]",
+            ),
+        ] {
+            let outline = Outline::of(text);
+            let placeholder = outline.result_placeholder(Some("Shell"), 5);
+            assert_eq!(placeholder, result_placeholder(Some("Shell"), 5, text));
+            assert_eq!(
+                placeholder,
+                format!("[condense pruned the output of Shell: 5 tokens, {said}"),
+                "{text:?}"
+            );
+        }
     }
 
     #[test]

@@ -265,6 +265,9 @@ impl<'a, T> StrOrSeq<'a, T> {
             b'[' => {
                 let mut list = Vec::new();
                 walk.array(|walk| items(walk, &mut list))?;
+                // Every message's parts are held until the file is read, and most messages
+                // have one or two, for which a Vec reserves four: let the rest go.
+                list.shrink_to_fit();
                 Some(StrOrSeq::Seq(list))
             }
             _ => walk.null()?.then(|| StrOrSeq::Seq(Vec::new())),

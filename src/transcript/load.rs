@@ -113,8 +113,9 @@ impl<'a> Transcript<'a> {
             name: name.to_owned(),
             format,
             lines: Vec::with_capacity(all.len()),
-            records: Vec::new(),
-            record_lines: Vec::new(),
+            // About one record a line: reserved, they are not copied as they grow.
+            records: Vec::with_capacity(all.len()),
+            record_lines: Vec::with_capacity(all.len()),
             skipped: Vec::new(),
             incomplete: None,
             live: Live::default(),

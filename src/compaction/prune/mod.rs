@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use anyhow::{Context as _, Result};
 use rayon::prelude::*;
 
-use self::measure::{size, Found, Sized, MIN_ARGUMENT_CHARS};
+use self::measure::{size, Found, Sized, Spot, MIN_ARGUMENT_CHARS};
 use super::context::live_context;
 use crate::prune::{choose, Candidate, Choice, Context, Options, Target};
 use crate::tokens::Tokenizer;
@@ -27,7 +27,7 @@ use crate::transcript::FormatId;
 pub struct Measured {
     /// The record (index into the transcript's records).
     pub record: usize,
-    /// Where the value is in the record.
+    /// Where the value is in the record (its `text` taken out when it was found).
     pub site: Site,
     /// The edit: the JSON that replaces the value, or `None` for a removal.
     pub json: Option<Vec<u8>>,
@@ -59,9 +59,9 @@ pub fn plan(transcript: &Transcript, tokenizer: Tokenizer, options: &Options) ->
     let sized: Vec<Vec<Option<Sized>>> = found
         .par_iter()
         .map(|f| {
-            f.sites
+            f.spots
                 .iter()
-                .map(|site| size(format, f, site, tokenizer, argument_chars))
+                .map(|spot| size(format, f, spot, tokenizer, argument_chars))
                 .collect::<Result<Vec<_>>>()
         })
         .collect::<Result<_>>()?;
@@ -95,7 +95,10 @@ fn find<'t>(transcript: &'t Transcript, format: FormatId, tokenizer: Tokenizer) 
                 index: transcript.record_index(position),
                 record,
                 units: tokenizer.message_units(message),
-                sites: sites(format.format(), record.raw),
+                spots: sites(format.format(), record.raw)
+                    .into_iter()
+                    .map(|site| Spot::new(site, tokenizer))
+                    .collect(),
             })
         })
         .collect()
@@ -104,12 +107,16 @@ fn find<'t>(transcript: &'t Transcript, format: FormatId, tokenizer: Tokenizer) 
 /// Names the tool of each result through its call, where the result line does not.
 fn name_results(found: &mut [Found]) {
     let mut call_names: HashMap<String, String> = HashMap::new();
-    for site in found.iter().flat_map(|f| &f.sites) {
+    for site in found.iter().flat_map(|f| &f.spots).map(|spot| &spot.site) {
         if let (Kind::Arguments, Some(id), Some(tool)) = (&site.kind, &site.call_id, &site.tool) {
             call_names.entry(id.clone()).or_insert_with(|| tool.clone());
         }
     }
-    for site in found.iter_mut().flat_map(|f| &mut f.sites) {
+    for site in found
+        .iter_mut()
+        .flat_map(|f| &mut f.spots)
+        .map(|spot| &mut spot.site)
+    {
         if site.kind == Kind::Result && site.tool.is_none() {
             site.tool = site
                 .call_id
@@ -146,7 +153,8 @@ fn number(found: Vec<Found>, sized: Vec<Vec<Option<Sized>>>) -> Numbered {
         if f.record.message().is_some_and(is_real_user_request) {
             numbered.turns.push(f.position);
         }
-        for (site, sized) in f.sites.into_iter().zip(sized) {
+        for (spot, sized) in f.spots.into_iter().zip(sized) {
+            let site = spot.site;
             let target = match site.kind {
                 Kind::Result => Target::Result,
                 Kind::Arguments => Target::Arguments,
@@ -235,3 +243,6 @@ pub fn pruned_toward(
     let plan = plan(transcript, tokenizer, &options)?;
     Ok(plan.choice.nothing.is_none().then_some(plan))
 }
+
+#[cfg(test)]
+mod tests;
