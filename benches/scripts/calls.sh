@@ -96,7 +96,8 @@ verdict() { awk "BEGIN { exit !($1) }" && echo met || echo "NOT met"; }
 echo "calls.sh: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load average $(loadavg), $($CONDENSE --version)"
 
 # --- start-up --------------------------------------------------------------------------------
-small=$(ls -S "$ROOT"/fixtures/corpus/claude-code/*.jsonl | tail -n 1)
+# One named session (125 kB), so that a fixture added to the corpus does not change the row.
+small="$ROOT"/fixtures/corpus/claude-code/claude-code-viewer-5c0375b4.jsonl
 best "$CONDENSE" estimate "$small"
 base=$W base_cpu=$C
 echo
