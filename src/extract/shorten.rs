@@ -39,6 +39,21 @@ impl Shortening {
         }
         cut(&self.fallback, max)
     }
+
+    /// The largest `n` in `from..=len` (characters of the text) whose cut passes `ok`,
+    /// assuming it passes up to some point and fails after; `from` when none does.
+    pub(super) fn longest_cut(&self, from: usize, mut ok: impl FnMut(&str) -> bool) -> usize {
+        let (mut low, mut high) = (from, self.full.chars().count());
+        while low < high {
+            let mid = (low + high).div_ceil(2);
+            if ok(&self.at(mid)) {
+                low = mid;
+            } else {
+                high = mid - 1;
+            }
+        }
+        low
+    }
 }
 
 /// The current task after `prefix`: the request it leans on, then ` | ` and the latest one,

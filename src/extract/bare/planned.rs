@@ -16,16 +16,8 @@ pub(super) fn planned_test(planned: &[String], fits: impl Fn(&str) -> bool) -> O
         return None;
     }
     let text = Shortening::plain(format!("planned: {}", planned.join("; ")));
-    let (mut low, mut high) = (0, text.full.chars().count());
-    while low < high {
-        let mid = (low + high).div_ceil(2);
-        if fits(&text.at(mid)) {
-            low = mid;
-        } else {
-            high = mid - 1;
-        }
-    }
-    (low >= SHORTEST).then(|| text.at(low))
+    let longest = text.longest_cut(0, fits);
+    (longest >= SHORTEST).then(|| text.at(longest))
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@
 //! this file back), and `render` prints the ones admitted.
 
 use super::model::Extract;
-use super::shorten::Shortening;
 use crate::tokens::Tokenizer;
 
 /// The caveman summary of an extract: Markdown sections (goal, decisions, now, unresolved
@@ -42,7 +41,7 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
         if let Some(share) = line.share {
             // A long text first gets its share of the budget, so that one long goal cannot
             // crowd out the task and the files; what is left over goes back to it below.
-            let longest = longest_cut(&line.text, 0, |text| {
+            let longest = line.text.longest_cut(0, |text| {
                 tokenizer.text_tokens(text) * 100 <= share * budget && {
                     shown[i] = Some(text.to_owned());
                     let whole = fits(&render(&lines, &shown));
@@ -63,7 +62,7 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
             continue;
         }
         let from = current.chars().count();
-        let longest = longest_cut(&line.text, from, |text| {
+        let longest = line.text.longest_cut(from, |text| {
             shown[i] = Some(text.to_owned());
             let whole = fits(&render(&lines, &shown));
             shown[i] = Some(current.clone());
@@ -91,21 +90,6 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
 
 /// Characters below which a cut text says nothing and is dropped instead.
 const MIN_CUT: usize = 16;
-
-/// The largest `n` in `from..=len` (characters of `text`) whose cut passes `ok`, assuming it
-/// passes up to some point and fails after; `from` when none does.
-fn longest_cut(text: &Shortening, from: usize, mut ok: impl FnMut(&str) -> bool) -> usize {
-    let (mut low, mut high) = (from, text.full.chars().count());
-    while low < high {
-        let mid = (low + high).div_ceil(2);
-        if ok(&text.at(mid)) {
-            low = mid;
-        } else {
-            high = mid - 1;
-        }
-    }
-    low
-}
 
 mod decisions;
 mod line;
