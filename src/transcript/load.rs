@@ -12,7 +12,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 
 use super::format::session_tokenizer;
-use super::live::{live, newest_void, records_of, Live, Node};
+use super::live::{live, newest_void, Live, Node};
 use super::model::Record;
 use super::read::{detect_format, no_message_error, read_records, BadLine};
 use super::registry::{Agent, FormatId};
@@ -50,8 +50,30 @@ pub struct Transcript<'a> {
     pub incomplete: Option<usize>,
     /// Which records are the live context, and in what order.
     pub live: Live,
-    /// The records of the live context, in its order.
-    pub context: Vec<Record<'a>>,
+    /// Where the records of the live context are (see [`Self::context`]).
+    context: Context<'a>,
+}
+
+/// Where a transcript's live context is.
+#[derive(Debug)]
+enum Context<'a> {
+    /// A stretch of [`Transcript::records`], in file order.
+    Stretch(Range<usize>),
+    /// Copies of the records, in the order the agent sends them.
+    Copied(Vec<Record<'a>>),
+}
+
+impl<'a> Context<'a> {
+    /// The context `live` picks from `records`: the stretch of them it is, if it is one.
+    fn of(records: &[Record<'a>], live: &Live) -> Self {
+        let first = live.order.first().copied().unwrap_or(0);
+        let in_file_order = live.order.iter().enumerate().all(|(n, &i)| i == first + n);
+        if in_file_order {
+            Context::Stretch(first..first + live.order.len())
+        } else {
+            Context::Copied(live.order.iter().map(|&i| records[i].clone()).collect())
+        }
+    }
 }
 
 impl<'a> Transcript<'a> {
@@ -119,7 +141,7 @@ impl<'a> Transcript<'a> {
             skipped: Vec::new(),
             incomplete: None,
             live: Live::default(),
-            context: Vec::new(),
+            context: Context::Stretch(0..0),
         };
         // Reading lines is independent work, done on all cores; assembling stays in order.
         let read: Vec<Option<Result<Vec<Record<'a>>, BadLine>>> = all
@@ -171,8 +193,20 @@ impl<'a> Transcript<'a> {
             }
             .voiding_before(newest_void(transcript.records.iter().map(|r| &r.link))),
         };
-        transcript.context = records_of(&transcript.records, &transcript.live);
+        transcript.context = Context::of(&transcript.records, &transcript.live);
         Ok(transcript)
+    }
+
+    /// The records of the live context, in the order the agent sends them: what the commands
+    /// plan, render and extract from, while [`Self::records`] keeps every line for writing
+    /// back. When they are a stretch of the file in its order (a session never compacted, or
+    /// compacted by an agent that starts its file over) they are read where they are: a copy
+    /// of every record was some 27 MB on a 100 MiB kimi-cli context (issue 33).
+    pub fn context(&self) -> &[Record<'a>] {
+        match &self.context {
+            Context::Stretch(stretch) => &self.records[stretch.clone()],
+            Context::Copied(records) => records,
+        }
     }
 
     /// The index in `records` of the record at `position` of the live context.
