@@ -12,6 +12,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 
 use super::format::session_tokenizer;
+use super::line_records::LineRecords;
 use super::live::{live, newest_void, Live, Node};
 use super::model::Record;
 use super::read::{detect_format, no_message_error, read_records, BadLine};
@@ -144,7 +145,7 @@ impl<'a> Transcript<'a> {
             context: Context::Stretch(0..0),
         };
         // Reading lines is independent work, done on all cores; assembling stays in order.
-        let read: Vec<Option<Result<Vec<Record<'a>>, BadLine>>> = all
+        let read: Vec<Option<Result<LineRecords<'a>, BadLine>>> = all
             .par_iter()
             .map(|line| match format {
                 Some(format) if !line.is_blank() => Some(read_records(format, line)),
