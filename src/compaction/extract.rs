@@ -28,7 +28,7 @@ pub fn live_extract(transcript: &Transcript) -> Extract {
     // The context is read where it is when no header goes before it: a copy of every record
     // was some 30 MB more on a 100 MiB kimi-cli context (issue 33).
     let records: Cow<[Record]> = if header.is_empty() {
-        Cow::Borrowed(&transcript.context())
+        Cow::Borrowed(transcript.context())
     } else {
         let header = header.iter().map(|&i| transcript.records[i].clone());
         Cow::Owned(header.chain(transcript.context().iter().cloned()).collect())

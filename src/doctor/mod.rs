@@ -239,7 +239,7 @@ pub fn examine(transcript: &Transcript, skipped: &[usize]) -> Diagnosis {
             cut,
         ));
     }
-    let orphans: Vec<usize> = tools::orphaned_results(&transcript.context())
+    let orphans: Vec<usize> = tools::orphaned_results(transcript.context())
         .into_iter()
         .map(|position| transcript.context()[position].line)
         .collect();

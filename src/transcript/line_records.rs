@@ -29,7 +29,7 @@ impl<'a> LineRecords<'a> {
             LineRecords::Many(records) if records.is_empty() => *self = LineRecords::One(record),
             LineRecords::Many(records) => records.push(record),
             LineRecords::One(_) => {
-                let LineRecords::One(first) = std::mem::replace(self, LineRecords::new()) else {
+                let LineRecords::One(first) = std::mem::take(self) else {
                     unreachable!("matched One");
                 };
                 *self = LineRecords::Many(vec![first, record]);

@@ -135,7 +135,7 @@ pub(super) fn read_back<'a>(
 /// the write's doing).
 pub(super) fn tool_pairs(old: &Transcript, new: &Transcript) -> Result<(), Failed> {
     let answered_by_orphans = |t: &Transcript| -> Vec<(usize, Vec<String>)> {
-        orphaned_results(&t.context())
+        orphaned_results(t.context())
             .into_iter()
             .map(|position| {
                 let ids = t.context()[position]

@@ -263,12 +263,12 @@ fn newest_message(
     written: Written,
     planned: &Planned,
 ) -> Result<(), Failed> {
-    let Some(position) = newest_request(&old.context()) else {
+    let Some(position) = newest_request(old.context()) else {
         return Ok(());
     };
     let request = &old.context()[position];
     let text = request.message().map(text_of).unwrap_or_default();
-    let context = &new.context();
+    let context = new.context();
     let after_summary = written.map_or(0, |(position, _)| position + 1);
     let in_summary_record = |text: &str| {
         written.is_some_and(|(position, end)| paragraph_in(&context[position].raw[end..], text))

@@ -38,7 +38,7 @@ pub fn check_pruned(pruned: &Pruned, old: &Transcript, after: &[&[u8]]) -> Resul
 /// `newest-message`: the record of the newest request a person typed is in the live context,
 /// byte for byte (a prune never chooses a value of it).
 fn newest_message(old: &Transcript, new: &Transcript) -> Result<(), Failed> {
-    let Some(position) = newest_request(&old.context()) else {
+    let Some(position) = newest_request(old.context()) else {
         return Ok(());
     };
     let request = &old.context()[position];

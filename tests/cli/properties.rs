@@ -746,7 +746,7 @@ fn the_newest_request_survives(name: &str, transcript: &Transcript) -> usize {
     for preserve in 1..=6 {
         let mode = Mode::Tail { preserve };
         let plan = plan(
-            &transcript.context(),
+            transcript.context(),
             mode,
             Tokenizer::Chars4,
             transcript.dialect(),

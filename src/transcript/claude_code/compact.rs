@@ -344,7 +344,7 @@ mod tests {
     fn check_write_back(name: &str, mode: Mode) {
         let bytes = corpus_bytes(&format!("claude-code/{name}"));
         let input = Transcript::parse(name, &bytes, LoadOptions::default()).unwrap();
-        let plan = plan(&input.context(), mode, Tokenizer::Chars4, &ClaudeCode).unwrap();
+        let plan = plan(input.context(), mode, Tokenizer::Chars4, &ClaudeCode).unwrap();
         assert!(plan.noop.is_none(), "{name}: no-op plan");
         let compacted = compaction(&input, &plan, SUMMARY, Tokenizer::Chars4);
         let out = write(&input, &plan);
@@ -509,7 +509,7 @@ mod tests {
             ["one", "two", "newest question", "newest answer"]
         );
         let plan = plan(
-            &input.context(),
+            input.context(),
             Mode::Tail { preserve: 2 },
             Tokenizer::Chars4,
             &ClaudeCode,

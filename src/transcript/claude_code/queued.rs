@@ -289,7 +289,7 @@ mod corpus {
         );
         // The model got it in the user message of the Edit's result (line 13), which answers
         // the Edit call (line 11) of the response that thought at line 9.
-        let context = &transcript.context();
+        let context = transcript.context();
         let unit = units(transcript.dialect(), context)
             .into_iter()
             .find(|u| u.records.contains(&at))

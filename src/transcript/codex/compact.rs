@@ -257,7 +257,7 @@ mod tests {
     fn check_corpus(mode: Mode) -> (Vec<Value>, Vec<String>) {
         let bytes = corpus_bytes("codex/agent-sessions-small.jsonl");
         let input = Transcript::parse("codex", &bytes, LoadOptions::default()).unwrap();
-        let plan = plan(&input.context(), mode, Tokenizer::Chars4, &Codex).unwrap();
+        let plan = plan(input.context(), mode, Tokenizer::Chars4, &Codex).unwrap();
         assert!(plan.noop.is_none());
         let compacted = compaction(&input, &plan, SUMMARY, Tokenizer::Chars4);
         let out = write(&input, &plan);
@@ -411,7 +411,7 @@ mod tests {
         let bytes = lines.join("\n") + "\n";
         let input = Transcript::parse("t", bytes.as_bytes(), LoadOptions::default()).unwrap();
         let plan = plan(
-            &input.context(),
+            input.context(),
             Mode::Tail { preserve: 2 },
             Tokenizer::Chars4,
             &Codex,
@@ -455,7 +455,7 @@ mod tests {
         let input = Transcript::parse("t", bytes.as_bytes(), LoadOptions::default()).unwrap();
         assert_eq!(input.format, Some(FormatId::Codex));
         let plan = plan(
-            &input.context(),
+            input.context(),
             Mode::Tail { preserve: 2 },
             Tokenizer::Chars4,
             &Codex,

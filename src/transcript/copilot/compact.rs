@@ -148,7 +148,7 @@ mod tests {
 
     fn write(input: &Transcript, preserve: i64) -> Result<Vec<u8>> {
         let plan = plan(
-            &input.context(),
+            input.context(),
             Mode::Tail { preserve },
             Tokenizer::Chars4,
             &Copilot,

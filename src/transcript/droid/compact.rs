@@ -114,7 +114,7 @@ mod tests {
             let input = Transcript::parse(name, &bytes, LoadOptions::default()).unwrap();
             assert_eq!(input.format, Some(FormatId::Droid));
             let plan = plan(
-                &input.context(),
+                input.context(),
                 Mode::Tail { preserve: 2 },
                 Tokenizer::Chars4,
                 &Droid,

@@ -210,7 +210,7 @@ mod tests {
             let input = Transcript::parse(name, &bytes, LoadOptions::default()).unwrap();
             assert_eq!(input.format, Some(FormatId::QwenCode));
             let first_plan = plan(
-                &input.context(),
+                input.context(),
                 Mode::Tail { preserve: 2 },
                 Tokenizer::Chars4,
                 &QwenCode,
@@ -253,7 +253,7 @@ mod tests {
             // Compacted again, the new compression hangs under the one before (the last record
             // of a line, not an entry of its history), in the same session.
             let replan = plan(
-                &output.context(),
+                output.context(),
                 Mode::Tail { preserve: 1 },
                 Tokenizer::Chars4,
                 &QwenCode,
