@@ -21,6 +21,10 @@ use super::write::File;
 use crate::input::{lines, Line};
 use crate::tokens::{Estimator, Tokenizer};
 
+/// The most lines one task reads into a list of their records: some 200 KiB of list, just above
+/// the 128 KiB from which glibc gives a block pages of its own (see [`Transcript::parse_parts`]).
+const STRETCH_LINES: usize = 1024;
+
 /// How to read a transcript.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LoadOptions {
@@ -135,7 +139,7 @@ impl<'a> Transcript<'a> {
         let mut transcript = Transcript {
             name: name.to_owned(),
             format,
-            lines: Vec::with_capacity(all.len()),
+            lines: Vec::new(),
             // About one record a line: reserved, they are not copied as they grow.
             records: Vec::with_capacity(all.len()),
             record_lines: Vec::with_capacity(all.len()),
@@ -144,17 +148,24 @@ impl<'a> Transcript<'a> {
             live: Live::default(),
             context: Context::Stretch(0..0),
         };
-        // Reading lines is independent work, done on all cores; assembling stays in order.
-        let read: Vec<Option<Result<LineRecords<'a>, BadLine>>> = all
-            .par_iter()
-            .map(|line| match format {
-                Some(format) if !line.is_blank() => Some(read_records(format, line)),
-                _ => None,
+        // Reading lines is independent work, done on all cores a stretch of lines at a time;
+        // assembling stays in order. Each stretch's records are a list of their own, let go
+        // once they moved into the transcript. One list for the whole file was a block of some
+        // 20 MB on a 100 MiB session, and glibc, handed a block that large back, raises its
+        // threshold for giving a block pages of its own as high: every list of the commands
+        // that ran next was then carved from the heap and left holes in it (issue 33).
+        let stretch = (all.len() / (4 * rayon::current_num_threads())).clamp(1, STRETCH_LINES);
+        let read: Vec<Vec<Option<Result<LineRecords<'a>, BadLine>>>> = all
+            .par_chunks(stretch)
+            .map(|lines| {
+                let read = |line: &Line<'a>| match format {
+                    Some(format) if !line.is_blank() => Some(read_records(format, line)),
+                    _ => None,
+                };
+                lines.iter().map(read).collect()
             })
             .collect();
-        for (line, result) in all.into_iter().zip(read) {
-            let index = transcript.lines.len();
-            transcript.lines.push(line);
+        for (index, result) in read.into_iter().flatten().enumerate() {
             match result {
                 None => {}
                 Some(Ok(records)) => {
@@ -165,7 +176,7 @@ impl<'a> Transcript<'a> {
                 }
                 Some(Err(BadLine::Incomplete)) => transcript.incomplete = Some(index),
                 Some(Err(BadLine::Invalid(error))) => {
-                    let located = error.context(format!("{name}:{}", line.number));
+                    let located = error.context(format!("{name}:{}", all[index].number));
                     if !options.skip_invalid {
                         return Err(located);
                     }
@@ -173,6 +184,7 @@ impl<'a> Transcript<'a> {
                 }
             }
         }
+        transcript.lines = all;
         if let Some(format) = options.from {
             let read_one = transcript
                 .records
@@ -273,6 +285,79 @@ pub fn region_lines(transcript: &Transcript, records: &Range<usize>) -> Range<us
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stretch_of_lines_is_read_into_a_list_with_pages_of_its_own() {
+        let list = STRETCH_LINES * std::mem::size_of::<Option<Result<LineRecords, BadLine>>>();
+        assert!(list > 128 << 10, "{list} bytes");
+    }
+
+    #[test]
+    fn lines_read_a_stretch_at_a_time_keep_their_order_and_indexes() {
+        let mut bytes = Vec::new();
+        for n in 0..3 * STRETCH_LINES + 7 {
+            bytes.extend_from_slice(
+                format!("{{\"role\":\"user\",\"content\":\"{n}\"}}\n").as_bytes(),
+            );
+            if n % 5 == 0 {
+                bytes.push(b'\n');
+            }
+        }
+        let transcript = Transcript::parse("t", &bytes, LoadOptions::default()).unwrap();
+        assert_eq!(transcript.records.len(), 3 * STRETCH_LINES + 7);
+        for (n, (record, &line)) in transcript
+            .records
+            .iter()
+            .zip(&transcript.record_lines)
+            .enumerate()
+        {
+            assert_eq!(record.raw, transcript.lines[line].text);
+            let text = format!("{{\"role\":\"user\",\"content\":\"{n}\"}}");
+            assert_eq!(record.raw, text.as_bytes());
+        }
+        let all: Vec<u8> = transcript
+            .line_bytes(0, transcript.lines.len())
+            .flatten()
+            .copied()
+            .collect();
+        assert_eq!(all, bytes);
+    }
+
+    #[test]
+    fn the_context_is_the_live_order_whether_read_in_place_or_copied() {
+        let mut in_place = 0;
+        let mut copied = 0;
+        for path in [
+            "pi/pi-mono-large-session.jsonl",
+            "claude-code/entireio-cli-7f78a542-queued.jsonl",
+            "claude-code/claude-code-viewer-fe5e1c67.jsonl",
+            "codex/agent-sessions-small.jsonl",
+            "openai-chat/kimi-cli-swebench-531d195b.jsonl",
+        ] {
+            let bytes = crate::transcript::model::testing::corpus_bytes(path);
+            let transcript = Transcript::parse(path, &bytes, LoadOptions::default()).unwrap();
+            let context = transcript.context();
+            let expected: Vec<&[u8]> = transcript
+                .live
+                .order
+                .iter()
+                .map(|&i| transcript.records[i].raw)
+                .collect();
+            let got: Vec<&[u8]> = context.iter().map(|r| r.raw).collect();
+            assert_eq!(got, expected, "{path}");
+            let records = transcript.records.as_ptr_range();
+            if records.contains(&context.as_ptr()) {
+                in_place += 1;
+            } else {
+                copied += 1;
+            }
+        }
+        // Both ways are taken on the corpus.
+        assert!(
+            in_place > 0 && copied > 0,
+            "{in_place} in place, {copied} copied"
+        );
+    }
 
     #[test]
     fn keeps_every_line_and_indexes_records() {
