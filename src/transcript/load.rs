@@ -4,7 +4,9 @@
 //! A [`Transcript`] borrows the input's bytes and keeps every line, blank ones included, so
 //! that any stretch of it can be written back exactly as it was read. Beside the records in file
 //! order it holds the live context: the records the agent sends its model, in the order it sends
-//! them (see [`super::live`]), which is what the commands plan, render and extract from.
+//! them (see [`super::live`]), which is what the commands plan, render and extract from. The
+//! context is read where it lies when it is a stretch of the records in file order, and copied
+//! only when it is not ([`Transcript::context`]).
 
 use std::ops::Range;
 
