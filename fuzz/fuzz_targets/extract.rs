@@ -22,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let tokenizer = choices.tokenizer;
     let budget = u64::from(u16::from_le_bytes([data[4], data[5]]) % 1200);
-    let ex = extract(&transcript.context);
+    let ex = extract(transcript.context());
     let summary = caveman(&ex, budget, tokenizer);
     assert!(
         tokenizer.text_tokens(&summary) <= budget,

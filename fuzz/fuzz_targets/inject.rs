@@ -77,9 +77,9 @@ fuzz_target!(|data: &[u8]| {
     if transcript.incomplete.is_some() {
         return; // inject refuses a cut-off last line
     }
-    let mode = choices.mode(transcript.context.len());
+    let mode = choices.mode(transcript.context().len());
     let Ok(plan) = plan(
-        &transcript.context,
+        transcript.context(),
         mode,
         choices.tokenizer,
         transcript.dialect(),
@@ -92,7 +92,7 @@ fuzz_target!(|data: &[u8]| {
     let mut compacted = compaction(&transcript, &plan, &cleaned, choices.tokenizer);
     compacted.tokens_before = u64::from(data[4]) << (data[5] % 64);
     let _ = markdown_document::render(&MarkdownDocument {
-        records: &transcript.context,
+        records: transcript.context(),
         tail: plan.kept_after().collect(),
         compacted_tokens: 7,
         summary: &cleaned,

@@ -133,7 +133,7 @@ pub fn check_transcript(transcript: &Transcript, input: &[u8]) {
             "record {index} twice in the context"
         );
     }
-    assert_eq!(transcript.context.len(), transcript.live.order.len());
+    assert_eq!(transcript.context().len(), transcript.live.order.len());
 }
 
 /// The regions of a plan are consecutive, cover every record, tile the input's lines, never

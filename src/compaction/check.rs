@@ -18,7 +18,7 @@ pub fn check_plan(
 ) -> Result<(Plan, Tokenizer)> {
     let tokenizer =
         Tokenizer::from_name(&saved.tokenizer).context("unknown tokenizer in the plan")?;
-    let records = &transcript.context;
+    let records = transcript.context();
     if records.len() < saved.records {
         bail!(
             "{}: the plan was made for {} records but the transcript now has {}; {again}",
@@ -77,7 +77,7 @@ mod tests {
     fn saved(text: &str) -> SavedPlan {
         let transcript = Transcript::parse("t", text.as_bytes(), LoadOptions::default()).unwrap();
         let made = plan(
-            &transcript.context,
+            transcript.context(),
             Mode::Tail { preserve: 2 },
             Tokenizer::Chars4,
             transcript.dialect(),

@@ -15,7 +15,7 @@ pub fn context_size(transcript: &Transcript, tokenizer: Tokenizer) -> u64 {
 pub fn live_context(transcript: &Transcript, tokenizer: Tokenizer) -> Context {
     let mut measure = Measure::new(tokenizer);
     let records = transcript
-        .context
+        .context()
         .iter()
         .enumerate()
         .map(|(position, record)| {

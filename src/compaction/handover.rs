@@ -48,7 +48,7 @@ pub fn render(
     let source = transcript
         .format
         .context("an empty transcript has no format")?;
-    let context = &transcript.context;
+    let context = transcript.context();
     let tail = turns::turns(plan.kept_after().filter_map(|p| context[p].message()));
     // What the plan keeps beside the summary (a head, kimi-code's user messages) goes in the
     // summary message: the new session has no place before it.

@@ -314,7 +314,7 @@ impl Ladder<'_, '_> {
         // The estimator kimi-code's rule measures user messages with.
         let newest_request = self
             .transcript
-            .context
+            .context()
             .iter()
             .rev()
             .filter_map(|r| r.message())

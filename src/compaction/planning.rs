@@ -34,9 +34,9 @@ pub struct PlanOptions {
 impl PlanOptions {
     /// The plan of `transcript`'s live context.
     pub fn plan(&self, transcript: &Transcript) -> Result<Plan> {
-        let mode = self.mode(&transcript.context)?;
+        let mode = self.mode(transcript.context())?;
         plan(
-            &transcript.context,
+            transcript.context(),
             mode,
             self.tokenizer,
             transcript.dialect(),
@@ -156,9 +156,9 @@ mod tests {
     fn a_share_is_a_tail_budget_of_that_share_of_the_context() {
         let transcript = Transcript::parse("t", PI.as_bytes(), LoadOptions::default()).unwrap();
         let tokens = Tokenizer::Chars4
-            .messages_tokens(transcript.context.iter().filter_map(Record::message));
+            .messages_tokens(transcript.context().iter().filter_map(Record::message));
         let mode = options(Keeping::Rule(Keep::Share { percent: 50 }))
-            .mode(&transcript.context)
+            .mode(transcript.context())
             .unwrap();
         assert_eq!(
             mode,
@@ -168,7 +168,7 @@ mod tests {
             }
         );
         let tail = options(Keeping::Rule(Keep::Tail { preserve: 2 }))
-            .mode(&transcript.context)
+            .mode(transcript.context())
             .unwrap();
         assert_eq!(tail, Mode::Tail { preserve: 2 });
     }

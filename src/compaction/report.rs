@@ -145,7 +145,7 @@ pub struct SavedPlan {
 
 /// The report of `plan` over `transcript`'s live context.
 pub fn plan_report(plan: &Plan, transcript: &Transcript, tokenizer: Tokenizer) -> PlanReport {
-    let records = &transcript.context;
+    let records = transcript.context();
     let region = |range: &Range<usize>| region_report(records, range, tokenizer);
     PlanReport {
         file: transcript.name.clone(),
@@ -224,7 +224,7 @@ impl SavedPlan {
             records: plan.records,
             fingerprint: Fingerprint {
                 records: plan.tail.start,
-                hash: fingerprint(&transcript.context[..plan.tail.start]),
+                hash: fingerprint(&transcript.context()[..plan.tail.start]),
             },
         }
     }
@@ -252,7 +252,7 @@ mod tests {
             user_head_tokens: 0,
         };
         let made = plan(
-            &transcript.context,
+            transcript.context(),
             mode,
             Tokenizer::Chars4,
             transcript.dialect(),

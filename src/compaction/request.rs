@@ -47,7 +47,7 @@ pub fn request(
     options: &RequestOptions,
     tokenizer: Tokenizer,
 ) -> Result<Request> {
-    let records = plan.sent_records(&transcript.context);
+    let records = plan.sent_records(transcript.context());
     let instructions = options.instructions.as_deref();
     match options.max_tokens {
         Some(max_tokens) if plan.noop.is_none() => {

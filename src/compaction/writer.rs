@@ -29,7 +29,7 @@ pub fn compaction<'c, 'a>(
             .map(|position| transcript.record_index(position))
             .collect()
     };
-    let context = &transcript.context;
+    let context = transcript.context();
     let elision_marker = plan.elision_marker();
     let kept_user_texts = kept_user_texts(transcript, plan);
 
@@ -73,7 +73,7 @@ pub fn compaction<'c, 'a>(
 /// The user messages `plan` keeps beside the summary (user mode), oldest first, with the
 /// elision marker where messages were left out.
 pub fn kept_user_texts(transcript: &Transcript, plan: &Plan) -> Vec<String> {
-    let context = &transcript.context;
+    let context = transcript.context();
     let text = |kept: &KeptUser| match &kept.kept {
         Kept::Whole => context[kept.record]
             .message()
@@ -130,7 +130,7 @@ pub fn document(
     tokenizer: Tokenizer,
     budgets: DocumentBudgets,
 ) -> String {
-    let records = &transcript.context;
+    let records = transcript.context();
     let compacted_tokens = tokenizer.messages_tokens(
         plan.summarised()
             .filter_map(|position| records[position].message()),

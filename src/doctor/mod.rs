@@ -239,9 +239,9 @@ pub fn examine(transcript: &Transcript, skipped: &[usize]) -> Diagnosis {
             cut,
         ));
     }
-    let orphans: Vec<usize> = tools::orphaned_results(&transcript.context)
+    let orphans: Vec<usize> = tools::orphaned_results(transcript.context())
         .into_iter()
-        .map(|position| transcript.context[position].line)
+        .map(|position| transcript.context()[position].line)
         .collect();
     if !orphans.is_empty() {
         findings.push(finding(

@@ -130,11 +130,14 @@ pub fn extract(records: &[Record]) -> Extract {
     let mut builder = Builder::new(find_root(records));
     builder.item_events = has_item_events(records);
     for (index, record) in records.iter().enumerate() {
+        // Every text is read here and let go: what it decodes is dropped with the record's
+        // copy (see `Record::to_read_once`), not kept in `records` to the end.
+        let record = record.to_read_once();
         match &record.entry {
-            Entry::Message(message) => builder.message(index, record, message),
+            Entry::Message(message) => builder.message(index, &record, message),
             Entry::Bookkeeping(kind) => {
-                builder.mode(record);
-                builder.event(index, record, kind);
+                builder.mode(&record);
+                builder.event(index, &record, kind);
             }
         }
     }

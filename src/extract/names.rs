@@ -16,16 +16,18 @@ pub(super) const NAMES: usize = 120;
 /// an extension (`CLAUDE.md`): the words an agent searches for, not prose. In a tool call's
 /// arguments only the values count: the keys (`file_path`, `old_string`) are the tool's own.
 pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
-    // Per name: mentions, first-seen order, the weight of its mentions.
-    let mut counts: std::collections::HashMap<&str, (usize, usize, u64)> =
+    // Per name: mentions, first-seen order, the weight of its mentions. A name is copied
+    // the first time it is seen: the text it is read from is let go with its record's copy
+    // (see `Record::to_read_once`), so that the session is never held decoded whole.
+    let mut counts: std::collections::HashMap<String, (usize, usize, u64)> =
         std::collections::HashMap::new();
     let mut order = 0;
     let n = records.len().max(1) as u64;
-    for (index, message) in records
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| Some((i, r.message()?)))
-    {
+    for (index, record) in records.iter().enumerate() {
+        let record = record.to_read_once();
+        let Some(message) = record.message() else {
+            continue;
+        };
         let weight = n + index as u64;
         if message.sidechain || is_harness_text(message) {
             continue;
@@ -47,13 +49,16 @@ pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
                 |w: &&str| is_code_name(w) && !escaped(text, w) && !(json && is_key(text, w));
             for word in words.filter(named) {
                 order += 1;
-                let entry = counts.entry(word).or_insert((0, order, 0));
+                let entry = match counts.get_mut(word) {
+                    Some(entry) => entry,
+                    None => counts.entry(word.to_owned()).or_insert((0, order, 0)),
+                };
                 entry.0 += 1;
                 entry.2 += weight;
             }
         }
     }
-    let mut ranked: Vec<(&str, (usize, usize, u64))> = counts
+    let mut ranked: Vec<(String, (usize, usize, u64))> = counts
         .into_iter()
         .filter(|(_, (n, _, _))| *n >= 2)
         .collect();
@@ -61,7 +66,7 @@ pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
     ranked
         .into_iter()
         .take(limit)
-        .map(|(name, _)| name.to_owned())
+        .map(|(name, _)| name)
         .collect()
 }
 

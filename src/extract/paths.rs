@@ -21,8 +21,11 @@ pub(super) fn find_root(records: &[Record]) -> Option<String> {
             }
         }
     }
-    let mut counts: HashMap<&str, usize> = HashMap::new();
+    // A directory is copied: the arguments it is read from are let go with their record's
+    // copy (see `Record::to_read_once`), so that they are never all held decoded.
+    let mut counts: HashMap<String, usize> = HashMap::new();
     for record in records {
+        let record = record.to_read_once();
         let Some(message) = record.message() else {
             continue;
         };
@@ -33,7 +36,7 @@ pub(super) fn find_root(records: &[Record]) -> Option<String> {
                     let end = rest
                         .find([' ', '&', ';', '"', '\\', '\n', '|', ')'])
                         .unwrap_or(rest.len());
-                    *counts.entry(&rest[..end]).or_default() += 1;
+                    *counts.entry(rest[..end].to_owned()).or_default() += 1;
                 }
             }
         }
@@ -41,7 +44,7 @@ pub(super) fn find_root(records: &[Record]) -> Option<String> {
     counts
         .into_iter()
         .filter(|(dir, n)| *n >= 2 && dir.len() > 1)
-        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
         .map(|(dir, _)| dir.trim_end_matches('/').to_owned())
 }
 

@@ -175,12 +175,6 @@ pub fn newest_void<'l>(
     links.rposition(|link| matches!(link.event, Event::VoidUsage(_)))
 }
 
-/// The records of `records` in `live` order (clones: the commands plan and render over this
-/// sequence while the transcript keeps every line for writing back).
-pub fn records_of<'a>(records: &[Record<'a>], live: &Live) -> Vec<Record<'a>> {
-    live.order.iter().map(|&i| records[i].clone()).collect()
-}
-
 #[cfg(test)]
 pub(crate) mod testing {
     //! Nodes written by hand, for the rules' tests.

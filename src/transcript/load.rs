@@ -4,7 +4,9 @@
 //! A [`Transcript`] borrows the input's bytes and keeps every line, blank ones included, so
 //! that any stretch of it can be written back exactly as it was read. Beside the records in file
 //! order it holds the live context: the records the agent sends its model, in the order it sends
-//! them (see [`super::live`]), which is what the commands plan, render and extract from.
+//! them (see [`super::live`]), which is what the commands plan, render and extract from. The
+//! context is read where it lies when it is a stretch of the records in file order, and copied
+//! only when it is not ([`Transcript::context`]).
 
 use std::ops::Range;
 
@@ -12,13 +14,18 @@ use anyhow::Result;
 use rayon::prelude::*;
 
 use super::format::session_tokenizer;
-use super::live::{live, newest_void, records_of, Live, Node};
+use super::line_records::LineRecords;
+use super::live::{live, newest_void, Live, Node};
 use super::model::Record;
 use super::read::{detect_format, no_message_error, read_records, BadLine};
 use super::registry::{Agent, FormatId};
 use super::write::File;
 use crate::input::{lines, Line};
 use crate::tokens::{Estimator, Tokenizer};
+
+/// The most lines one task reads into a list of their records: some 200 KiB of list, just above
+/// the 128 KiB from which glibc gives a block pages of its own (see [`Transcript::parse_parts`]).
+const STRETCH_LINES: usize = 1024;
 
 /// How to read a transcript.
 #[derive(Debug, Clone, Copy, Default)]
@@ -50,8 +57,30 @@ pub struct Transcript<'a> {
     pub incomplete: Option<usize>,
     /// Which records are the live context, and in what order.
     pub live: Live,
-    /// The records of the live context, in its order.
-    pub context: Vec<Record<'a>>,
+    /// Where the records of the live context are (see [`Self::context`]).
+    context: Context<'a>,
+}
+
+/// Where a transcript's live context is.
+#[derive(Debug)]
+enum Context<'a> {
+    /// A stretch of [`Transcript::records`], in file order.
+    Stretch(Range<usize>),
+    /// Copies of the records, in the order the agent sends them.
+    Copied(Vec<Record<'a>>),
+}
+
+impl<'a> Context<'a> {
+    /// The context `live` picks from `records`: the stretch of them it is, if it is one.
+    fn of(records: &[Record<'a>], live: &Live) -> Self {
+        let first = live.order.first().copied().unwrap_or(0);
+        let in_file_order = live.order.iter().enumerate().all(|(n, &i)| i == first + n);
+        if in_file_order {
+            Context::Stretch(first..first + live.order.len())
+        } else {
+            Context::Copied(live.order.iter().map(|&i| records[i].clone()).collect())
+        }
+    }
 }
 
 impl<'a> Transcript<'a> {
@@ -112,26 +141,33 @@ impl<'a> Transcript<'a> {
         let mut transcript = Transcript {
             name: name.to_owned(),
             format,
-            lines: Vec::with_capacity(all.len()),
+            lines: Vec::new(),
             // About one record a line: reserved, they are not copied as they grow.
             records: Vec::with_capacity(all.len()),
             record_lines: Vec::with_capacity(all.len()),
             skipped: Vec::new(),
             incomplete: None,
             live: Live::default(),
-            context: Vec::new(),
+            context: Context::Stretch(0..0),
         };
-        // Reading lines is independent work, done on all cores; assembling stays in order.
-        let read: Vec<Option<Result<Vec<Record<'a>>, BadLine>>> = all
-            .par_iter()
-            .map(|line| match format {
-                Some(format) if !line.is_blank() => Some(read_records(format, line)),
-                _ => None,
+        // Reading lines is independent work, done on all cores a stretch of lines at a time;
+        // assembling stays in order. Each stretch's records are a list of their own, let go
+        // once they moved into the transcript. One list for the whole file was a block of some
+        // 20 MB on a 100 MiB session, and glibc, handed a block that large back, raises its
+        // threshold for giving a block pages of its own as high: every list of the commands
+        // that ran next was then carved from the heap and left holes in it (issue 33).
+        let stretch = (all.len() / (4 * rayon::current_num_threads())).clamp(1, STRETCH_LINES);
+        let read: Vec<Vec<Option<Result<LineRecords<'a>, BadLine>>>> = all
+            .par_chunks(stretch)
+            .map(|lines| {
+                let read = |line: &Line<'a>| match format {
+                    Some(format) if !line.is_blank() => Some(read_records(format, line)),
+                    _ => None,
+                };
+                lines.iter().map(read).collect()
             })
             .collect();
-        for (line, result) in all.into_iter().zip(read) {
-            let index = transcript.lines.len();
-            transcript.lines.push(line);
+        for (index, result) in read.into_iter().flatten().enumerate() {
             match result {
                 None => {}
                 Some(Ok(records)) => {
@@ -142,7 +178,7 @@ impl<'a> Transcript<'a> {
                 }
                 Some(Err(BadLine::Incomplete)) => transcript.incomplete = Some(index),
                 Some(Err(BadLine::Invalid(error))) => {
-                    let located = error.context(format!("{name}:{}", line.number));
+                    let located = error.context(format!("{name}:{}", all[index].number));
                     if !options.skip_invalid {
                         return Err(located);
                     }
@@ -150,6 +186,7 @@ impl<'a> Transcript<'a> {
                 }
             }
         }
+        transcript.lines = all;
         if let Some(format) = options.from {
             let read_one = transcript
                 .records
@@ -171,8 +208,20 @@ impl<'a> Transcript<'a> {
             }
             .voiding_before(newest_void(transcript.records.iter().map(|r| &r.link))),
         };
-        transcript.context = records_of(&transcript.records, &transcript.live);
+        transcript.context = Context::of(&transcript.records, &transcript.live);
         Ok(transcript)
+    }
+
+    /// The records of the live context, in the order the agent sends them: what the commands
+    /// plan, render and extract from, while [`Self::records`] keeps every line for writing
+    /// back. When they are a stretch of the file in its order (a session never compacted, or
+    /// compacted by an agent that starts its file over) they are read where they are: a copy
+    /// of every record was some 27 MB on a 100 MiB kimi-cli context (issue 33).
+    pub fn context(&self) -> &[Record<'a>] {
+        match &self.context {
+            Context::Stretch(stretch) => &self.records[stretch.clone()],
+            Context::Copied(records) => records,
+        }
     }
 
     /// The index in `records` of the record at `position` of the live context.
@@ -238,6 +287,79 @@ pub fn region_lines(transcript: &Transcript, records: &Range<usize>) -> Range<us
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stretch_of_lines_is_read_into_a_list_with_pages_of_its_own() {
+        let list = STRETCH_LINES * std::mem::size_of::<Option<Result<LineRecords, BadLine>>>();
+        assert!(list > 128 << 10, "{list} bytes");
+    }
+
+    #[test]
+    fn lines_read_a_stretch_at_a_time_keep_their_order_and_indexes() {
+        let mut bytes = Vec::new();
+        for n in 0..3 * STRETCH_LINES + 7 {
+            bytes.extend_from_slice(
+                format!("{{\"role\":\"user\",\"content\":\"{n}\"}}\n").as_bytes(),
+            );
+            if n % 5 == 0 {
+                bytes.push(b'\n');
+            }
+        }
+        let transcript = Transcript::parse("t", &bytes, LoadOptions::default()).unwrap();
+        assert_eq!(transcript.records.len(), 3 * STRETCH_LINES + 7);
+        for (n, (record, &line)) in transcript
+            .records
+            .iter()
+            .zip(&transcript.record_lines)
+            .enumerate()
+        {
+            assert_eq!(record.raw, transcript.lines[line].text);
+            let text = format!("{{\"role\":\"user\",\"content\":\"{n}\"}}");
+            assert_eq!(record.raw, text.as_bytes());
+        }
+        let all: Vec<u8> = transcript
+            .line_bytes(0, transcript.lines.len())
+            .flatten()
+            .copied()
+            .collect();
+        assert_eq!(all, bytes);
+    }
+
+    #[test]
+    fn the_context_is_the_live_order_whether_read_in_place_or_copied() {
+        let mut in_place = 0;
+        let mut copied = 0;
+        for path in [
+            "pi/pi-mono-large-session.jsonl",
+            "claude-code/entireio-cli-7f78a542-queued.jsonl",
+            "claude-code/claude-code-viewer-fe5e1c67.jsonl",
+            "codex/agent-sessions-small.jsonl",
+            "openai-chat/kimi-cli-swebench-531d195b.jsonl",
+        ] {
+            let bytes = crate::transcript::model::testing::corpus_bytes(path);
+            let transcript = Transcript::parse(path, &bytes, LoadOptions::default()).unwrap();
+            let context = transcript.context();
+            let expected: Vec<&[u8]> = transcript
+                .live
+                .order
+                .iter()
+                .map(|&i| transcript.records[i].raw)
+                .collect();
+            let got: Vec<&[u8]> = context.iter().map(|r| r.raw).collect();
+            assert_eq!(got, expected, "{path}");
+            let records = transcript.records.as_ptr_range();
+            if records.contains(&context.as_ptr()) {
+                in_place += 1;
+            } else {
+                copied += 1;
+            }
+        }
+        // Both ways are taken on the corpus.
+        assert!(
+            in_place > 0 && copied > 0,
+            "{in_place} in place, {copied} copied"
+        );
+    }
 
     #[test]
     fn keeps_every_line_and_indexes_records() {

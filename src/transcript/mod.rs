@@ -18,7 +18,8 @@
 //!    [`mod@write`], [`prune`], [`handoff`], [`home`], [`trigger`];
 //! 3. the agent folders, which implement the traits;
 //! 4. [`registry`], which lists the agents;
-//! 5. reading a whole input: [`read`] (detection, one line), [`load`] (a whole transcript),
+//! 5. reading a whole input: [`read`] (detection, one line, its records held by
+//!    [`line_records`]), [`load`] (a whole transcript),
 //!    [`prune::rewrite`] (a pruned file written back), and [`store`] (sessions kept as rows
 //!    of a database).
 
@@ -37,6 +38,7 @@ pub mod handoff;
 pub mod home;
 pub mod json;
 pub mod kimi;
+pub mod line_records;
 pub mod live;
 pub mod load;
 pub mod messages;

@@ -10,6 +10,7 @@
 use anyhow::{anyhow, bail, Error, Result};
 use serde::de::IgnoredAny;
 
+use super::line_records::LineRecords;
 use super::model::Record;
 use super::registry::{detect, envelope, FormatId};
 use super::sketch::Sketch;
@@ -224,16 +225,19 @@ pub fn no_message_error(name: &str, format: FormatId) -> Error {
 
 /// Reads one non-blank line of a transcript in format `format` into its first record.
 pub fn read_line<'a>(format: FormatId, line: &Line<'a>) -> Result<Record<'a>, BadLine> {
-    read_records(format, line).map(|mut records| records.remove(0))
+    read_records(format, line).map(|records| {
+        records
+            .into_iter()
+            .next()
+            .expect("a line read is at least one record")
+    })
 }
 
 /// Reads one non-blank line of a transcript in format `format` into every record it holds
-/// (see [`super::format::Format::read_each`]); never an empty list.
-pub fn read_records<'a>(format: FormatId, line: &Line<'a>) -> Result<Vec<Record<'a>>, BadLine> {
-    // Almost every line is one record, and every line's records are held until the file is
-    // read: a first push into an empty Vec would reserve room for four (three records'
-    // worth of memory wasted per line, 60 MB on a 100 MiB pi session).
-    let mut records = Vec::with_capacity(1);
+/// (see [`super::format::Format::read_each`]); never an empty list. Almost every line is one
+/// record, held in place (see [`LineRecords`]).
+pub fn read_records<'a>(format: FormatId, line: &Line<'a>) -> Result<LineRecords<'a>, BadLine> {
+    let mut records = LineRecords::new();
     read_each_record(format, line, &mut |record| records.push(record))?;
     Ok(records)
 }
@@ -480,6 +484,7 @@ mod tests {
         let line = lines(bytes, 1).next().unwrap();
         let records = read_records(FormatId::Gemini, &line).unwrap();
         let texts: Vec<String> = records
+            .as_slice()
             .iter()
             .filter_map(|r| r.message())
             .map(|m| match &m.parts[0] {
@@ -489,13 +494,18 @@ mod tests {
             .collect();
         assert_eq!(texts[0], "cut \u{FFFD}");
         // Each record's bytes are its own object's, as they stand in the line.
-        let first = records.iter().find(|r| r.message().is_some()).unwrap();
+        let first = records
+            .as_slice()
+            .iter()
+            .find(|r| r.message().is_some())
+            .unwrap();
         assert_eq!(
             first.raw,
             br#"{"id":"a","type":"user","content":"cut \ud83d"}"#
         );
         // Tool-call arguments read as JSON.
         let calls: Vec<String> = records
+            .as_slice()
             .iter()
             .filter_map(|r| r.message())
             .flat_map(|m| m.parts.iter())

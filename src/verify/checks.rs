@@ -135,10 +135,10 @@ pub(super) fn read_back<'a>(
 /// the write's doing).
 pub(super) fn tool_pairs(old: &Transcript, new: &Transcript) -> Result<(), Failed> {
     let answered_by_orphans = |t: &Transcript| -> Vec<(usize, Vec<String>)> {
-        orphaned_results(&t.context)
+        orphaned_results(t.context())
             .into_iter()
             .map(|position| {
-                let ids = t.context[position]
+                let ids = t.context()[position]
                     .message()
                     .map(|m| m.answered_ids().map(str::to_owned).collect())
                     .unwrap_or_default();
@@ -160,7 +160,7 @@ pub(super) fn tool_pairs(old: &Transcript, new: &Transcript) -> Result<(), Faile
             "tool-pairs",
             format!(
                 "line {}: a tool result whose call is not in the live context ({} in all)",
-                new.context[position].line,
+                new.context()[position].line,
                 new_orphans.len()
             ),
         ));

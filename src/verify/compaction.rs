@@ -113,7 +113,7 @@ fn summary_in_context(new: &Transcript, summary: &str) -> Result<Written, Failed
     }
     let needle = escaped(text);
     let written = new
-        .context
+        .context()
         .iter()
         .enumerate()
         .rev()
@@ -200,13 +200,13 @@ fn summarised_gone(
     let summary_record = written.map(|(position, _)| position);
     // Where the agent's rule lists the user's messages beside its summary (Copilot), those
     // before the newest marker are its own choice.
-    let marker = new.context.iter().rposition(|r| r.compaction);
+    let marker = new.context().iter().rposition(|r| r.compaction);
     let listed = |position: usize, record: &Record| {
         format.format().lists_users_beside_summary()
             && marker.is_some_and(|m| position < m)
             && record.message().is_some_and(is_real_user_request)
     };
-    for (position, record) in new.context.iter().enumerate() {
+    for (position, record) in new.context().iter().enumerate() {
         if Some(position) == summary_record || listed(position, record) {
             continue;
         }
@@ -263,12 +263,12 @@ fn newest_message(
     written: Written,
     planned: &Planned,
 ) -> Result<(), Failed> {
-    let Some(position) = newest_request(&old.context) else {
+    let Some(position) = newest_request(old.context()) else {
         return Ok(());
     };
-    let request = &old.context[position];
+    let request = &old.context()[position];
     let text = request.message().map(text_of).unwrap_or_default();
-    let context = &new.context;
+    let context = new.context();
     let after_summary = written.map_or(0, |(position, _)| position + 1);
     let in_summary_record = |text: &str| {
         written.is_some_and(|(position, end)| paragraph_in(&context[position].raw[end..], text))

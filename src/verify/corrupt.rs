@@ -56,8 +56,8 @@ pub fn corrupt(
                 .collect()
         }
         "touch-newest" => {
-            let newest = super::checks::newest_request(&old.context)
-                .and_then(|p| longest_text(&old.context[p]));
+            let newest = super::checks::newest_request(old.context())
+                .and_then(|p| longest_text(&old.context()[p]));
             match newest {
                 Some(text) => replace_all(
                     built,
@@ -69,7 +69,7 @@ pub fn corrupt(
         }
         "touch" => {
             // Not the newest request, which `touch-newest` is for.
-            let newest = super::checks::newest_request(&old.context).map(|p| old.context[p].raw);
+            let newest = super::checks::newest_request(old.context()).map(|p| old.context()[p].raw);
             let oldest = (0..old.records.len())
                 .filter(|&i| untouched(i) && Some(old.records[i].raw) != newest)
                 .find_map(|i| Some((old.records[i].raw, longest_text(&old.records[i])?)));

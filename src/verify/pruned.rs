@@ -38,11 +38,11 @@ pub fn check_pruned(pruned: &Pruned, old: &Transcript, after: &[&[u8]]) -> Resul
 /// `newest-message`: the record of the newest request a person typed is in the live context,
 /// byte for byte (a prune never chooses a value of it).
 fn newest_message(old: &Transcript, new: &Transcript) -> Result<(), Failed> {
-    let Some(position) = newest_request(&old.context) else {
+    let Some(position) = newest_request(old.context()) else {
         return Ok(());
     };
-    let request = &old.context[position];
-    if new.context.iter().any(|r| r.raw == request.raw) {
+    let request = &old.context()[position];
+    if new.context().iter().any(|r| r.raw == request.raw) {
         return Ok(());
     }
     Err(failed(
@@ -59,7 +59,7 @@ fn newest_message(old: &Transcript, new: &Transcript) -> Result<(), Failed> {
 /// answered are still there (a result's loss would leave its call unanswered).
 fn calls_answered(old: &Transcript, new: &Transcript) -> Result<(), Failed> {
     let ids = |t: &Transcript| -> (HashSet<String>, HashSet<String>) {
-        let messages = t.context.iter().filter_map(Record::message);
+        let messages = t.context().iter().filter_map(Record::message);
         let calls = messages
             .clone()
             .flat_map(|m| m.call_ids().map(str::to_owned).collect::<Vec<_>>())

@@ -705,7 +705,7 @@ proptest! {
         let format = if anthropic { FormatId::Anthropic } else { FormatId::Openai };
         let ids = |bytes: &[u8]| -> Vec<String> {
             parse(bytes, Some(format))
-                .context
+                .context()
                 .iter()
                 .filter_map(|r| r.message())
                 .flat_map(|m| m.call_ids().chain(m.answered_ids()).map(str::to_owned).collect::<Vec<_>>())
@@ -721,7 +721,7 @@ proptest! {
 /// The newest real request of a live context, in the user's words.
 fn newest_request(transcript: &Transcript) -> Option<String> {
     transcript
-        .context
+        .context()
         .iter()
         .rev()
         .filter(|r| !r.compaction)
@@ -746,7 +746,7 @@ fn the_newest_request_survives(name: &str, transcript: &Transcript) -> usize {
     for preserve in 1..=6 {
         let mode = Mode::Tail { preserve };
         let plan = plan(
-            &transcript.context,
+            transcript.context(),
             mode,
             Tokenizer::Chars4,
             transcript.dialect(),
@@ -759,7 +759,7 @@ fn the_newest_request_survives(name: &str, transcript: &Transcript) -> usize {
         let back = Transcript::parse(name, &out, LoadOptions::default())
             .unwrap_or_else(|e| panic!("{name} --preserve {preserve}: {e:#}"));
         let texts: Vec<String> = back
-            .context
+            .context()
             .iter()
             .filter_map(|r| r.message())
             .filter(|m| !m.sidechain)
@@ -780,7 +780,7 @@ fn the_newest_request_survives(name: &str, transcript: &Transcript) -> usize {
         );
         let kimi = is_kimi(transcript);
         for position in plan.kept_after() {
-            let record = &transcript.context[position];
+            let record = &transcript.context()[position];
             if record.message().is_none_or(|m| m.sidechain) || (kimi && renewed(&record.entry)) {
                 continue;
             }

@@ -153,12 +153,12 @@ fn check_output(name: &str, input: &[u8], output: &[u8]) {
     let after = parse(name, output);
     assert_eq!(before.format, after.format, "{name}");
     assert_eq!(
-        orphans(&before.context),
-        orphans(&after.context),
+        orphans(before.context()),
+        orphans(after.context()),
         "{name}: a tool result lost its call"
     );
-    let (calls_before, results_before) = tools(&before.context);
-    let (calls_after, results_after) = tools(&after.context);
+    let (calls_before, results_before) = tools(before.context());
+    let (calls_after, results_after) = tools(after.context());
     assert_eq!(calls_before, calls_after, "{name}: the calls changed");
     let ids =
         |results: &[(String, String)]| results.iter().map(|r| r.0.clone()).collect::<Vec<_>>();
@@ -243,7 +243,7 @@ fn protected_tools_and_the_last_turns_keep_their_outputs() {
         let file = fixture(path);
         let input = std::fs::read(&file).unwrap();
         let before = parse(path, &input);
-        let (calls, results) = tools(&before.context);
+        let (calls, results) = tools(before.context());
         // Protect the most used tool, and keep the last user turn.
         let mut counts: HashMap<&str, usize> = HashMap::new();
         for (id, _) in &results {
@@ -269,10 +269,10 @@ fn protected_tools_and_the_last_turns_keep_their_outputs() {
             continue;
         }
         let after = parse(path, &output);
-        let (_, pruned) = tools(&after.context);
+        let (_, pruned) = tools(after.context());
         // Where the last user turn begins, in the live context.
         let turns: Vec<usize> = before
-            .context
+            .context()
             .iter()
             .enumerate()
             .filter(|(_, r)| {
@@ -283,7 +283,7 @@ fn protected_tools_and_the_last_turns_keep_their_outputs() {
             .collect();
         let recent = turns.last().copied().unwrap_or(0);
         let positions: HashMap<&str, usize> = before
-            .context
+            .context()
             .iter()
             .enumerate()
             .flat_map(|(i, r)| {
@@ -339,7 +339,7 @@ fn a_target_is_reached_oldest_first_and_no_further() {
         assert!(reached > floor, "{path}: --target pruned everything");
         // Oldest first: the results pruned are the oldest of those pruning everything prunes.
         let pruned_at = |bytes: &[u8]| -> Vec<usize> {
-            let (_, results) = tools(&parse(path, bytes).context);
+            let (_, results) = tools(parse(path, bytes).context());
             (0..results.len())
                 .filter(|&i| results[i].1.starts_with(PLACEHOLDER))
                 .collect()
@@ -374,20 +374,20 @@ fn thinking_goes_whole_except_the_last_turns() {
                 })
                 .collect()
         };
-        let old = thinking(&before.context);
+        let old = thinking(before.context());
         if old.len() < 2 {
             continue;
         }
         let (untouched, _) = prune(&["--keep", "0", "--min-tokens", "0"], &file);
         assert_eq!(
-            thinking(&parse(path, &untouched).context),
+            thinking(parse(path, &untouched).context()),
             old,
             "{path}: thinking without --keep-thinking"
         );
         let (output, code) = prune(&["--keep-thinking", "1", "--keep", "1000"], &file);
         assert_eq!(code, 0, "{path}");
         let after = parse(path, &output);
-        let new = thinking(&after.context);
+        let new = thinking(after.context());
         assert!(
             !new.is_empty() && new.len() < old.len(),
             "{path}: {} of {}",

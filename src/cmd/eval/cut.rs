@@ -71,7 +71,7 @@ pub fn eval_source(
             ..options
         };
         let prefix = Transcript::parse(&name, prefix_bytes, prefix_options)?;
-        if !prefix.context.iter().any(|r| r.message().is_some()) {
+        if !prefix.context().iter().any(|r| r.message().is_some()) {
             warnings.push(format!(
                 "{name}:{}: nothing before this compaction in the file (kimi-cli keeps it in \
                  the rotated context_N.jsonl); not graded",
@@ -80,7 +80,7 @@ pub fn eval_source(
             continue;
         }
         let mut pieces = Vec::new();
-        for record in &prefix.context {
+        for record in prefix.context() {
             context_pieces(record, &mut pieces);
         }
         let model = Prefix::new(&pieces);

@@ -61,7 +61,7 @@ pub fn list_epochs<'t, 'a>(
             tokens_before: context_size(backup, tokenizer),
             tokens_after: context_size(next, tokenizer),
             summary: next
-                .context
+                .context()
                 .iter()
                 .filter_map(|r| r.message())
                 .find(|m| is_compaction_summary(m))

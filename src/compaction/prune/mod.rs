@@ -85,10 +85,10 @@ pub fn plan(transcript: &Transcript, tokenizer: Tokenizer, options: &Options) ->
 
 /// The main-chain messages of the live context, with their prunable values.
 fn find<'t>(transcript: &'t Transcript, format: FormatId, tokenizer: Tokenizer) -> Vec<Found<'t>> {
-    (0..transcript.context.len())
+    (0..transcript.context().len())
         .into_par_iter()
         .filter_map(|position| {
-            let record = &transcript.context[position];
+            let record = &transcript.context()[position];
             let message = record.message().filter(|m| !m.sidechain)?;
             Some(Found {
                 position,

@@ -344,7 +344,7 @@ mod tests {
     fn check_write_back(name: &str, mode: Mode) {
         let bytes = corpus_bytes(&format!("claude-code/{name}"));
         let input = Transcript::parse(name, &bytes, LoadOptions::default()).unwrap();
-        let plan = plan(&input.context, mode, Tokenizer::Chars4, &ClaudeCode).unwrap();
+        let plan = plan(input.context(), mode, Tokenizer::Chars4, &ClaudeCode).unwrap();
         assert!(plan.noop.is_none(), "{name}: no-op plan");
         let compacted = compaction(&input, &plan, SUMMARY, Tokenizer::Chars4);
         let out = write(&input, &plan);
@@ -366,7 +366,7 @@ mod tests {
         let kept = &added[1..added.len() - 1];
         let summary = added[added.len() - 1];
         let requests = input
-            .context
+            .context()
             .iter()
             .filter_map(|r| r.message())
             .any(crate::transcript::classify::is_real_user_request);
@@ -382,7 +382,7 @@ mod tests {
         assert_eq!(output.format, Some(FormatId::ClaudeCode), "{name}");
         let logical = top_level_str(boundary, "logicalParentUuid").unwrap();
         let source = input
-            .context
+            .context()
             .iter()
             .rev()
             .find(|r| top_level_str(r.raw, "uuid").as_deref() == Some(logical.as_str()))
@@ -446,7 +446,7 @@ mod tests {
 
         // Read back, the live context is the boundary, the kept user messages, the summary and
         // the kept tail, in that order, and nothing else.
-        let context: Vec<&[u8]> = output.context.iter().map(|r| r.raw).collect();
+        let context: Vec<&[u8]> = output.context().iter().map(|r| r.raw).collect();
         let mut want: Vec<&[u8]> = added.clone();
         want.extend(
             compacted
@@ -498,7 +498,7 @@ mod tests {
 {"parentUuid":"u3","isSidechain":false,"sessionId":"s","type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"newest answer"}]},"uuid":"a3","timestamp":"t6"}"#;
         let input = Transcript::parse("t", bytes, LoadOptions::default()).unwrap();
         let texts = |t: &Transcript| -> Vec<String> {
-            t.context
+            t.context()
                 .iter()
                 .filter_map(|r| r.message())
                 .map(text_of)
@@ -509,7 +509,7 @@ mod tests {
             ["one", "two", "newest question", "newest answer"]
         );
         let plan = plan(
-            &input.context,
+            input.context(),
             Mode::Tail { preserve: 2 },
             Tokenizer::Chars4,
             &ClaudeCode,

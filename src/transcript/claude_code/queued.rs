@@ -278,18 +278,18 @@ mod corpus {
         );
         let bytes = std::fs::read(path).unwrap();
         let transcript = Transcript::parse("queued", &bytes, LoadOptions::default()).unwrap();
-        let lines: Vec<usize> = transcript.context.iter().map(|r| r.line).collect();
+        let lines: Vec<usize> = transcript.context().iter().map(|r| r.line).collect();
         let at = lines.iter().position(|&line| line == 10).unwrap();
         assert_eq!(lines[at - 1..=at + 1], [13, 10, 14], "{lines:?}");
         assert_eq!(lines.iter().filter(|&&line| line == 10).count(), 1);
-        let queued = transcript.context[at].message().unwrap();
+        let queued = transcript.context()[at].message().unwrap();
         assert_eq!(
             crate::transcript::classify::text_of(queued),
             "tests tests tests"
         );
         // The model got it in the user message of the Edit's result (line 13), which answers
         // the Edit call (line 11) of the response that thought at line 9.
-        let context = &transcript.context;
+        let context = transcript.context();
         let unit = units(transcript.dialect(), context)
             .into_iter()
             .find(|u| u.records.contains(&at))

@@ -257,7 +257,7 @@ mod tests {
     fn check_corpus(mode: Mode) -> (Vec<Value>, Vec<String>) {
         let bytes = corpus_bytes("codex/agent-sessions-small.jsonl");
         let input = Transcript::parse("codex", &bytes, LoadOptions::default()).unwrap();
-        let plan = plan(&input.context, mode, Tokenizer::Chars4, &Codex).unwrap();
+        let plan = plan(input.context(), mode, Tokenizer::Chars4, &Codex).unwrap();
         assert!(plan.noop.is_none());
         let compacted = compaction(&input, &plan, SUMMARY, Tokenizer::Chars4);
         let out = write(&input, &plan);
@@ -333,9 +333,10 @@ mod tests {
 
         // Read back, the live context is the marker, the event and the replayed tail, and
         // the model reads the summary once.
-        let context: Vec<&[u8]> = output.context.iter().map(|r| r.raw).collect();
+        let context: Vec<&[u8]> = output.context().iter().map(|r| r.raw).collect();
         assert_eq!(context, new);
-        let read_back = crate::transcript::classify::text_of(output.context[0].message().unwrap());
+        let read_back =
+            crate::transcript::classify::text_of(output.context()[0].message().unwrap());
         assert_eq!(read_back.matches(SUMMARY.trim_end()).count(), 1);
         (history, compacted.kept_user_texts)
     }
@@ -410,7 +411,7 @@ mod tests {
         let bytes = lines.join("\n") + "\n";
         let input = Transcript::parse("t", bytes.as_bytes(), LoadOptions::default()).unwrap();
         let plan = plan(
-            &input.context,
+            input.context(),
             Mode::Tail { preserve: 2 },
             Tokenizer::Chars4,
             &Codex,
@@ -454,7 +455,7 @@ mod tests {
         let input = Transcript::parse("t", bytes.as_bytes(), LoadOptions::default()).unwrap();
         assert_eq!(input.format, Some(FormatId::Codex));
         let plan = plan(
-            &input.context,
+            input.context(),
             Mode::Tail { preserve: 2 },
             Tokenizer::Chars4,
             &Codex,

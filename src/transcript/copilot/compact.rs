@@ -148,7 +148,7 @@ mod tests {
 
     fn write(input: &Transcript, preserve: i64) -> Result<Vec<u8>> {
         let plan = plan(
-            &input.context,
+            input.context(),
             Mode::Tail { preserve },
             Tokenizer::Chars4,
             &Copilot,
@@ -194,13 +194,13 @@ mod tests {
             assert_eq!(kept, original);
             // The tail opens with a user message; the context is users, summary, tail.
             assert_eq!(lines[at + 1]["type"], "user.message");
-            let marker_at = output.context.iter().position(|r| r.compaction).unwrap();
-            assert!(output.context[..marker_at]
+            let marker_at = output.context().iter().position(|r| r.compaction).unwrap();
+            assert!(output.context()[..marker_at]
                 .iter()
                 .all(|r| r.message().unwrap().role == crate::transcript::Role::User));
-            let summary = text_of(output.context[marker_at].message().unwrap());
+            let summary = text_of(output.context()[marker_at].message().unwrap());
             assert_eq!(summary.matches(SUMMARY).count(), 1);
-            assert!(output.context.len() < input.context.len());
+            assert!(output.context().len() < input.context().len());
         }
     }
 

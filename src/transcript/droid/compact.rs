@@ -114,7 +114,7 @@ mod tests {
             let input = Transcript::parse(name, &bytes, LoadOptions::default()).unwrap();
             assert_eq!(input.format, Some(FormatId::Droid));
             let plan = plan(
-                &input.context,
+                input.context(),
                 Mode::Tail { preserve: 2 },
                 Tokenizer::Chars4,
                 &Droid,
@@ -135,8 +135,8 @@ mod tests {
             // The anchor is the message just before the tail; read back, the context is the
             // summary, then the tail.
             let output = Transcript::parse("out", &out, LoadOptions::default()).unwrap();
-            assert!(output.context[0].compaction);
-            let kept: Vec<&[u8]> = output.context[1..]
+            assert!(output.context()[0].compaction);
+            let kept: Vec<&[u8]> = output.context()[1..]
                 .iter()
                 .filter(|r| r.message().is_some())
                 .map(|r| r.raw)
@@ -148,7 +148,7 @@ mod tests {
                 .filter(|raw| top_level_str(raw, "type").as_deref() == Some("message"))
                 .collect();
             assert_eq!(kept, tail, "{name}");
-            assert!(output.context.len() < input.context.len());
+            assert!(output.context().len() < input.context().len());
         }
     }
 }

@@ -232,7 +232,7 @@ pub(crate) mod testing {
         let transcript =
             crate::transcript::load::Transcript::parse("new", &bytes, options).unwrap();
         let messages: Vec<_> = transcript
-            .context
+            .context()
             .iter()
             .filter_map(|r| r.message())
             .collect();

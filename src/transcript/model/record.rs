@@ -69,6 +69,30 @@ impl<'a> Record<'a> {
             Entry::Bookkeeping(_) => None,
         }
     }
+
+    /// This record to read in one pass and let go: a copy when one of its texts is still
+    /// JSON-escaped (see [`Text`]), else itself. A text that is read decodes once and keeps
+    /// what it decoded for as long as it lives; in a copy, that goes with the copy. A pass over
+    /// every text of a session that read them in place (the extract behind caveman and bare
+    /// does) left the whole session decoded beside the file it was read from: some 95 MB
+    /// more on a 100 MiB kimi-cli context, the size of the file again (issue 33). A copy
+    /// costs a list of parts; the escaped texts are borrowed, not copied.
+    pub fn to_read_once(&self) -> Cow<'_, Record<'a>> {
+        let escaped = self.message().is_some_and(|message| {
+            message.parts.iter().any(|part| match part {
+                Part::Text(text) | Part::Thinking(text) | Part::ToolResult { text, .. } => {
+                    text.escaped_body().is_some()
+                }
+                Part::ToolCall { arguments, .. } => arguments.escaped_body().is_some(),
+                Part::Media(_) | Part::Other(_) => false,
+            })
+        });
+        if escaped {
+            Cow::Owned(self.clone())
+        } else {
+            Cow::Borrowed(self)
+        }
+    }
 }
 
 impl Record<'_> {

@@ -1,4 +1,5 @@
-//! Messages' call and answered ids, and the tool-result links the format tests check.
+//! Messages' call and answered ids, the tool-result links the format tests check, and a record
+//! read once.
 
 use std::borrow::Cow;
 
@@ -89,4 +90,34 @@ fn links_count_results_and_orphans() {
             orphans: 4
         }
     );
+}
+
+#[test]
+fn a_record_read_once_is_a_copy_only_while_a_text_of_it_is_escaped() {
+    let escaped = r#""line one\nline two""#;
+    let plain = r#""no escapes""#;
+    let message = |raw| {
+        let text = crate::transcript::scan::json_text(raw).unwrap();
+        Entry::Message(Message::new(Role::Assistant, vec![Part::Text(text)]))
+    };
+    let record = Record::new(1, b"", message(escaped));
+    let copy = record.to_read_once();
+    assert!(matches!(copy, Cow::Owned(_)));
+    let Some(Part::Text(read)) = copy.message().and_then(|m| m.parts.first()) else {
+        panic!("the copy holds the text");
+    };
+    assert_eq!(read.as_str(), "line one\nline two");
+    // What the copy decoded went with it; the record's own text is still escaped.
+    drop(copy);
+    let Some(Part::Text(own)) = record.message().and_then(|m| m.parts.first()) else {
+        panic!("the record holds the text");
+    };
+    assert!(own.escaped_body().is_some());
+    // Decoded in place (or never escaped), a record is read as it is.
+    assert_eq!(own.as_str(), "line one\nline two");
+    assert!(matches!(record.to_read_once(), Cow::Borrowed(_)));
+    let plain = Record::new(2, b"", message(plain));
+    assert!(matches!(plain.to_read_once(), Cow::Borrowed(_)));
+    let bookkeeping = Record::new(3, b"", Entry::Bookkeeping("_checkpoint".into()));
+    assert!(matches!(bookkeeping.to_read_once(), Cow::Borrowed(_)));
 }

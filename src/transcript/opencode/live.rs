@@ -119,7 +119,7 @@ mod tests {
             };
             let transcript = Transcript::parse("s", &bytes, options).unwrap();
             transcript
-                .context
+                .context()
                 .iter()
                 .map(|r| {
                     let text = text_of(r.message().unwrap());

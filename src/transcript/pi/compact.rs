@@ -224,7 +224,7 @@ mod tests {
     /// for byte, followed by one `compaction` entry that reads back as pi's; with the plan,
     /// the kept user texts and the new line.
     fn check(transcript: &Transcript, mode: Mode) -> (Plan, Vec<String>, Value, Vec<u8>) {
-        let plan = plan(&transcript.context, mode, Tokenizer::Chars4, &Pi).unwrap();
+        let plan = plan(transcript.context(), mode, Tokenizer::Chars4, &Pi).unwrap();
         assert!(plan.noop.is_none());
         let write = || {
             let mut out = Vec::new();
@@ -324,7 +324,7 @@ mod tests {
             .split(|&b| b == b'\n')
             .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
             .collect();
-        assert_eq!(lines[index], input.context[plan.tail.start].raw);
+        assert_eq!(lines[index], input.context()[plan.tail.start].raw);
     }
 
     #[test]
@@ -434,7 +434,7 @@ mod tests {
         .join("\n");
         let input = Transcript::parse("t", bytes.as_bytes(), LoadOptions::default()).unwrap();
         let plan = plan(
-            &input.context,
+            input.context(),
             Mode::Tail { preserve: 2 },
             Tokenizer::Chars4,
             &Pi,

@@ -210,7 +210,7 @@ mod tests {
             let input = Transcript::parse(name, &bytes, LoadOptions::default()).unwrap();
             assert_eq!(input.format, Some(FormatId::QwenCode));
             let first_plan = plan(
-                &input.context,
+                input.context(),
                 Mode::Tail { preserve: 2 },
                 Tokenizer::Chars4,
                 &QwenCode,
@@ -236,24 +236,24 @@ mod tests {
             assert!(first.contains(SUMMARY) && first.ends_with(RESUME_TRAILER));
             // Read back, the context is the summary, then the tail's messages as they were.
             let output = Transcript::parse("out", &out, LoadOptions::default()).unwrap();
-            assert!(output.context[0].compaction);
+            assert!(output.context()[0].compaction);
             let kept: Vec<&[u8]> = compacted
                 .tail
                 .iter()
                 .filter_map(|&i| content_of(input.records[i].raw))
                 .map(|c| c.get().as_bytes())
                 .collect();
-            let sent: Vec<&[u8]> = output.context[output.context.len() - kept.len()..]
+            let sent: Vec<&[u8]> = output.context()[output.context().len() - kept.len()..]
                 .iter()
                 .map(|r| r.raw)
                 .collect();
             assert_eq!(sent, kept, "{name}");
-            assert!(output.context.len() < input.context.len() + 2);
+            assert!(output.context().len() < input.context().len() + 2);
 
             // Compacted again, the new compression hangs under the one before (the last record
             // of a line, not an entry of its history), in the same session.
             let replan = plan(
-                &output.context,
+                output.context(),
                 Mode::Tail { preserve: 1 },
                 Tokenizer::Chars4,
                 &QwenCode,

@@ -230,7 +230,7 @@ pub fn newest_question(session: &Path) -> Option<String> {
     let name = session.display().to_string();
     let transcript = Transcript::parse(&name, &bytes, LoadOptions::default()).unwrap();
     let text = transcript
-        .context
+        .context()
         .iter()
         .rev()
         .filter(|r| !r.compaction)

@@ -97,7 +97,7 @@ fn a_message_list_checkpoint_is_read_as_its_messages() {
     )
     .unwrap();
     let texts: Vec<String> = transcript
-        .context
+        .context()
         .iter()
         .filter_map(|r| r.message())
         .map(crate::transcript::classify::text_of)
