@@ -1,6 +1,7 @@
 //! bare: four lines (`NOW:`, `NEXT:`, `TEST:`, `CI:`) within a token budget, every value cut to
-//! one common length (NOW to a little more, see `NOW_SHARE`); NEXT ends on the open todos
-//! (`todos`).
+//! one common length (NOW to a little more, see `NOW_SHARE`); NOW starts with where the work
+//! stands (`state`), NEXT ends on the open todos (`todos`); the prose they quote goes without
+//! decoration (`plain`) and without the agent's "let me" (`leads`).
 
 use serde::Serialize;
 
@@ -13,10 +14,16 @@ use super::shorten::{ask, with_outcome, Shortening};
 use super::text::one_line;
 use crate::tokens::Tokenizer;
 
+mod leads;
+mod plain;
 mod planned;
+mod state;
 mod todos;
 
+use leads::drop_leads;
+use plain::undecorated_extract;
 use planned::planned_test;
+use state::work_state;
 use todos::with_todos;
 
 /// The smallest budget `bare` always meets: the four labels with empty values take up to 13
@@ -56,6 +63,9 @@ impl Bare {
 /// plan names in what room is left (see `planned`). From [`BARE_FLOOR`] tokens up the lines always fit;
 /// below it the labels alone may not, and they print anyway.
 pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
+    let mut plain = undecorated_extract(ex);
+    drop_leads(&mut plain);
+    let ex = &plain;
     let bare = cut_to_fit(ex, budget, tokenizer);
     if bare.test != "none" {
         return bare;
@@ -100,6 +110,11 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     let now = match (fresh, ex.answered) {
         (None, false) => with_progress(now, ex),
         _ => now,
+    };
+    let now = match work_state(ex) {
+        Some(state) if now.full != "none" => prefixed(&format!("{state} | "), now),
+        Some(state) => Shortening::plain(state),
+        None => now,
     };
     let next = match (fresh, ex.next()) {
         (Some(task), _) => ask(ex.context.as_ref(), task, ""),
@@ -366,7 +381,7 @@ mod tests {
         let ex = extract(&records);
         let lines = bare(&ex, 100, Tokenizer::Chars4);
         assert_eq!(lines.now, "All unit tests pass. | make the uploader retry");
-        assert_eq!(lines.next, "Now let me run the integration tests:");
+        assert_eq!(lines.next, "Run the integration tests:");
         // Cut short, the task goes first and where it stands stays.
         let short = bare(&ex, 30, Tokenizer::Chars4);
         assert!(short.now.starts_with("All unit tests"), "{short:?}");
@@ -437,7 +452,7 @@ mod tests {
             "cargo test -p crate29 → 5pass; cargo test -p crate28 → 5pass"
         );
         assert_eq!(lines.ci, "none");
-        assert_eq!(lines.next, "Next, I will update the docs.");
+        assert_eq!(lines.next, "Update the docs.");
         let empty = bare(&Extract::default(), 100, Tokenizer::Chars4).lines();
         assert_eq!(empty, "NOW:none\nNEXT:none\nTEST:none\nCI:none\n");
     }
