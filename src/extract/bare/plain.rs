@@ -61,6 +61,7 @@ pub(super) fn undecorated_extract(ex: &Extract) -> Extract {
     plain.goal = said(&ex.goal);
     for todo in &mut plain.todos {
         todo.text = undecorated(&todo.text).into_owned();
+        todo.detail = todo.detail.as_deref().map(|d| undecorated(d).into_owned());
     }
     plain
 }
