@@ -15,12 +15,14 @@ use super::text::one_line;
 use crate::tokens::Tokenizer;
 
 mod leads;
+mod names;
 mod plain;
 mod planned;
 mod state;
 mod todos;
 
 use leads::drop_leads;
+use names::with_names;
 use plain::undecorated_extract;
 use planned::planned_test;
 use state::work_state;
@@ -273,33 +275,6 @@ fn other_check<'e>(ex: &'e Extract, reported: &str) -> Option<&'e CommandUse> {
         .max_by_key(|c| c.last)
 }
 
-/// Names of the latest edits shown after the current task.
-const NOW_NAMES: usize = 3;
-
-/// The current task and ` [names]`, the first [`NOW_NAMES`] names the latest edits wrote or
-/// replaced that the line does not show yet: the code the work is changing. A quoted message
-/// (`"failed to update"`) is no name the next turn looks up, and in a hundred tokens it
-/// takes the room of three identifiers: only single words count. When the line is
-/// cut, they stay while the task before them shortens.
-fn with_names(now: Shortening, touched: &[String]) -> Shortening {
-    let names: Vec<&str> = touched
-        .iter()
-        .map(String::as_str)
-        .filter(|n| !n.contains(char::is_whitespace))
-        .filter(|n| !now.full.contains(n))
-        .take(NOW_NAMES)
-        .collect();
-    if names.is_empty() || now.full == "none" {
-        return now;
-    }
-    // The names are kept whole longest, like the latest request after the one it leans on.
-    Shortening {
-        tail: now.tail,
-        full: format!("{} [{}]", now.full, names.join(" ")),
-        fallback: now.fallback,
-    }
-}
-
 /// The definition the latest edit sits in, when that edit is in this file.
 fn function_in<'e>(ex: &'e Extract, path: &str) -> Option<&'e str> {
     let around = ex.around.as_ref().filter(|a| a.path == path)?;
@@ -390,22 +365,6 @@ mod tests {
         only_plan[3] = assistant("Now let me run the integration tests:");
         let lines = bare(&extract(&only_plan), 100, Tokenizer::Chars4);
         assert_eq!(lines.now, "make the uploader retry");
-    }
-
-    #[test]
-    fn now_names_identifiers_not_quoted_messages() {
-        let task = Shortening::plain("add the telemetry prompt".to_owned());
-        let touched = [
-            "\"failed to update\"",
-            "promptTelemetryConsent",
-            "runEnable",
-        ]
-        .map(String::from);
-        let now = with_names(task, &touched);
-        assert_eq!(
-            now.full,
-            "add the telemetry prompt [promptTelemetryConsent runEnable]"
-        );
     }
 
     #[test]

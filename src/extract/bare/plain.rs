@@ -1,5 +1,5 @@
 //! The prose bare quotes, without what only decorates it: Markdown emphasis (`**`), code
-//! spans' backticks, heading marks (`## `) and the lead Claude Code puts before an accepted plan
+//! spans' backticks, heading marks (`## `), a leading list mark (`- `) and the lead Claude Code puts before an accepted plan
 //! ("Implement the following plan:" and its `# Plan:` title). In a hundred tokens each of these
 //! costs a token or two and says nothing the words do not; the words they wrap stay whole.
 
@@ -13,16 +13,21 @@ const PLAN_LEAD: &str = "Implement the following plan:";
 /// The title a plan document starts with, which repeats that it is a plan.
 const PLAN_TITLE: &str = "Plan:";
 
+/// The mark of a list item, which a summary's pending task keeps.
+const BULLET: &str = "- ";
+
 /// `text` without decoration (see the module doc). Spaces it leaves doubled become one.
 pub(super) fn undecorated(text: &str) -> Cow<'_, str> {
     let decorated = text.contains("**")
         || text.contains('`')
         || text.contains("# ")
-        || text.starts_with(PLAN_LEAD);
+        || text.starts_with(PLAN_LEAD)
+        || text.starts_with(BULLET);
     if !decorated {
         return Cow::Borrowed(text);
     }
     let text = text.strip_prefix(PLAN_LEAD).unwrap_or(text);
+    let text = text.strip_prefix(BULLET).unwrap_or(text);
     let headed = text.trim_start().starts_with('#');
     let text = text.replace("**", "").replace('`', "");
     let mut out = String::with_capacity(text.len());
@@ -90,6 +95,7 @@ mod tests {
             undecorated("Implement the following plan: fix the logging"),
             "fix the logging"
         );
+        assert_eq!(undecorated("- Surface the error"), "Surface the error");
         assert!(matches!(undecorated("plain words"), Cow::Borrowed(_)));
     }
 }
