@@ -4,7 +4,8 @@
 //! task after it ("update the callers", "run the linter"), which is what a continuing agent
 //! and a person checking on the work ask next. The first item comes with its detail where the
 //! list keeps one (a Claude Code task's description): the title says "update all callers", the
-//! detail which files they are in and the command that checks them.
+//! detail which files they are in and the command that checks them. A detail that starts with
+//! the title's verb says the step again in more words, and stands for it.
 
 use super::super::model::Todo;
 use super::super::shorten::Shortening;
@@ -22,6 +23,7 @@ pub(super) fn with_todos(next: Shortening, todos: &[Todo]) -> Shortening {
         .take(NEXT_TODOS)
         .enumerate()
         .map(|(n, t)| match &t.detail {
+            Some(detail) if n == 0 && restates(&t.text, detail) => detail.clone(),
             Some(detail) if n == 0 => format!("{}: {detail}", t.text),
             _ => t.text.clone(),
         })
@@ -39,6 +41,13 @@ pub(super) fn with_todos(next: Shortening, todos: &[Todo]) -> Shortening {
         };
     }
     Shortening::plain(full)
+}
+
+/// True when `detail` starts with the verb `title` starts with: it says the step again, in
+/// more words, and the title adds nothing but length.
+fn restates(title: &str, detail: &str) -> bool {
+    let first = |t: &str| t.split_whitespace().next().map(str::to_lowercase);
+    first(title).is_some() && first(title) == first(detail)
 }
 
 #[cfg(test)]
@@ -67,6 +76,11 @@ mod tests {
             "Read its signature | todo: Update all callers: in explain.go and rewind.go; \
              Run fmt, lint, and tests"
         );
+        // A detail that says the step again in more words stands for it.
+        todos[1].detail = Some("Run mise run lint && mise run test:ci".into());
+        assert!(with_todos(Shortening::plain("x".into()), &todos[1..])
+            .full
+            .ends_with("todo: Run mise run lint && mise run test:ci"));
     }
 
     #[test]
