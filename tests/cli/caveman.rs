@@ -480,6 +480,9 @@ fn a_live_context_takes_its_goal_from_the_leading_summary() {
         "{summary}"
     );
     let lines = run(&["bare", path]);
-    assert!(lines.starts_with("NOW:- Surface errors from"), "{lines}");
+    assert!(
+        lines.starts_with("NOW:complete | Surface errors from"),
+        "{lines}"
+    );
     check_summary_golden("entireio-live.bare.txt", &lines);
 }

@@ -1,6 +1,7 @@
 //! bare: four lines (`NOW:`, `NEXT:`, `TEST:`, `CI:`) within a token budget, every value cut to
-//! one common length (NOW to a little more, see `NOW_SHARE`); NEXT ends on the open todos
-//! (`todos`).
+//! one common length (NOW to a little more, see `NOW_SHARE`); NOW starts with where the work
+//! stands (`state`), NEXT ends on the open todos (`todos`); the prose they quote goes without
+//! decoration (`plain`) and without the agent's "let me" (`leads`).
 
 use serde::Serialize;
 
@@ -13,10 +14,18 @@ use super::shorten::{ask, with_outcome, Shortening};
 use super::text::one_line;
 use crate::tokens::Tokenizer;
 
+mod leads;
+mod names;
+mod plain;
 mod planned;
+mod state;
 mod todos;
 
+use leads::drop_leads;
+use names::with_names;
+use plain::undecorated_extract;
 use planned::planned_test;
+use state::work_state;
 use todos::with_todos;
 
 /// The smallest budget `bare` always meets: the four labels with empty values take up to 13
@@ -56,6 +65,9 @@ impl Bare {
 /// plan names in what room is left (see `planned`). From [`BARE_FLOOR`] tokens up the lines always fit;
 /// below it the labels alone may not, and they print anyway.
 pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
+    let mut plain = undecorated_extract(ex);
+    drop_leads(&mut plain);
+    let ex = &plain;
     let bare = cut_to_fit(ex, budget, tokenizer);
     if bare.test != "none" {
         return bare;
@@ -100,6 +112,11 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     let now = match (fresh, ex.answered) {
         (None, false) => with_progress(now, ex),
         _ => now,
+    };
+    let now = match work_state(ex) {
+        Some(state) if now.full != "none" => prefixed(&format!("{state} | "), now),
+        Some(state) => Shortening::plain(state),
+        None => now,
     };
     let next = match (fresh, ex.next()) {
         (Some(task), _) => ask(ex.context.as_ref(), task, ""),
@@ -258,33 +275,6 @@ fn other_check<'e>(ex: &'e Extract, reported: &str) -> Option<&'e CommandUse> {
         .max_by_key(|c| c.last)
 }
 
-/// Names of the latest edits shown after the current task.
-const NOW_NAMES: usize = 3;
-
-/// The current task and ` [names]`, the first [`NOW_NAMES`] names the latest edits wrote or
-/// replaced that the line does not show yet: the code the work is changing. A quoted message
-/// (`"failed to update"`) is no name the next turn looks up, and in a hundred tokens it
-/// takes the room of three identifiers: only single words count. When the line is
-/// cut, they stay while the task before them shortens.
-fn with_names(now: Shortening, touched: &[String]) -> Shortening {
-    let names: Vec<&str> = touched
-        .iter()
-        .map(String::as_str)
-        .filter(|n| !n.contains(char::is_whitespace))
-        .filter(|n| !now.full.contains(n))
-        .take(NOW_NAMES)
-        .collect();
-    if names.is_empty() || now.full == "none" {
-        return now;
-    }
-    // The names are kept whole longest, like the latest request after the one it leans on.
-    Shortening {
-        tail: now.tail,
-        full: format!("{} [{}]", now.full, names.join(" ")),
-        fallback: now.fallback,
-    }
-}
-
 /// The definition the latest edit sits in, when that edit is in this file.
 fn function_in<'e>(ex: &'e Extract, path: &str) -> Option<&'e str> {
     let around = ex.around.as_ref().filter(|a| a.path == path)?;
@@ -366,7 +356,7 @@ mod tests {
         let ex = extract(&records);
         let lines = bare(&ex, 100, Tokenizer::Chars4);
         assert_eq!(lines.now, "All unit tests pass. | make the uploader retry");
-        assert_eq!(lines.next, "Now let me run the integration tests:");
+        assert_eq!(lines.next, "Run the integration tests:");
         // Cut short, the task goes first and where it stands stays.
         let short = bare(&ex, 30, Tokenizer::Chars4);
         assert!(short.now.starts_with("All unit tests"), "{short:?}");
@@ -375,22 +365,6 @@ mod tests {
         only_plan[3] = assistant("Now let me run the integration tests:");
         let lines = bare(&extract(&only_plan), 100, Tokenizer::Chars4);
         assert_eq!(lines.now, "make the uploader retry");
-    }
-
-    #[test]
-    fn now_names_identifiers_not_quoted_messages() {
-        let task = Shortening::plain("add the telemetry prompt".to_owned());
-        let touched = [
-            "\"failed to update\"",
-            "promptTelemetryConsent",
-            "runEnable",
-        ]
-        .map(String::from);
-        let now = with_names(task, &touched);
-        assert_eq!(
-            now.full,
-            "add the telemetry prompt [promptTelemetryConsent runEnable]"
-        );
     }
 
     #[test]
@@ -437,7 +411,7 @@ mod tests {
             "cargo test -p crate29 → 5pass; cargo test -p crate28 → 5pass"
         );
         assert_eq!(lines.ci, "none");
-        assert_eq!(lines.next, "Next, I will update the docs.");
+        assert_eq!(lines.next, "Update the docs.");
         let empty = bare(&Extract::default(), 100, Tokenizer::Chars4).lines();
         assert_eq!(empty, "NOW:none\nNEXT:none\nTEST:none\nCI:none\n");
     }

@@ -2,7 +2,10 @@
 //! after the step NEXT names, when the list holds steps that line does not show. The agent's
 //! plan sentence says what it does with its next call; the open todos say what is left of the
 //! task after it ("update the callers", "run the linter"), which is what a continuing agent
-//! and a person checking on the work ask next.
+//! and a person checking on the work ask next. The first item comes with its detail where the
+//! list keeps one (a Claude Code task's description): the title says "update all callers", the
+//! detail which files they are in and the command that checks them. A detail that starts with
+//! the title's verb says the step again in more words, and stands for it.
 
 use super::super::model::Todo;
 use super::super::shorten::Shortening;
@@ -10,14 +13,20 @@ use super::super::shorten::Shortening;
 /// Open todo items NEXT shows after the next step.
 const NEXT_TODOS: usize = 2;
 
-/// `next` and ` | todo: ` with the first [`NEXT_TODOS`] open items it does not already hold.
-/// Shortening cuts the todos first: the step before them stays longest.
+/// `next` and ` | todo: ` with the first [`NEXT_TODOS`] open items it does not already hold,
+/// the first as `<title>: <detail>`. Shortening cuts the todos first: the step before them
+/// stays longest.
 pub(super) fn with_todos(next: Shortening, todos: &[Todo]) -> Shortening {
-    let open: Vec<&str> = todos
+    let open: Vec<String> = todos
         .iter()
-        .map(|t| t.text.as_str())
-        .filter(|t| !next.full.contains(t))
+        .filter(|t| !next.full.contains(t.text.as_str()))
         .take(NEXT_TODOS)
+        .enumerate()
+        .map(|(n, t)| match &t.detail {
+            Some(detail) if n == 0 && restates(&t.text, detail) => detail.clone(),
+            Some(detail) if n == 0 => format!("{}: {detail}", t.text),
+            _ => t.text.clone(),
+        })
         .collect();
     if open.is_empty() {
         return next;
@@ -34,6 +43,13 @@ pub(super) fn with_todos(next: Shortening, todos: &[Todo]) -> Shortening {
     Shortening::plain(full)
 }
 
+/// True when `detail` starts with the verb `title` starts with: it says the step again, in
+/// more words, and the title adds nothing but length.
+fn restates(title: &str, detail: &str) -> bool {
+    let first = |t: &str| t.split_whitespace().next().map(str::to_lowercase);
+    first(title).is_some() && first(title) == first(detail)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -44,6 +60,27 @@ mod tests {
             active,
             detail: None,
         }
+    }
+
+    #[test]
+    fn the_first_open_todo_brings_its_detail() {
+        let mut todos = [
+            todo("Update all callers", false),
+            todo("Run fmt, lint, and tests", false),
+        ];
+        todos[0].detail = Some("in explain.go and rewind.go".into());
+        todos[1].detail = Some("mise run lint && mise run test:ci".into());
+        let next = Shortening::plain("Read its signature".into());
+        assert_eq!(
+            with_todos(next, &todos).full,
+            "Read its signature | todo: Update all callers: in explain.go and rewind.go; \
+             Run fmt, lint, and tests"
+        );
+        // A detail that says the step again in more words stands for it.
+        todos[1].detail = Some("Run mise run lint && mise run test:ci".into());
+        assert!(with_todos(Shortening::plain("x".into()), &todos[1..])
+            .full
+            .ends_with("todo: Run mise run lint && mise run test:ci"));
     }
 
     #[test]

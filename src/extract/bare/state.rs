@@ -1,0 +1,85 @@
+//! `NOW: <state> | <task …>`: where the work stands, ahead of the task, in a few words: the
+//! work is `complete` (edited, then every check since passed, see `complete`), and what git
+//! holds of it (`committed <hash>`, and how many files changed after). A session cut there goes
+//! on to report, review, commit or push, and which of them depends on exactly this; the task's
+//! words rarely say it, and the agent's last words say it in many more.
+
+use super::super::complete::is_complete;
+use super::super::model::Extract;
+
+/// The state of the work (see the module doc), or none when nothing is known of it.
+pub(super) fn work_state(ex: &Extract) -> Option<String> {
+    let mut parts = Vec::new();
+    if is_complete(ex) {
+        parts.push("complete".to_owned());
+    }
+    if let Some(last) = ex.commits.last() {
+        parts.push(match ex.uncommitted {
+            0 => format!("all committed ({})", last.hash),
+            n => format!("committed {}, {n} uncommitted", last.hash),
+        });
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::model::{CommandUse, Commit, FileUse, RunOutcome, Said, TestCounts};
+
+    fn edited_then_tested() -> Extract {
+        Extract {
+            task: Some(Said {
+                text: "make the uploader retry".to_owned(),
+                index: 1,
+            }),
+            files: vec![FileUse {
+                path: "src/upload.rs".to_owned(),
+                edit: 1,
+                last: 4,
+                ..FileUse::default()
+            }],
+            commands: vec![CommandUse {
+                command: "cargo test".to_owned(),
+                runs: 1,
+                last: 6,
+                outcome: Some(RunOutcome {
+                    exit: Some(0),
+                    ok: Some(true),
+                    tests: Some(TestCounts {
+                        passed: 12,
+                        failed: 0,
+                    }),
+                    index: 7,
+                }),
+                test: true,
+                ..CommandUse::default()
+            }],
+            ..Extract::default()
+        }
+    }
+
+    #[test]
+    fn the_state_says_complete_and_what_git_holds() {
+        let mut ex = edited_then_tested();
+        assert_eq!(work_state(&ex).as_deref(), Some("complete"));
+        ex.commits.push(Commit {
+            hash: "81a343d".to_owned(),
+            subject: "retry uploads".to_owned(),
+            index: 9,
+        });
+        assert_eq!(
+            work_state(&ex).as_deref(),
+            Some("complete; all committed (81a343d)")
+        );
+        ex.uncommitted = 2;
+        ex.commands[0].outcome.as_mut().unwrap().ok = Some(false);
+        assert_eq!(
+            work_state(&ex).as_deref(),
+            Some("committed 81a343d, 2 uncommitted")
+        );
+        // Nothing checked, nothing committed: nothing to say.
+        ex.commits.clear();
+        assert_eq!(work_state(&ex), None);
+    }
+}
