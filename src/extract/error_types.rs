@@ -10,12 +10,32 @@
 /// The most error types shown.
 pub(super) const MOST_ERROR_TYPES: usize = 3;
 
+/// The languages' own error types, which any code raises or catches (`pytest.raises(ValueError)`,
+/// `catch (e) { if (e instanceof TypeError) … }`): they name no problem of this session's.
+const BUILT_IN: [&str; 15] = [
+    "ValueError",
+    "TypeError",
+    "KeyError",
+    "IndexError",
+    "AttributeError",
+    "RuntimeError",
+    "NameError",
+    "ImportError",
+    "AssertionError",
+    "SyntaxError",
+    "OSError",
+    "IOError",
+    "NotImplementedError",
+    "RangeError",
+    "ReferenceError",
+];
+
 /// Suffixes of an error type's name.
 const SUFFIXES: [&str; 3] = ["Error", "Exception", "Failure"];
 
 /// The names of `names` (most used first) that read as error types, in that order, at most
 /// [`MOST_ERROR_TYPES`]: one word in PascalCase with a part before its suffix
-/// (`ParseError`, not `Error`, `errors.New` or `handle_error`).
+/// (`ParseError`, not `Error`, `errors.New` or `handle_error`), not one of the languages' own.
 pub(super) fn error_types(names: &[String]) -> Vec<&str> {
     names
         .iter()
@@ -32,6 +52,7 @@ fn is_error_type(name: &str) -> bool {
         .strip_prefix("New")
         .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()));
     !constructor
+        && !BUILT_IN.contains(&name)
         && name.starts_with(|c: char| c.is_ascii_uppercase())
         && name.chars().all(|c| c.is_ascii_alphanumeric())
         && SUFFIXES.iter().any(|suffix| {
@@ -58,6 +79,7 @@ mod tests {
             "NewSilentError",
             "ParseFailure",
             "TimeoutError",
+            "ValueError",
         ]
         .map(String::from)
         .to_vec();
