@@ -40,6 +40,8 @@
 //! - `branch`: the git branch the session works on;
 //! - `commits`: the commits the session made, from what `git commit` printed;
 //! - `outcome`: exit statuses and error lines in tool results;
+//! - `error_types`: the error types among the frequent names, shown under errors;
+//! - `figures`: the numbers with units the agent's last words state, kept past their cut;
 //! - `failures`: a failed run's findings, and the later runs that fix an error;
 //! - `plan_file`: Claude Code's plan file, named from the session's slug;
 //! - `verification`: the commands a plan's verification section says to run;
@@ -75,7 +77,9 @@ mod code_mode;
 mod commits;
 mod complete;
 mod decisions;
+mod error_types;
 mod failures;
+mod figures;
 mod file_names;
 mod file_uses;
 mod gates;

@@ -7,6 +7,7 @@ use crate::extract::ask::compress;
 use crate::extract::chore::goal_after_chore;
 use crate::extract::closing::closing_words;
 use crate::extract::decisions::{is_decision_turn, is_rule, DECISION_CHARS};
+use crate::extract::figures::stated_figures;
 use crate::extract::limits::{ASK_CHARS, GOAL_CHARS, GOAL_SHOWN, SAID_CHARS};
 use crate::extract::model::*;
 use crate::extract::next::is_fresh;
@@ -109,6 +110,7 @@ impl Builder {
                 text: one_line(&text, SAID_CHARS),
                 index,
             });
+            self.ex.doing_figures = stated_figures(&text);
             self.ex.closing = Some(Said {
                 text: closing_words(&text, SAID_CHARS),
                 index,

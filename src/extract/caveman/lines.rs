@@ -5,6 +5,8 @@ use super::decisions::decision_lines;
 use super::line::*;
 use super::render::{plural, NAMES_PER_LINE};
 use crate::extract::complete::{is_complete, COMPLETE};
+use crate::extract::error_types::error_types;
+use crate::extract::figures::with_figures;
 use crate::extract::file_names::short_names;
 use crate::extract::file_uses::by_use;
 use crate::extract::model::{Around, Extract, Said};
@@ -78,8 +80,10 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         lines.push(Line::new(Section::Now, text, Some(20), 2));
     }
     if let Some(doing) = &ex.doing {
+        // The figures the agent stated past the cut stay beside it (see `figures`).
         let text = format!("said: {}", cut(&doing.text, SAID_SHOWN));
-        lines.push(Line::plain(Section::Now, text, Some(10), 6));
+        let text = with_figures(text, &ex.doing_figures);
+        lines.push(Line::new(Section::Now, text, Some(10), 6));
     }
     if is_complete(ex) {
         lines.push(Line::plain(Section::Now, COMPLETE.to_owned(), None, 7));
@@ -136,6 +140,18 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         }
         let priority = [4, 35, 45].get(n).copied().unwrap_or(60);
         lines.push(Line::plain(Section::Errors, text, None, priority));
+    }
+    // The error types the session is about, where no command printed them (see
+    // `error_types`); they leave the names below.
+    let types = error_types(&ex.names);
+    if !types.is_empty() {
+        let text = format!("- types: {}", types.join(" "));
+        lines.push(Line::plain(
+            Section::Errors,
+            text,
+            None,
+            ERROR_TYPES_PRIORITY,
+        ));
     }
     // The files, by name only and a few to a line (see `file_names`), under what was done to
     // them (see `file_uses`): no directories and no use counts, which took a dozen tokens a
@@ -283,7 +299,7 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     let frequent: Vec<&String> = ex
         .names
         .iter()
-        .filter(|n| !ex.touched.contains(n) && !shown_around(n))
+        .filter(|n| !ex.touched.contains(n) && !shown_around(n) && !types.contains(&n.as_str()))
         .collect();
     for (n, group) in frequent.chunks(NAMES_PER_LINE).take(CANDIDATES).enumerate() {
         let group: Vec<&str> = group.iter().map(|s| s.as_str()).collect();
