@@ -1,30 +1,25 @@
 //! The files of a caveman summary, each by a short tail of its path. A file line with its
 //! whole directory and its use counts costs a dozen tokens; the next reader needs to know that
 //! the file mattered and to find it. So each file prints as the shortest tail of its path that
-//! no other file of the session shares (`committed.go`), except that:
-//! - a name the session shows under more than one directory (see `namesakes`) keeps its parent
-//!   directory (`session/state.go`): a bare `state.go` points at no file in particular, and a
-//!   resuming agent would open the wrong one;
-//! - a name without an extension keeps three components (`mise-tasks/dev/publish`,
-//!   `.git/hooks/pre-push`): `publish` or `dev/publish` reads as a word, not a file.
+//! no other file of the session shares (`committed.go`, or `cli/setup.go` when another
+//! `setup.go` is listed), except a name without an extension, which keeps three components
+//! (`mise-tasks/dev/publish`, `.git/hooks/pre-push`): `publish` or `dev/publish` reads as a
+//! word, not a file, to the next agent as to a person.
 
-use std::collections::BTreeSet;
+/// Components a name without an extension keeps: two read as a word pair (`dev/publish`),
+/// three as a path.
+const NAMED_WITHOUT_EXTENSION: usize = 3;
 
 /// Each of `paths` (the files to print, in order) as its shortest tail of whole components that
-/// none of `all` (every file of the session) ends in except itself; two components at least
-/// for a name in `namesakes`, three for a name without an extension.
-pub(super) fn short_names(
-    paths: &[&str],
-    all: &[&str],
-    namesakes: &BTreeSet<String>,
-) -> Vec<String> {
+/// none of `all` (every file of the session) ends in except itself; three components at least
+/// for a name without an extension.
+pub(super) fn short_names(paths: &[&str], all: &[&str]) -> Vec<String> {
     paths
         .iter()
         .map(|path| {
             let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
             let shortest = match parts.last() {
                 Some(name) if !has_extension(name) => NAMED_WITHOUT_EXTENSION.min(parts.len()),
-                Some(name) if namesakes.contains(*name) => 2,
                 _ => 1,
             };
             for take in shortest..parts.len() {
@@ -41,10 +36,6 @@ pub(super) fn short_names(
         })
         .collect()
 }
-
-/// Components a name without an extension keeps: two read as a word pair (`dev/publish`),
-/// three as a path (`mise-tasks/dev/publish`, `.git/hooks/pre-push`).
-const NAMED_WITHOUT_EXTENSION: usize = 3;
 
 /// True when a file name carries an extension (`state.go`, `.env.local`); a dotfile's leading
 /// dot is none (`.gitignore`).
@@ -72,25 +63,10 @@ mod tests {
             "internal/setup.go",
             "docs/asetup.go",
         ];
-        let none = BTreeSet::new();
-        let shown = short_names(&all[..3], &all, &none);
+        let shown = short_names(&all[..3], &all);
         assert_eq!(shown, ["cli/setup.go", "committed.go", "internal/setup.go"]);
         // A file alone keeps its name; a path with nothing shorter stays whole.
-        assert_eq!(short_names(&["a.go"], &["a.go", "b/a.go"], &none), ["a.go"]);
-    }
-
-    #[test]
-    fn a_name_the_session_shows_in_two_directories_keeps_its_parent() {
-        let all = [
-            "cmd/cli/session/state.go",
-            "cmd/cli/strategy/committed.go",
-            "go.mod",
-        ];
-        let namesakes = BTreeSet::from(["state.go".to_owned(), "go.mod".to_owned()]);
-        assert_eq!(
-            short_names(&all, &all, &namesakes),
-            ["session/state.go", "committed.go", "go.mod"]
-        );
+        assert_eq!(short_names(&["a.go"], &["a.go", "b/a.go"]), ["a.go"]);
     }
 
     #[test]
@@ -100,14 +76,16 @@ mod tests {
             "/repo/.git/hooks/pre-push",
             "Makefile",
             "a/.env",
+            "src/.env.local",
         ];
         assert_eq!(
-            short_names(&all, &all, &BTreeSet::new()),
+            short_names(&all, &all),
             [
                 "mise-tasks/dev/publish",
                 ".git/hooks/pre-push",
                 "Makefile",
-                "a/.env"
+                "a/.env",
+                ".env.local"
             ]
         );
     }

@@ -57,9 +57,7 @@
 //! - `limits`: how many characters of each kind of text an extract keeps;
 //! - `repeats`: one request shown once, when the goal and the current ask are the same text;
 //! - `shorten`: texts that shorten with a protected tail, shared by both renderers;
-//! - `file_names`: caveman's files, each by the shortest tail of its path that names it
-//!   (with its parent directory when the name is not one of a kind);
-//! - `namesakes`: the file names the session shows under more than one directory;
+//! - `file_names`: caveman's files, each by the shortest tail of its path that names it;
 //! - `file_uses`: those files grouped by what was done to them (edited, read, deleted);
 //! - `caveman` and `bare`: the two renderings.
 
@@ -86,7 +84,6 @@ mod js;
 mod limits;
 mod model;
 mod names;
-mod namesakes;
 mod next;
 mod outcome;
 mod pasted;
@@ -126,7 +123,6 @@ use crate::transcript::{Entry, Record};
 use builder::Builder;
 use code_mode::has_item_events;
 use names::NAMES;
-use namesakes::namesakes;
 use paths::find_root;
 
 /// Extracts the entities of a transcript (its records in order).
@@ -144,7 +140,6 @@ pub fn extract(records: &[Record]) -> Extract {
     }
     let mut extract = builder.finish(records);
     extract.names = frequent_names(records, NAMES);
-    extract.namesakes = namesakes(records);
     extract.branch = branch::branch(records);
     extract
 }

@@ -1,8 +1,6 @@
 //! What an [`Extract`] holds, and the questions the renderers ask of it: the current task, the
 //! next action, the test command and the CI check to report.
 
-use std::collections::BTreeSet;
-
 use serde::Serialize;
 
 use super::stopped::is_stopped;
@@ -278,10 +276,6 @@ pub struct Extract {
     pub last_call: Option<Said>,
     /// Files, written ones first, then by most recent use.
     pub files: Vec<FileUse>,
-    /// File names the session shows under more than one directory (see `namesakes`): a file
-    /// of that name is written with its parent directory.
-    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
-    pub namesakes: BTreeSet<String>,
     /// The plan file the work follows, when the session accepted or wrote a plan (Claude
     /// Code's `~/.claude/plans/<slug>.md`).
     pub plan_file: Option<String>,

@@ -146,7 +146,7 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     let mut file_lines: Vec<String> = Vec::new();
     for (kind, at) in by_use(listed) {
         let paths: Vec<&str> = at.iter().map(|&i| all[i]).collect();
-        for group in short_names(&paths, &all, &ex.namesakes).chunks(NAMES_PER_LINE) {
+        for group in short_names(&paths, &all).chunks(NAMES_PER_LINE) {
             file_lines.push(format!("- {} {}", kind.label(), group.join(" ")));
         }
     }
