@@ -59,7 +59,7 @@
 //! - `limits`: how many characters of each kind of text an extract keeps;
 //! - `repeats`: one request shown once, when the goal and the current ask are the same text;
 //! - `shorten`: texts that shorten with a protected tail, shared by both renderers;
-//! - `file_names`: the files past the top few, each by the shortest tail of its path;
+//! - `file_names`: caveman's files, each by the shortest tail of its path that names it;
 //! - `file_uses`: those files grouped by what was done to them (edited, read, deleted);
 //! - `caveman` and `bare`: the two renderings.
 

@@ -102,8 +102,10 @@ pub(super) fn strip_cd(command: &str, root: Option<&str>) -> String {
 }
 
 /// The path a shell word names, without a `:line` or pytest `::test` suffix, when it is one.
+/// A file at a revision (`git show HEAD:src/a.rs`, `e72157d:src/a.rs`) is the file.
 pub(super) fn clean_path(word: &str) -> Option<String> {
     let word = word.split("::").next().unwrap_or(word);
+    let word = without_revision(word);
     let word = match word.find(':') {
         Some(at)
             if word[at + 1..]
@@ -116,6 +118,24 @@ pub(super) fn clean_path(word: &str) -> Option<String> {
     };
     (is_pathlike(word) && !word.starts_with("/dev/") && !word.starts_with("/proc/"))
         .then(|| word.to_owned())
+}
+
+/// `path` of a git `<revision>:<path>` word whose revision is `HEAD` (with `~n` or `^`) or a
+/// hash of seven hex digits or more; any other word as it is.
+fn without_revision(word: &str) -> &str {
+    let Some((revision, path)) = word.split_once(':') else {
+        return word;
+    };
+    let head = revision.strip_prefix("HEAD").is_some_and(|rest| {
+        rest.chars()
+            .all(|c| c.is_ascii_digit() || c == '~' || c == '^')
+    });
+    let hash = revision.len() >= 7 && revision.chars().all(|c| c.is_ascii_hexdigit());
+    if (head || hash) && !path.is_empty() {
+        path
+    } else {
+        word
+    }
 }
 
 /// True for a file the agent's harness writes, not the project: the output file of a Claude
@@ -204,6 +224,22 @@ pub fn is_pathlike(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_at_a_revision_is_the_file() {
+        for word in [
+            "HEAD:src/a.rs",
+            "HEAD~2:src/a.rs",
+            "e72157d:src/a.rs",
+            "src/a.rs:12",
+        ] {
+            assert_eq!(clean_path(word).as_deref(), Some("src/a.rs"), "{word}");
+        }
+        // A drive, a host or a branch before the colon is no revision.
+        assert_eq!(without_revision("main:src/a.rs"), "main:src/a.rs");
+        assert_eq!(without_revision("abc:src/a.rs"), "abc:src/a.rs");
+        assert_eq!(without_revision("HEAD:"), "HEAD:");
+    }
 
     #[test]
     fn a_background_task_output_file_is_the_harness_s_not_the_project_s() {
