@@ -4,10 +4,12 @@
 //!
 //! A site's text (a whole tool output, a call's arguments) is read once, when the site is
 //! found, into a [`Spot`]: what measuring needs of it (its units, the placeholder's
-//! [`Outline`]). Holding every text of the session until every site is found (the tool of a
-//! result is named through its call, found elsewhere) would hold a copy of most of the
-//! session (111 MB of the 380 MB heap peak of `compact --budget 20000` on a 100 MiB
-//! OpenAI-chat list, heaptrack).
+//! [`Outline`]). Holding every text of the session until every site is found would hold a copy
+//! of most of the session (111 MB of the 380 MB heap peak of `compact --budget 20000` on a
+//! 100 MiB OpenAI-chat list, heaptrack). A spot is measured as soon as it is found (the tools'
+//! names are gathered first, see [`super::plan`]), so only the site and its [`Sized`] outlive
+//! the record's turn: every spot of the session held until every one was found took 25 MB more
+//! of that command's peak resident memory.
 
 use anyhow::{Context as _, Result};
 
@@ -23,7 +25,7 @@ use crate::transcript::{FormatId, Record};
 /// must never be long enough to be replaced again).
 pub const MIN_ARGUMENT_CHARS: usize = 400;
 
-/// A live record's message and its prunable values.
+/// A live record's message and its prunable values, measured.
 pub struct Found<'t> {
     /// Its position in the live context.
     pub position: usize,
@@ -33,8 +35,9 @@ pub struct Found<'t> {
     pub record: &'t Record<'t>,
     /// Its message's estimator units.
     pub units: u64,
-    /// Its prunable values.
-    pub spots: Vec<Spot>,
+    /// Its prunable values (their `text` taken out), each with its measure (`None` for
+    /// arguments with nothing long enough to prune).
+    pub values: Vec<(Site, Option<Sized>)>,
 }
 
 /// A prunable value, found, with what measuring it needs of its text (the text itself is
@@ -81,15 +84,17 @@ pub struct Sized {
     pub shrinks: bool,
 }
 
-/// Measures one value; `None` for arguments with nothing long enough to prune.
+/// Measures one value of `record` (whose message has `units`); `None` for arguments with
+/// nothing long enough to prune.
 pub fn size(
     format: FormatId,
-    found: &Found,
+    record: &Record,
+    units: u64,
     spot: &Spot,
     tokenizer: Tokenizer,
     argument_chars: usize,
 ) -> Result<Option<Sized>> {
-    let raw = found.record.raw;
+    let raw = record.raw;
     let site = &spot.site;
     let tokens = tokenizer.tokens(spot.units);
     let (json, pruned) = match site.kind {
@@ -122,14 +127,7 @@ pub fn size(
     let saved_units = if pruned {
         0
     } else {
-        saved_units(
-            format,
-            found.record,
-            spot,
-            json.as_deref(),
-            tokenizer,
-            found.units,
-        )?
+        saved_units(format, record, spot, json.as_deref(), tokenizer, units)?
     };
     let shrinks = match (&json, site.shape) {
         (Some(json), _) => value_at(raw, &site.path).is_some_and(|span| json.len() < span.len()),

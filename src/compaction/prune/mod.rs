@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use anyhow::{Context as _, Result};
 use rayon::prelude::*;
 
-use self::measure::{size, Found, Sized, Spot, MIN_ARGUMENT_CHARS};
+use self::measure::{size, Found, Spot, MIN_ARGUMENT_CHARS};
 use super::context::live_context;
 use crate::prune::{choose, Candidate, Choice, Context, Options, Target};
 use crate::tokens::Tokenizer;
@@ -21,7 +21,7 @@ use crate::transcript::load::Transcript;
 use crate::transcript::prune::rewrite::{self, Edit, Pruned};
 use crate::transcript::prune::{sites, Kind, Site};
 use crate::transcript::write::Sink;
-use crate::transcript::FormatId;
+use crate::transcript::{FormatId, Record};
 
 /// A measured value: where it is, and what replacing it writes.
 pub struct Measured {
@@ -45,27 +45,19 @@ pub struct PrunePlan {
     pub choice: Choice,
 }
 
-/// Finds, measures and chooses what to prune of `transcript` by `options`. Finding and
-/// measuring are independent per record and run on all cores; numbering the tool uses and
-/// thinking turns runs in context order.
+/// Finds, measures and chooses what to prune of `transcript` by `options`. Naming the calls'
+/// tools, then finding and measuring, are independent per record and run on all cores;
+/// numbering the tool uses and thinking turns runs in context order.
 pub fn plan(transcript: &Transcript, tokenizer: Tokenizer, options: &Options) -> Result<PrunePlan> {
     let format = transcript
         .format
         .context("an empty transcript has nothing to prune")?;
     let argument_chars =
         MIN_ARGUMENT_CHARS.max(usize::try_from(options.min_tokens * 4).unwrap_or(usize::MAX));
-    let mut found = find(transcript, format, tokenizer);
-    name_results(&mut found);
-    let sized: Vec<Vec<Option<Sized>>> = found
-        .par_iter()
-        .map(|f| {
-            f.spots
-                .iter()
-                .map(|spot| size(format, f, spot, tokenizer, argument_chars))
-                .collect::<Result<Vec<_>>>()
-        })
-        .collect::<Result<_>>()?;
-    let numbered = number(found, sized);
+    let names = call_names(transcript, format);
+    let found = find(transcript, format, tokenizer, &names, argument_chars)?;
+    drop(names);
+    let numbered = number(found);
     let view = live_context(transcript, tokenizer);
     let context = Context {
         tokenizer,
@@ -83,48 +75,76 @@ pub fn plan(transcript: &Transcript, tokenizer: Tokenizer, options: &Options) ->
     })
 }
 
-/// The main-chain messages of the live context, with their prunable values.
-fn find<'t>(transcript: &'t Transcript, format: FormatId, tokenizer: Tokenizer) -> Vec<Found<'t>> {
+/// The record at `position` of the live context, when it is a main-chain message (what prune
+/// reads).
+fn main_chain<'t>(transcript: &'t Transcript, position: usize) -> Option<&'t Record<'t>> {
+    let record = &transcript.context()[position];
+    record.message().filter(|m| !m.sidechain)?;
+    Some(record)
+}
+
+/// The tool of each call of the main-chain messages, by call id (the first call of an id
+/// names it), to name the results whose line does not. Gathered before anything is measured,
+/// from the calls' sites alone, so that each record can be measured as it is found (see
+/// [`measure`]'s module docs).
+fn call_names(transcript: &Transcript, format: FormatId) -> HashMap<String, String> {
+    let calls: Vec<Vec<(String, String)>> = (0..transcript.context().len())
+        .into_par_iter()
+        .filter_map(|position| {
+            let record = main_chain(transcript, position)?;
+            let calls: Vec<(String, String)> = sites(format.format(), record.raw)
+                .into_iter()
+                .filter(|site| site.kind == Kind::Arguments)
+                .filter_map(|site| Some((site.call_id?, site.tool?)))
+                .collect();
+            (!calls.is_empty()).then_some(calls)
+        })
+        .collect();
+    let mut names = HashMap::new();
+    for (id, tool) in calls.into_iter().flatten() {
+        names.entry(id).or_insert(tool);
+    }
+    names
+}
+
+/// The main-chain messages of the live context, with their prunable values measured (a
+/// result's tool named by `names` where its line does not name it).
+fn find<'t>(
+    transcript: &'t Transcript,
+    format: FormatId,
+    tokenizer: Tokenizer,
+    names: &HashMap<String, String>,
+    argument_chars: usize,
+) -> Result<Vec<Found<'t>>> {
     (0..transcript.context().len())
         .into_par_iter()
         .filter_map(|position| {
-            let record = &transcript.context()[position];
-            let message = record.message().filter(|m| !m.sidechain)?;
-            Some(Found {
+            let record = main_chain(transcript, position)?;
+            let message = record.message()?;
+            let units = tokenizer.message_units(message);
+            let sites = sites(format.format(), record.raw);
+            // Sized exactly, as a collect through `Result` would not: most messages hold one
+            // value, and room for four in each of them took 23 MB more at compact's peak.
+            let mut values = Vec::with_capacity(sites.len());
+            for mut site in sites {
+                if site.kind == Kind::Result && site.tool.is_none() {
+                    site.tool = site.call_id.as_ref().and_then(|id| names.get(id)).cloned();
+                }
+                let spot = Spot::new(site, tokenizer);
+                match size(format, record, units, &spot, tokenizer, argument_chars) {
+                    Ok(sized) => values.push((spot.site, sized)),
+                    Err(error) => return Some(Err(error)),
+                }
+            }
+            Some(Ok(Found {
                 position,
                 index: transcript.record_index(position),
                 record,
-                units: tokenizer.message_units(message),
-                spots: sites(format.format(), record.raw)
-                    .into_iter()
-                    .map(|site| Spot::new(site, tokenizer))
-                    .collect(),
-            })
+                units,
+                values,
+            }))
         })
         .collect()
-}
-
-/// Names the tool of each result through its call, where the result line does not.
-fn name_results(found: &mut [Found]) {
-    let mut call_names: HashMap<String, String> = HashMap::new();
-    for site in found.iter().flat_map(|f| &f.spots).map(|spot| &spot.site) {
-        if let (Kind::Arguments, Some(id), Some(tool)) = (&site.kind, &site.call_id, &site.tool) {
-            call_names.entry(id.clone()).or_insert_with(|| tool.clone());
-        }
-    }
-    for site in found
-        .iter_mut()
-        .flat_map(|f| &mut f.spots)
-        .map(|spot| &mut spot.site)
-    {
-        if site.kind == Kind::Result && site.tool.is_none() {
-            site.tool = site
-                .call_id
-                .as_ref()
-                .and_then(|id| call_names.get(id))
-                .cloned();
-        }
-    }
 }
 
 /// The values measured, numbered into units, and what the choice needs of the context.
@@ -137,10 +157,18 @@ struct Numbered {
 
 /// Numbers every value's unit in context order (a tool use for results and arguments, a
 /// thinking turn for thinking) and makes the candidates of those that can be pruned.
-fn number(found: Vec<Found>, sized: Vec<Vec<Option<Sized>>>) -> Numbered {
+fn number(found: Vec<Found>) -> Numbered {
+    // Sized exactly: grown by doubling, the two lists (a few hundred thousand values in a
+    // 100 MiB session) held up to twice their size at compact's peak, and left the buffers
+    // they outgrew to the allocator.
+    let count = found
+        .iter()
+        .flat_map(|f| &f.values)
+        .filter(|(_, sized)| sized.is_some())
+        .count();
     let mut numbered = Numbered {
-        measured: Vec::new(),
-        candidates: Vec::new(),
+        measured: Vec::with_capacity(count),
+        candidates: Vec::with_capacity(count),
         context_units: 0,
         turns: Vec::new(),
     };
@@ -148,13 +176,12 @@ fn number(found: Vec<Found>, sized: Vec<Vec<Option<Sized>>>) -> Numbered {
     let mut thinking_units: HashMap<u64, usize> = HashMap::new();
     // Results without a call id are each a tool use of their own.
     let mut anonymous = 0usize;
-    for (f, sized) in found.into_iter().zip(sized) {
+    for f in found {
         numbered.context_units += f.units;
         if f.record.message().is_some_and(is_real_user_request) {
             numbered.turns.push(f.position);
         }
-        for (spot, sized) in f.spots.into_iter().zip(sized) {
-            let site = spot.site;
+        for (site, sized) in f.values {
             let target = match site.kind {
                 Kind::Result => Target::Result,
                 Kind::Arguments => Target::Arguments,
