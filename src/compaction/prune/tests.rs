@@ -78,3 +78,17 @@ fn results_are_measured_and_named_as_from_their_text() {
         "the reasoning is found too"
     );
 }
+
+#[test]
+fn a_call_id_is_named_by_its_first_call() {
+    // The same id twice (an agent may reuse one): the first call in context order names it.
+    let list = LIST.replace(r#""id":"c2""#, r#""id":"c1""#);
+    let transcript = Transcript::parse("t", list.as_bytes(), LoadOptions::default()).unwrap();
+    let names = call_names(&transcript, FormatId::Openai);
+    assert_eq!(names.len(), 1);
+    assert_eq!(names["c1"], "Shell");
+    let transcript = Transcript::parse("t", LIST.as_bytes(), LoadOptions::default()).unwrap();
+    let names = call_names(&transcript, FormatId::Openai);
+    assert_eq!(names.len(), 2);
+    assert_eq!((&names["c1"][..], &names["c2"][..]), ("Shell", "ReadFile"));
+}
