@@ -21,7 +21,7 @@ pub(super) fn backup_name(db: &Path, id: &str) -> PathBuf {
 }
 
 /// Puts session `id`'s messages and parts back as the newest backup of it holds them, in one
-/// transaction, under the refusals of [`write`]; the backup is then renamed `….undone`.
+/// transaction, under the refusals of [`write()`](fn@super::write); the backup is then renamed `….undone`.
 pub(in crate::transcript::opencode) fn undo(db: &Path, id: &str) -> Result<String> {
     let name = format!("{}#{id}", db.display());
     if let Some(holder) = holder(db) {
@@ -59,7 +59,7 @@ pub(in crate::transcript::opencode) fn undo(db: &Path, id: &str) -> Result<Strin
     Ok(format!("{name}: restored from {}", backup.display()))
 }
 
-/// The newest backup [`write`] left of session `id` beside the database.
+/// The newest backup [`write()`](fn@super::write) left of session `id` beside the database.
 fn newest_backup(db: &Path, id: &str) -> Result<Option<PathBuf>> {
     let folder = match db.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,

@@ -68,7 +68,7 @@ pub(in crate::transcript::opencode) fn write(
 }
 
 /// Creates session `id` from `lines` (a handoff's, see [`super::super::handoff`]), under the
-/// refusals of [`write`]: a `session` row in the project of folders outside git (`global`,
+/// refusals of [`write()`]: a `session` row in the project of folders outside git (`global`,
 /// whose `worktree` is `/`), its directory the working directory the lines record, its title
 /// the first request's first line; each message given the `model` (user) or `modelID` and
 /// `providerID` (assistant) of the newest user message opencode wrote in the database.
