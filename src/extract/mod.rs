@@ -5,8 +5,8 @@
 //! it found), the current task and state (what the agent was doing, sub-agents in flight and
 //! what they reported), its own next step; then the files and shell commands it touched with
 //! their outcomes, the errors it met, the code names it was changing, the code around its latest
-//! edit and the CI checks it looked at; and the two renderings built from them, [`caveman`]
-//! (Markdown within a token budget) and [`bare`] (four lines).
+//! edit and the CI checks it looked at; and the two renderings built from them, [`caveman`](fn@caveman)
+//! (Markdown within a token budget) and [`bare`](fn@bare) (four lines).
 //!
 //! [`extract`] makes one pass over the records, after a scan for the working directory that
 //! stops at the first record naming one (paths and commands are written relative to it, so it

@@ -62,7 +62,7 @@ pub(super) fn is_inspection(command: &str) -> bool {
 }
 
 /// Files a shell command names, with what it does to them. A word is a path when its last
-/// component has a file extension or is a well-known file name (see [`is_pathlike`]); the
+/// component has a file extension or is a well-known file name (see [`is_pathlike`](crate::extract::paths::is_pathlike)); the
 /// verb decides the operation (`rm` deletes, `touch` / `>` / `tee` create, `sed -i` edits,
 /// `cp` / `mv` create their target, anything else reads).
 pub(super) fn shell_paths(command: &str) -> Vec<(String, Op)> {

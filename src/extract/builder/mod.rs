@@ -81,7 +81,7 @@ pub(super) struct Builder {
     substantive: Option<(usize, String)>,
     context: Option<(usize, String)>,
     last_text: Option<usize>,
-    /// The code names of the latest edits, oldest first, at most [`EDITS_TOUCHED`] of them.
+    /// The code names of the latest edits, oldest first, at most [`EDITS_TOUCHED`](crate::extract::names::EDITS_TOUCHED) of them.
     edits: Vec<Vec<String>>,
     /// The latest edit, and every read's file and result record, for the code around it.
     site: Option<EditSite>,

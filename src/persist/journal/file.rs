@@ -1,6 +1,6 @@
 //! The journal file itself: its name beside the session, its lines (a pending append or a done
 //! entry), reading it, and writing it anew. What the lines mean and when they are written is
-//! [`super`]'s; a killed run's pending line is repaired by [`super::repair`].
+//! [`super`]'s; a killed run's pending line is repaired by [`super::repair`](fn@super::repair::repair).
 
 use std::fs::{self, OpenOptions};
 use std::io::Read;

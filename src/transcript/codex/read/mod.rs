@@ -7,7 +7,7 @@
 //!   `reasoning` (thinking), `function_call` / `custom_tool_call` / `local_shell_call` (tool
 //!   calls), `function_call_output` / `custom_tool_call_output` (tool results). A call's id is
 //!   its `call_id` (a `local_shell_call` without one falls back to its `id`, as Codex does); an
-//!   output's `call_id` names the call it answers and goes on its [`Part::ToolResult`], not on
+//!   output's `call_id` names the call it answers and goes on its [`Part::ToolResult`](crate::transcript::model::Part::ToolResult), not on
 //!   the message.
 //! - Hosted tools are messages too, because their items are replayed to the model and fill its
 //!   context: `web_search_call` and `tool_search_call` are assistant tool calls (named
@@ -36,7 +36,7 @@
 //! `response_item` payload.
 //!
 //! Speed: a line is walked with [`crate::transcript::scan`] (`walk`), which passes over
-//! skipped payloads and blobs from delimiter to delimiter and keeps message texts escaped ([`Text`]); serde reads it
+//! skipped payloads and blobs from delimiter to delimiter and keeps message texts escaped ([`Text`](crate::transcript::text::Text)); serde reads it
 //! when the walk gives up. Both read the envelope the same way: once `type` has been seen,
 //! `payload` is read straight into the struct for that type, so a line is read once. Only when
 //! `payload` comes before `type` is it kept (raw, or as where it starts) and read afterwards.

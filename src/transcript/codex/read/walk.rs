@@ -5,7 +5,7 @@
 //! `turn_context` and `world_state` payloads, encrypted reasoning, generated images, tool
 //! lists. serde_json passes over a skipped string byte by byte, looking for its end; the walk
 //! passes over it, and over a skipped object, from one delimiter to the next on the line's
-//! bitmap, and keeps message texts escaped ([`super::Text`]) so that counting them decodes
+//! bitmap, and keeps message texts escaped ([`Text`](crate::transcript::text::Text)) so that counting them decodes
 //! nothing. The line is scanned once: a payload that comes before `type`, or a bare legacy item
 //! that is its own line, is walked again with the same scanner.
 //!
@@ -24,7 +24,7 @@ use crate::transcript::blocks::StrOrSeq;
 use crate::transcript::scan::{Scanner, Walk};
 
 impl<'a> Line<'a> {
-    /// The envelope keys [`super::EnvelopeVisitor`] reads.
+    /// The envelope keys `EnvelopeVisitor` (in `de`) reads.
     const KEYS: [&'static str; 5] = ["type", "payload", "record_type", "id", "instructions"];
 
     /// The line `text` holds, walked as [`Line::parse`] reads it; `None` when the walk gives
@@ -84,7 +84,7 @@ impl<'a> Line<'a> {
 }
 
 impl<'a> Payload<'a> {
-    /// The payload of an envelope of type `kind`, as [`super::PayloadSeed`] reads it.
+    /// The payload of an envelope of type `kind`, as [`PayloadSeed`](super::shape::PayloadSeed) reads it.
     fn walk(kind: &str, walk: &mut Walk<'_, 'a>) -> Option<Self> {
         Some(match kind {
             "response_item" => Payload::Item(Box::new(Item::walk(walk)?)),
