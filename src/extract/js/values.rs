@@ -5,6 +5,17 @@ use serde_json::{Map, Value};
 
 use super::{Reader, DEPTH};
 
+/// What [`Reader::item_start`] found before a list's next item.
+#[derive(Debug, PartialEq, Eq)]
+enum ItemStart {
+    /// An item starts here.
+    Item,
+    /// The list's closing bracket, passed.
+    Closed,
+    /// The script ended inside the list.
+    EndOfScript,
+}
+
 impl Reader<'_> {
     /// A value, then any `+ value` and `.join(…)` after it.
     pub(super) fn expression(&mut self, depth: usize) -> Option<Value> {
@@ -130,23 +141,31 @@ impl Reader<'_> {
         }
     }
 
+    /// Passes the blanks and commas before a list's next item (an object's field, an array's
+    /// item): what comes next is an item, the `close` that ends the list (consumed), or the
+    /// end of the script.
+    fn item_start(&mut self, close: u8) -> ItemStart {
+        loop {
+            self.blank();
+            match self.peek() {
+                None => return ItemStart::EndOfScript,
+                Some(byte) if byte == close => {
+                    self.at += 1;
+                    return ItemStart::Closed;
+                }
+                Some(b',') => self.at += 1,
+                Some(_) => return ItemStart::Item,
+            }
+        }
+    }
+
     /// `{ key: value, "key": value, shorthand, ...spread }`: the known fields.
     fn object(&mut self, depth: usize) -> Value {
         self.at += 1;
         let mut map = Map::new();
         loop {
-            self.blank();
-            match self.peek() {
-                None => break,
-                Some(b'}') => {
-                    self.at += 1;
-                    break;
-                }
-                Some(b',') => {
-                    self.at += 1;
-                    continue;
-                }
-                _ => {}
+            if self.item_start(b'}') != ItemStart::Item {
+                break;
             }
             let key = match self.peek() {
                 Some(b'"' | b'\'' | b'`') => self.string(depth + 1).and_then(|k| match k {
@@ -206,18 +225,10 @@ impl Reader<'_> {
         let mut items = Vec::new();
         let mut known = true;
         loop {
-            self.blank();
-            match self.peek() {
-                None => return None,
-                Some(b']') => {
-                    self.at += 1;
-                    break;
-                }
-                Some(b',') => {
-                    self.at += 1;
-                    continue;
-                }
-                _ => {}
+            match self.item_start(b']') {
+                ItemStart::Item => {}
+                ItemStart::Closed => break,
+                ItemStart::EndOfScript => return None,
             }
             let before = self.at;
             match self.expression(depth + 1) {
