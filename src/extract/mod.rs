@@ -30,6 +30,7 @@
 //! - `goal`: the goal a compaction summary states, and the document a request points at;
 //! - `chore`: a first request that was a chore gives way to the first one of substance;
 //! - `decisions`: the user's turns and answers, and the agent's stated choices;
+//! - `narration`: the agent narrating its way of working, which is no decision;
 //! - `tools`: what a tool call does, from its name and argument keys;
 //! - `code_mode` and `js`: the tool calls inside a Codex code-mode cell's script, and what its
 //!   output says of them;
@@ -88,6 +89,7 @@ mod js;
 mod limits;
 mod model;
 mod names;
+mod narration;
 mod next;
 mod outcome;
 mod pasted;
