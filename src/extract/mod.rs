@@ -44,6 +44,7 @@
 //! - `error_types`: the error types among the frequent names, shown under errors;
 //! - `figures`: the numbers with units the agent's last words state, kept past their cut;
 //! - `failures`: a failed run's findings, and the later runs that fix an error;
+//! - `rerun`: a failed test fixed by a later passing run that names it;
 //! - `plan_file`: Claude Code's plan file, named from the session's slug;
 //! - `verification`: the commands a plan's verification section says to run;
 //! - `plumbing`: the segment of a command line that is the run, not its set-up or report;
@@ -98,6 +99,7 @@ mod plan_file;
 mod plan_mode;
 mod plumbing;
 mod repeats;
+mod rerun;
 mod result;
 mod runners;
 mod said;
@@ -152,3 +154,4 @@ pub fn extract(records: &[Record]) -> Extract {
     extract.branch = branch::branch(records);
     extract
 }
+
