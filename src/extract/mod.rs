@@ -55,6 +55,7 @@
 //! - `ci`: workflow files and `gh` check listings;
 //! - `names`: the code names a session keeps mentioning;
 //! - `next`: the next step, a request not acted on first;
+//! - `queued`: the prompt Claude Code took off its queue when the compaction came first;
 //! - `tasks`: Claude Code's task list, rebuilt from its task tools' calls and results;
 //! - `around`: the code around the latest edit, from the fullest copy of its file;
 //! - `text`: one-line text, cuts, escape removal;
@@ -98,6 +99,7 @@ mod paths;
 mod plan_file;
 mod plan_mode;
 mod plumbing;
+mod queued;
 mod repeats;
 mod rerun;
 mod result;
@@ -122,6 +124,7 @@ pub use model::{
 };
 pub use names::frequent_names;
 pub use paths::is_pathlike;
+pub use queued::with_in_flight;
 pub use runners::test_counts;
 pub use said::request_text;
 pub use text::{cut, one_line};
