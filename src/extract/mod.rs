@@ -157,4 +157,3 @@ pub fn extract(records: &[Record]) -> Extract {
     extract.branch = branch::branch(records);
     extract
 }
-
