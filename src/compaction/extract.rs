@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use crate::extract::{extract, Extract, Said};
+use crate::extract::{extract, with_in_flight, Extract, Said};
 use crate::transcript::classify::{is_real_user_request, text_of};
 use crate::transcript::load::Transcript;
 use crate::transcript::Record;
@@ -13,7 +13,9 @@ const GOAL_CHARS: usize = 1000;
 
 /// The extract of `transcript`'s live context, after the file's header. When that holds no
 /// request of the user's (a session compacted before, whose summary stands in for its start),
-/// the goal is the earliest request in the file, in the user's own words.
+/// the goal is the earliest request in the file, in the user's own words. A prompt Claude Code
+/// took off its queue to run next, when the file ends before its turn, is the task (see
+/// `extract::queued`).
 pub fn live_extract(transcript: &Transcript) -> Extract {
     // The file's leading bookkeeping (a session header with its working directory) comes
     // first, even where the agent's rule leaves it out of the context: it names the root.
@@ -34,6 +36,7 @@ pub fn live_extract(transcript: &Transcript) -> Extract {
         Cow::Owned(header.chain(transcript.context().iter().cloned()).collect())
     };
     let mut extract = extract(&records);
+    with_in_flight(&mut extract, &transcript.records);
     if extract.goal.is_none() {
         extract.goal = transcript
             .records

@@ -6,6 +6,7 @@
 //! Everything is a fixed-phrase match on a sentence, never a model: a sentence qualifies when
 //! it holds one of the phrases below, in English or in Chinese, and is not a question.
 
+use super::narration::is_narration;
 use super::said::{sentences, weight};
 use super::text::has;
 
@@ -96,7 +97,7 @@ pub(super) fn choice_sentences(text: &str) -> Vec<&str> {
             && !["instead of", "rather than", "because"]
                 .iter()
                 .any(|m| has(&lower, m));
-        if !step && CHOICE_MARKS.iter().any(|m| has(&lower, m)) {
+        if !step && !is_narration(&lower) && CHOICE_MARKS.iter().any(|m| has(&lower, m)) {
             found.push(sentence);
         }
     }
@@ -177,6 +178,7 @@ mod tests {
         );
         assert!(choice_sentences("Let me read the file. All tests pass.").is_empty());
         assert!(choice_sentences("Let me check the files since some edits were made.").is_empty());
+        assert!(choice_sentences("Let me verify rather than speculate.").is_empty());
         assert_eq!(
             choice_sentences("The `_remainder` attribute only exists after fit. So I check both."),
             ["The `_remainder` attribute only exists after fit."]

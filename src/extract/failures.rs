@@ -7,10 +7,13 @@
 //!   run's count: a passing run prints such lines as logs.
 //! - A test failure is fixed when a later run of the same runner passes (`go test ./... -run X`
 //!   fails, `go test ./...` passes), not only a run of the very same command line.
+//! - A failed test is fixed when a later passing run names it, whatever its runner (see
+//!   `rerun`).
 //! - A failed look (`ls`, `cat`, `grep` of a path that is not there) is exploration: once a later
 //!   command succeeds, the agent has moved on.
 
 use super::plumbing::{run_segment, run_segments};
+use super::rerun::reruns_failed_test;
 use super::text::has;
 
 /// True for a diagnostic line `path:line[:column]: message`, the path a file name with an
@@ -106,6 +109,7 @@ pub(super) fn fixed_by(error: &str, by: &str, look: bool, run: &str) -> bool {
     by == run
         || (named && run_segments(run).iter().any(|s| family(s) == failed))
         || (look && is_missing(error))
+        || reruns_failed_test(error, run)
 }
 
 #[cfg(test)]
@@ -181,6 +185,13 @@ mod tests {
             "ls src"
         ));
         assert!(!fixed_by("error: x", "make", false, "ls src"));
+        // Another runner, but the passing run names the failed test.
+        assert!(fixed_by(
+            "--- FAIL: TestResume (0.09s)",
+            "mise run test:ci",
+            false,
+            "go test -run TestResume ./cmd/..."
+        ));
         assert!(!is_missing("error[E0308]: mismatched types"));
     }
 }

@@ -30,6 +30,7 @@
 //! - `goal`: the goal a compaction summary states, and the document a request points at;
 //! - `chore`: a first request that was a chore gives way to the first one of substance;
 //! - `decisions`: the user's turns and answers, and the agent's stated choices;
+//! - `narration`: the agent narrating its way of working, which is no decision;
 //! - `tools`: what a tool call does, from its name and argument keys;
 //! - `code_mode` and `js`: the tool calls inside a Codex code-mode cell's script, and what its
 //!   output says of them;
@@ -43,6 +44,7 @@
 //! - `error_types`: the error types among the frequent names, shown under errors;
 //! - `figures`: the numbers with units the agent's last words state, kept past their cut;
 //! - `failures`: a failed run's findings, and the later runs that fix an error;
+//! - `rerun`: a failed test fixed by a later passing run that names it;
 //! - `plan_file`: Claude Code's plan file, named from the session's slug;
 //! - `verification`: the commands a plan's verification section says to run;
 //! - `plumbing`: the segment of a command line that is the run, not its set-up or report;
@@ -53,6 +55,7 @@
 //! - `ci`: workflow files and `gh` check listings;
 //! - `names`: the code names a session keeps mentioning;
 //! - `next`: the next step, a request not acted on first;
+//! - `queued`: the prompt Claude Code took off its queue when the compaction came first;
 //! - `tasks`: Claude Code's task list, rebuilt from its task tools' calls and results;
 //! - `around`: the code around the latest edit, from the fullest copy of its file;
 //! - `text`: one-line text, cuts, escape removal;
@@ -88,6 +91,7 @@ mod js;
 mod limits;
 mod model;
 mod names;
+mod narration;
 mod next;
 mod outcome;
 mod pasted;
@@ -95,7 +99,9 @@ mod paths;
 mod plan_file;
 mod plan_mode;
 mod plumbing;
+mod queued;
 mod repeats;
+mod rerun;
 mod result;
 mod runners;
 mod said;
@@ -118,6 +124,7 @@ pub use model::{
 };
 pub use names::frequent_names;
 pub use paths::is_pathlike;
+pub use queued::with_in_flight;
 pub use runners::test_counts;
 pub use said::request_text;
 pub use text::{cut, one_line};

@@ -92,9 +92,12 @@ pub fn test_counts(output: &str) -> Option<TestCounts> {
     }
     cargo.or(summary).or_else(|| {
         if go_pass + go_fail > 0 {
+            // A package's `FAIL` line is printed last: when the output was cut to its tail
+            // (`go test -v … | tail -50`), the `--- FAIL` lines may be gone and only it says the
+            // run failed. Each failed package holds one failed test at least.
             Some(TestCounts {
                 passed: go_pass,
-                failed: go_fail,
+                failed: go_fail.max(pkg_fail),
             })
         } else if pkg_pass + pkg_fail > 0 {
             Some(TestCounts {
@@ -176,6 +179,11 @@ mod tests {
         assert_eq!(
             test_counts("=== RUN   TestA\n--- PASS: TestA (0.00s)\n--- FAIL: TestB (0.00s)\nFAIL\nFAIL\tpkg\t0.1s"),
             Some(TestCounts { passed: 1, failed: 1 })
+        );
+        // `go test -v … | tail -5`: the `--- FAIL` lines were cut off, the package's is left.
+        assert_eq!(
+            test_counts("--- PASS: TestC (0.00s)\n    --- PASS: TestC/a (0.00s)\nFAIL\nFAIL\tpkg\t0.6s\nFAIL"),
+            Some(TestCounts { passed: 2, failed: 1 })
         );
         assert_eq!(
             test_counts("  12 passing (30ms)\n  1 failing"),
