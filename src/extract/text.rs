@@ -69,7 +69,11 @@ pub fn cut(text: &str, max: usize) -> String {
         }
         _ => head,
     };
-    format!("{}…", head.trim_end())
+    // A cut just after a separator bar (`state | task` cut after the bar) ends on the words
+    // before it: `state…`, not `state |…`, which reads as an empty part.
+    let head = head.trim_end();
+    let head = head.strip_suffix(" |").unwrap_or(head).trim_end();
+    format!("{head}…")
 }
 
 /// The text with ANSI escape sequences and carriage returns removed.
@@ -120,6 +124,10 @@ mod tests {
         assert_eq!(one_line("a\u{1b}[31mred\u{1b}[0m\n\n b\u{7}", 50), "ared b");
         assert_eq!(cut("alpha beta gamma delta", 12), "alpha beta…");
         assert_eq!(cut("abc", 0), "");
+        assert_eq!(
+            cut("all committed (c8c8932) | add the tooltip", 25),
+            "all committed (c8c8932)…"
+        );
         assert!(cut("日本語のテキスト", 4).chars().count() <= 4);
     }
 }

@@ -16,16 +16,20 @@ pub(super) fn drop_leads(ex: &mut Extract) {
 }
 
 /// Leads of a sentence that only say the agent will do what follows, longest first where one
-/// starts another.
-const LEADS: [&str; 12] = [
+/// starts another. "I'll help you update X" goes whole: without "I'll" alone it would read
+/// "Help you update X", a fragment.
+const LEADS: [&str; 15] = [
     "First, let me ",
     "Now let me ",
+    "Let me help you ",
     "Let me ",
     "Now let's ",
     "Let's ",
     "Next, I will ",
     "Now I'll ",
+    "I'll help you ",
     "I'll ",
+    "I will help you ",
     "I will ",
     "Now I need to ",
     "I need to ",
@@ -92,5 +96,10 @@ mod tests {
             "Tell me if I'll need to rerun it"
         );
         assert_eq!(without_leads("Let me "), "Let me ");
+        // An offer of help goes with its lead, not leaving "Help you …".
+        assert_eq!(
+            without_leads("I'll help you update the CLAUDE.md file."),
+            "Update the CLAUDE.md file."
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! The prose bare quotes, without what only decorates it: Markdown emphasis (`**`), code
-//! spans' backticks, heading marks (`## `), a leading list mark (`- `) and the lead Claude Code puts before an accepted plan
+//! spans' backticks, heading marks (`## `), a leading list mark (`- `) or table bar (`| `) and
+//! the lead Claude Code puts before an accepted plan
 //! ("Implement the following plan:" and its `# Plan:` title). In a hundred tokens each of these
 //! costs a token or two and says nothing the words do not; the words they wrap stay whole.
 
@@ -16,18 +17,27 @@ const PLAN_TITLE: &str = "Plan:";
 /// The mark of a list item, which a summary's pending task keeps.
 const BULLET: &str = "- ";
 
+/// The bar a Markdown table row opens with (a pasted table as the request): after bare's own
+/// ` | ` separator it would read as an empty part. The bars between cells stay.
+const TABLE_ROW: &str = "| ";
+
 /// `text` without decoration (see the module doc). Spaces it leaves doubled become one.
 pub(super) fn undecorated(text: &str) -> Cow<'_, str> {
     let decorated = text.contains("**")
         || text.contains('`')
         || text.contains("# ")
         || text.starts_with(PLAN_LEAD)
-        || text.starts_with(BULLET);
+        || text.starts_with(BULLET)
+        || text.starts_with(TABLE_ROW);
     if !decorated {
         return Cow::Borrowed(text);
     }
     let text = text.strip_prefix(PLAN_LEAD).unwrap_or(text);
     let text = text.strip_prefix(BULLET).unwrap_or(text);
+    let text = match text.strip_prefix(TABLE_ROW) {
+        Some(row) => row.strip_suffix(" |").unwrap_or(row),
+        None => text,
+    };
     let headed = text.trim_start().starts_with('#');
     let text = text.replace("**", "").replace('`', "");
     let mut out = String::with_capacity(text.len());
@@ -96,6 +106,10 @@ mod tests {
             "fix the logging"
         );
         assert_eq!(undecorated("- Surface the error"), "Surface the error");
+        assert_eq!(
+            undecorated("| messagesToSummarize | Messages to discard |"),
+            "messagesToSummarize | Messages to discard"
+        );
         assert!(matches!(undecorated("plain words"), Cow::Borrowed(_)));
     }
 }

@@ -2,7 +2,11 @@
 //! work is `complete` (edited, then every check since passed, see `complete`), and what git
 //! holds of it (`committed <hash>`, and how many files changed after). A session cut there goes
 //! on to report, review, commit or push, and which of them depends on exactly this; the task's
-//! words rarely say it, and the agent's last words say it in many more.
+//! words rarely say it, and the agent's last words say it in many more. Work all committed
+//! shows its last commit's subject too: the agent's own one-line name for the work just done
+//! ("WP14: Create main-new.ts"), which the task (often "continue" or "commit this") does not
+//! give. With files changed since, the subject names work already behind, and is left out:
+//! measured on the eval corpus, it took NOW's room from the live task (now probes 50 -> 48).
 
 use super::super::complete::is_complete;
 use super::super::model::Extract;
@@ -15,7 +19,7 @@ pub(super) fn work_state(ex: &Extract) -> Option<String> {
     }
     if let Some(last) = ex.commits.last() {
         parts.push(match ex.uncommitted {
-            0 => format!("all committed ({})", last.hash),
+            0 => format!("all committed ({} {})", last.hash, last.subject),
             n => format!("committed {}, {n} uncommitted", last.hash),
         });
     }
@@ -70,7 +74,7 @@ mod tests {
         });
         assert_eq!(
             work_state(&ex).as_deref(),
-            Some("complete; all committed (81a343d)")
+            Some("complete; all committed (81a343d retry uploads)")
         );
         ex.uncommitted = 2;
         ex.commands[0].outcome.as_mut().unwrap().ok = Some(false);
