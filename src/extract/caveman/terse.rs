@@ -63,7 +63,8 @@ pub(super) fn terse(text: &str) -> String {
                 _ => {}
             }
         }
-        if !(plain && !in_code && !in_quote && FILLERS.contains(&word)) {
+        let filler = plain && !in_code && !in_quote && FILLERS.contains(&word);
+        if !filler {
             kept.push(word);
         }
     }
