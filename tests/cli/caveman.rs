@@ -335,12 +335,12 @@ fn claude_code_task_list_is_what_comes_next() {
         .unwrap_or_else(|| panic!("no next section:\n{summary}"));
     assert!(
         next.starts_with(
-            "- ▶ Create review prompt template: Create wingman_prompt.go with the review prompt"
+            "▶ Create review prompt template: Create wingman_prompt.go with review prompt"
         ),
         "{summary}"
     );
     assert!(
-        next.contains("- Create detached subprocess spawners"),
+        next.contains("\nCreate detached subprocess spawners"),
         "{summary}"
     );
     for done in ["Add IsWingmanEnabled()", "Create wingman command group"] {
@@ -465,7 +465,7 @@ fn a_live_context_takes_its_goal_from_the_leading_summary() {
     let summary = run(&["caveman", path]);
     check_summary_golden("entireio-live.md", &summary);
     assert!(
-        summary.contains("## goal\n(from the summary) I did use the test-repo skill"),
+        summary.contains("## goal\n(from the summary) I did use test-repo skill"),
         "{summary}"
     );
     assert!(

@@ -2,6 +2,7 @@
 //! priority from its rank.
 
 use super::line::*;
+use super::terse::terse;
 use crate::extract::model::Extract;
 use crate::extract::text::cut;
 
@@ -62,9 +63,12 @@ pub(super) fn decision_lines(ex: &Extract, lines: &mut Vec<Line>) {
         let (decision, priority) = (&ex.decisions[i], priority[i]);
         let who = if decision.user { "user" } else { "agent" };
         let head = format!("- {who}: ");
-        let text = format!("{head}{}", cut(&decision.text, DECISION_WHOLE));
+        // Cut, then terse: the same words as the untersed cut, in fewer tokens (`shown` ends
+        // in `…`, where a cut of `text` to its length puts it).
+        let text = format!("{head}{}", terse(&cut(&decision.text, DECISION_WHOLE)));
+        let shown = terse(&cut(&decision.text, DECISION_SHOWN));
         lines.push(Line {
-            start: Some(head.chars().count() + DECISION_SHOWN),
+            start: Some(head.chars().count() + shown.chars().count()),
             ..Line::plain(Section::Decisions, text, None, priority)
         });
     }

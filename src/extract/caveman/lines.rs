@@ -4,6 +4,7 @@
 use super::decisions::decision_lines;
 use super::line::*;
 use super::render::{plural, NAMES_PER_LINE};
+use super::terse::terse;
 use crate::extract::complete::{is_complete, COMPLETE};
 use crate::extract::error_types::error_types;
 use crate::extract::figures::with_figures;
@@ -41,23 +42,26 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     }
     if let Some(goal) = &ex.goal {
         let text = if ex.summarised {
-            format!("(from the summary) {}", cut(&goal.text, 300))
+            format!("(from the summary) {}", terse(&cut(&goal.text, 300)))
         } else {
-            cut(&goal.text, 300)
+            terse(&cut(&goal.text, 300))
         };
         lines.push(Line::plain(Section::Goal, text, Some(30), 1));
     }
     if let Some(brief) = &ex.brief {
         lines.push(Line::plain(
             Section::Goal,
-            cut(&brief.text, 300),
+            terse(&cut(&brief.text, 300)),
             Some(20),
             3,
         ));
     }
     decision_lines(ex, &mut lines);
     if let (None, Some(pending)) = (&ex.task, &ex.pending) {
-        let text = format!("pending (from the summary): {}", cut(&pending.text, 240));
+        let text = format!(
+            "pending (from the summary): {}",
+            terse(&cut(&pending.text, 240))
+        );
         lines.push(Line::plain(Section::Now, text, Some(20), 2));
     }
     // A request the goal already shows is not printed again (see `repeats`).
@@ -75,13 +79,21 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         let text = if in_goal(task) && context.is_none() {
             Shortening::plain("ask: =goal".to_owned())
         } else {
-            ask(context.as_ref(), task, "ask: ")
+            let tersed = |said: &Said| Said {
+                text: terse(&said.text),
+                index: said.index,
+            };
+            ask(
+                context.as_ref().map(tersed).as_ref(),
+                &tersed(task),
+                "ask: ",
+            )
         };
         lines.push(Line::new(Section::Now, text, Some(20), 2));
     }
     if let Some(doing) = &ex.doing {
         // The figures the agent stated past the cut stay beside it (see `figures`).
-        let text = format!("said: {}", cut(&doing.text, SAID_SHOWN));
+        let text = format!("said: {}", terse(&cut(&doing.text, SAID_SHOWN)));
         let text = with_figures(text, &ex.doing_figures);
         lines.push(Line::new(Section::Now, text, Some(10), 6));
     }
@@ -90,7 +102,7 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     }
     // Work in flight and what the sub-agents found: current state a summary must not lose.
     for (n, task) in ex.delegated.iter().take(CANDIDATES).enumerate() {
-        let text = format!("running: {}", cut(&task.text, 160));
+        let text = format!("running: {}", terse(&cut(&task.text, 160)));
         lines.push(Line::plain(
             Section::Now,
             text,
@@ -109,7 +121,7 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         ));
     }
     for (n, report) in ex.reports.iter().rev().enumerate() {
-        let text = format!("found: {}", cut(&report.text, 200));
+        let text = format!("found: {}", terse(&cut(&report.text, 200)));
         lines.push(Line::plain(
             Section::Now,
             text,
@@ -232,7 +244,7 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     // second copy under next only takes the room of a file or a name.
     let plan = ex.plan.as_ref().filter(|p| !shown_in_said(ex, &p.text));
     if let Some(plan) = plan {
-        let text = format!("- {}", cut(&plan.text, 200));
+        let text = format!("- {}", terse(&cut(&plan.text, 200)));
         lines.push(Line::plain(Section::Next, text, Some(15), 7));
     }
     for (n, todo) in ex.todos.iter().take(CANDIDATES).enumerate() {
@@ -250,14 +262,14 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
             Some(detail) if n < DETAILED_TODOS => format!("{}: {detail}", todo.text),
             _ => todo.text.clone(),
         };
-        let text = format!("- {mark}{}", cut(&item, 160));
+        let text = format!("- {mark}{}", terse(&cut(&item, 160)));
         lines.push(Line::plain(Section::Next, text, None, priority));
     }
     if ex.plan.is_none() && ex.todos.is_empty() {
         if let Some(next) = ex.next() {
             lines.push(Line::plain(
                 Section::Next,
-                format!("- {}", cut(&next, 160)),
+                format!("- {}", terse(&cut(&next, 160))),
                 Some(10),
                 8,
             ));

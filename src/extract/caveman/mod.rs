@@ -95,6 +95,7 @@ mod decisions;
 mod line;
 mod lines;
 mod render;
+mod terse;
 
 use lines::caveman_lines;
 use render::render;

@@ -36,11 +36,18 @@ pub(super) fn render(lines: &[Line], shown: &[Option<String>]) -> String {
                 }
                 first = false;
             }
-            out.push_str(text);
+            out.push_str(unbulleted(text));
             out.push('\n');
         }
     }
     out
+}
+
+/// A line without its list bullet: every line under a heading is an item already, so the
+/// `- ` says nothing and costs a token a line (about 15 of 500 on the eval corpus), the room
+/// of a file or a name.
+pub(super) fn unbulleted(line: &str) -> &str {
+    line.strip_prefix("- ").unwrap_or(line)
 }
 
 /// A names line (`- a b c`) without the names `printed` already holds; empty when none is left.
@@ -62,5 +69,18 @@ pub(super) fn plural(n: usize, noun: &str) -> String {
         noun.to_owned()
     } else {
         format!("{noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_loses_its_bullet_and_keeps_the_rest() {
+        assert_eq!(unbulleted("- edited: a.rs b.rs"), "edited: a.rs b.rs");
+        assert_eq!(unbulleted("- - PR sequencing"), "- PR sequencing");
+        assert_eq!(unbulleted("ask: fix it"), "ask: fix it");
+        assert_eq!(unbulleted("-x"), "-x");
     }
 }
