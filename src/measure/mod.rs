@@ -13,6 +13,8 @@ mod kept;
 pub mod summary;
 pub mod written;
 
+pub use kept::Expected;
+
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::is_real_user_request;
 use crate::transcript::live::{Live, Node, NodeMessage};
