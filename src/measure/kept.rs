@@ -5,9 +5,8 @@
 //! most records leave empty (a kimi-cli context is more than half bookkeeping lines, and no
 //! line of it has a link). Kept as they are, the measures of a 1 GiB context file took 258 MiB,
 //! a record of 1 KiB costing a quarter of its size. Here each record is a row of a line number
-//! and three 32-bit indices (24 bytes, where indices of a machine word made it 40: 1.6 MB
-//! more on a 100 MiB kimi-cli context), and a message, a usage figure and a link that is not
-//! the default are each kept in a list of their own, only by the records that have one.
+//! and three indices, and a message, a usage figure and a link that is not the default are
+//! each kept in a list of their own, only by the records that have one.
 
 use super::{MessageMeasure, RecordMeasure};
 use crate::transcript::live::Node;
@@ -22,7 +21,7 @@ static NO_LINK: Link = Link {
 };
 
 /// The index of an absent item.
-const NONE: u32 = u32::MAX;
+const NONE: usize = usize::MAX;
 
 /// The measures of a file's records, in file order (see the module docs).
 #[derive(Default)]
@@ -34,7 +33,8 @@ pub(super) struct Kept {
 }
 
 /// How many records a file is expected to hold, and how many of them a message, a usage figure
-/// and a link (see [`Kept::reserve`]).
+/// and a link: what [`WrittenMeasure::expecting`](super::written::WrittenMeasure::expecting)
+/// reserves room for at once.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Expected {
     /// Records.
@@ -66,9 +66,9 @@ impl Expected {
 /// One record: its line, and where its message, usage figure and link are ([`NONE`] for none).
 struct Row {
     line: usize,
-    message: u32,
-    usage: u32,
-    link: u32,
+    message: usize,
+    usage: usize,
+    link: usize,
     compaction: bool,
 }
 
@@ -120,12 +120,12 @@ impl Kept {
 
     /// Record `index`'s message, if it is one.
     pub(super) fn message(&self, index: usize) -> Option<&MessageMeasure> {
-        self.messages.get(index_of(self.rows[index].message))
+        self.messages.get(self.rows[index].message)
     }
 
     /// Record `index`'s usage figure.
     pub(super) fn usage(&self, index: usize) -> Option<&Usage> {
-        self.usages.get(index_of(self.rows[index].usage))
+        self.usages.get(self.rows[index].usage)
     }
 
     /// True when record `index` is the agent's compaction marker.
@@ -135,9 +135,7 @@ impl Kept {
 
     /// Record `index`'s link.
     pub(super) fn link(&self, index: usize) -> &Link {
-        self.links
-            .get(index_of(self.rows[index].link))
-            .unwrap_or(&NO_LINK)
+        self.links.get(self.rows[index].link).unwrap_or(&NO_LINK)
     }
 
     /// Every message kept, in file order.
@@ -168,23 +166,14 @@ impl Kept {
 }
 
 /// Pushes `item`, when there is one, onto `list`: its index there, or [`NONE`].
-fn push_some<T>(list: &mut Vec<T>, item: Option<T>) -> u32 {
-    let Some(item) = item else {
-        return NONE;
-    };
-    // Four billion measures of some 100 bytes each would take 400 GB: memory runs out long
-    // before an index does.
-    let index = u32::try_from(list.len())
-        .ok()
-        .filter(|&index| index != NONE)
-        .expect("fewer than 2^32 - 1 measures of a kind");
-    list.push(item);
-    index
-}
-
-/// The list index a row holds ([`NONE`] is past the end of any list).
-fn index_of(index: u32) -> usize {
-    usize::try_from(index).unwrap_or(usize::MAX)
+fn push_some<T>(list: &mut Vec<T>, item: Option<T>) -> usize {
+    match item {
+        Some(item) => {
+            list.push(item);
+            list.len() - 1
+        }
+        None => NONE,
+    }
 }
 
 #[cfg(test)]
@@ -255,8 +244,7 @@ mod tests {
                 (expected.link, expected.message, expected.compaction)
             );
         }
-        // Rows of 32-bit indices, and only what records have kept beside them.
-        assert!(std::mem::size_of::<Row>() <= 24);
+        // Only what records have is kept beside the rows.
         assert_eq!(
             (kept.messages.len(), kept.usages.len(), kept.links.len()),
             (2, 1, 2)

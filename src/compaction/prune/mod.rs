@@ -27,8 +27,7 @@ use crate::transcript::{FormatId, Record};
 pub struct Measured {
     /// The record (index into the transcript's records).
     pub record: usize,
-    /// Where the value is in the record (its `text` taken out when it was found, its `tool`
-    /// moved to its candidate).
+    /// Where the value is in the record (its `text` taken out when it was found).
     pub site: Site,
     /// The edit: the JSON that replaces the value, or `None` for a removal.
     pub json: Option<Vec<u8>>,
@@ -182,7 +181,7 @@ fn number(found: Vec<Found>) -> Numbered {
         if f.record.message().is_some_and(is_real_user_request) {
             numbered.turns.push(f.position);
         }
-        for (mut site, sized) in f.values {
+        for (site, sized) in f.values {
             let target = match site.kind {
                 Kind::Result => Target::Result,
                 Kind::Arguments => Target::Arguments,
@@ -212,8 +211,7 @@ fn number(found: Vec<Found>) -> Numbered {
                 target,
                 position: f.position,
                 unit,
-                // Moved, not copied: the candidate names the tool from here on.
-                tool: site.tool.take(),
+                tool: site.tool.clone(),
                 tokens: sized.tokens,
                 saved_units: sized.saved_units,
                 shrinks: sized.shrinks,
