@@ -18,7 +18,7 @@ use super::prune::{pruned_toward, PrunePlan};
 use super::streamed::written_size;
 use super::writer::write_session;
 use crate::extract::{bare, caveman};
-use crate::measure::Expected;
+use crate::measure::kept::Expected;
 use crate::plan::Plan;
 use crate::prune::Options as PruneOptions;
 use crate::settings::Keep;

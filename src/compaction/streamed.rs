@@ -8,8 +8,8 @@ use std::io::Write;
 
 use anyhow::Result;
 
+use crate::measure::kept::Expected;
 use crate::measure::written::WrittenMeasure;
-use crate::measure::Expected;
 use crate::tokens::Tokenizer;
 use crate::transcript::FormatId;
 

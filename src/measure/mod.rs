@@ -9,11 +9,9 @@
 //! ("the last usage figure plus the estimate of everything after it") depends on order.
 
 pub mod file;
-mod kept;
+pub mod kept;
 pub mod summary;
 pub mod written;
-
-pub use kept::Expected;
 
 use crate::tokens::Tokenizer;
 use crate::transcript::classify::is_real_user_request;
