@@ -18,6 +18,7 @@ use super::prune::{pruned_toward, PrunePlan};
 use super::streamed::written_size;
 use super::writer::write_session;
 use crate::extract::{bare, caveman};
+use crate::measure::kept::Expected;
 use crate::plan::Plan;
 use crate::prune::Options as PruneOptions;
 use crate::settings::Keep;
@@ -214,9 +215,15 @@ impl Ladder<'_, '_> {
             return Ok(None);
         };
         // Measured as it is written, never held whole.
-        let after = written_size(&transcript.name, transcript.format, self.tokenizer, |out| {
-            plan.write(transcript, out)
-        })?;
+        // The pruned session holds the input's records again, values shrunk.
+        let expected = Expected::of(&transcript.records);
+        let after = written_size(
+            &transcript.name,
+            transcript.format,
+            self.tokenizer,
+            expected,
+            |out| plan.write(transcript, out),
+        )?;
         Ok((after <= budget).then_some(Pruned { plan, after }))
     }
 
@@ -343,17 +350,25 @@ impl Ladder<'_, '_> {
             } => {
                 let written =
                     handover::render(transcript, &plan, &summary, *target, options, *now_ms)?;
-                let after = written_size(name, Some(*target), self.tokenizer, |out| {
-                    Ok(out.write_all(&written.bytes)?)
-                })?;
+                let after = written_size(
+                    name,
+                    Some(*target),
+                    self.tokenizer,
+                    Expected::default(),
+                    |out| Ok(out.write_all(&written.bytes)?),
+                )?;
                 let target = *target;
                 (Made::Handover { written, target }, after)
             }
             // Measured as it is written, never held whole.
             Output::Own => {
-                let after = written_size(name, transcript.format, self.tokenizer, |out| {
-                    self.write_own(&plan, &summary, out)
-                })?;
+                let after = written_size(
+                    name,
+                    transcript.format,
+                    self.tokenizer,
+                    Expected::default(),
+                    |out| self.write_own(&plan, &summary, out),
+                )?;
                 (Made::Own, after)
             }
         };

@@ -8,17 +8,20 @@ use std::io::Write;
 
 use anyhow::Result;
 
+use crate::measure::kept::Expected;
 use crate::measure::written::WrittenMeasure;
 use crate::tokens::Tokenizer;
 use crate::transcript::FormatId;
 
 /// The live context's size of the session `write` writes, in format `from`, as `estimate`
 /// reports it for the file: read back by its agent's rule, by `tokenizer`. `name` is the
-/// input's, for messages.
+/// input's, for messages; `expected`, the records it is known to be made of (the pruned
+/// session's are the input's), or none.
 pub fn written_size<W>(
     name: &str,
     from: Option<FormatId>,
     tokenizer: Tokenizer,
+    expected: Expected,
     write: W,
 ) -> Result<u64>
 where
@@ -26,7 +29,7 @@ where
 {
     // A malformed line in what was written is one the input had, let through by
     // --skip-invalid (the read fails on it otherwise) and kept as it was.
-    let mut measure = WrittenMeasure::new(name, from, tokenizer, true);
+    let mut measure = WrittenMeasure::new(name, from, tokenizer, true).expecting(expected);
     // The writer's error first: the measure of a session cut short says nothing.
     write(&mut measure)?;
     Ok(measure.finish()?.measure.context().tokens)
@@ -53,7 +56,7 @@ mod tests {
         assert!(text.len() > 3 * STRETCH);
         let transcript = Transcript::parse("s", text.as_bytes(), LoadOptions::default()).unwrap();
         let whole = context_size(&transcript, Tokenizer::Chars4);
-        let streamed = written_size("s", None, Tokenizer::Chars4, |out| {
+        let streamed = written_size("s", None, Tokenizer::Chars4, Expected::default(), |out| {
             // In small writes, as a writer makes them, and one larger than a stretch.
             let (head, rest) = text.as_bytes().split_at(2 * STRETCH + 7);
             for line in head.chunks(1000) {
@@ -67,7 +70,7 @@ mod tests {
 
     #[test]
     fn a_writers_error_is_the_answer() {
-        let error = written_size("s", None, Tokenizer::Chars4, |out| {
+        let error = written_size("s", None, Tokenizer::Chars4, Expected::default(), |out| {
             out.write_all(b"{\"role\":\"user\",\"content\":\"a\"}\n")?;
             Err(anyhow!("disk on fire"))
         })

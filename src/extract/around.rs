@@ -98,7 +98,15 @@ fn file_text<'s>(
     }
     let reads = reads.iter().rev().filter(|(path, _)| *path == site.path);
     for (_, index) in reads {
-        let Some(message) = records.get(*index).and_then(Record::message) else {
+        let Some(record) = records.get(*index) else {
+            continue;
+        };
+        // Read from a copy: read in place, every read of the file looked at stayed decoded in
+        // the transcript as long as it lived (see `Record::to_read_once`), which was 26 MB of
+        // the extract's 28 MB heap peak on a 100 MiB kimi-cli context that reads one file
+        // many times (issue 33).
+        let record = record.to_read_once();
+        let Some(message) = record.message() else {
             continue;
         };
         for part in &message.parts {
@@ -450,6 +458,35 @@ mod tests {
                 "ag.ExtractAgentSessionID"
             ]
         );
+    }
+
+    /// The reads looked at for the file's text are read from copies: the session's own texts
+    /// stay as they were read, still escaped, rather than decoded and kept with it (issue 33).
+    #[test]
+    fn the_reads_looked_at_stay_undecoded_in_the_session() {
+        use crate::transcript::claude_code::ClaudeCode;
+        use crate::transcript::model::testing::{corpus, read_all};
+        let lines = corpus("claude-code/entireio-cli-a6e4c2a0fbd1.jsonl");
+        let (mut records, _) = read_all(&ClaudeCode, &lines[..30]);
+        // Without Claude Code's copy of the file before the edit, the reads are looked at.
+        for record in &mut records {
+            record.raw = b"{}";
+        }
+        let escaped = |records: &[Record]| {
+            records
+                .iter()
+                .filter_map(Record::message)
+                .flat_map(|message| &message.parts)
+                .filter(|part| {
+                    matches!(part, Part::ToolResult { text, .. } if text.escaped_body().is_some())
+                })
+                .count()
+        };
+        let before = escaped(&records);
+        assert!(before > 0, "the fixture's results are read escaped");
+        let around = crate::extract::extract(&records).around.unwrap();
+        assert_eq!(around.calls.len(), 3, "the read was looked at");
+        assert_eq!(escaped(&records), before);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::io::Read;
 use anyhow::Result;
 use rayon::prelude::*;
 
-use super::kept::Kept;
+use super::kept::{Expected, Kept};
 use super::{Measure, RecordMeasure};
 use crate::input::{for_each_block, Block, Line};
 use crate::tokens::{Estimator, Tokenizer};
@@ -216,6 +216,11 @@ impl FileReport {
             model: None,
             earlier: Vec::new(),
         }
+    }
+
+    /// Room in the kept measures for the records `expected` (see [`Kept::reserve`]).
+    pub(super) fn reserve(&mut self, expected: Expected) {
+        self.records.reserve(expected);
     }
 
     /// Once every line is folded: a file of the format named (`--from`) that holds records but

@@ -10,7 +10,7 @@
 
 use super::{MessageMeasure, RecordMeasure};
 use crate::transcript::live::Node;
-use crate::transcript::{Event, Link, Parent, Usage};
+use crate::transcript::{Event, Link, Parent, Record, Usage};
 
 /// The link of a record that has none: it follows the one before it, and changes nothing.
 static NO_LINK: Link = Link {
@@ -30,6 +30,37 @@ pub(super) struct Kept {
     messages: Vec<MessageMeasure>,
     usages: Vec<Usage>,
     links: Vec<Link>,
+}
+
+/// How many records a file is expected to hold, and how many of them a message, a usage figure
+/// and a link: what [`WrittenMeasure::expecting`](super::written::WrittenMeasure::expecting)
+/// reserves room for at once.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Expected {
+    /// Records.
+    pub records: usize,
+    /// Records with a message.
+    pub messages: usize,
+    /// Records with a usage figure.
+    pub usages: usize,
+    /// Records with a link that is not the default.
+    pub links: usize,
+}
+
+impl Expected {
+    /// What measuring `records` keeps of them.
+    pub fn of(records: &[Record]) -> Self {
+        let mut expected = Expected {
+            records: records.len(),
+            ..Expected::default()
+        };
+        for record in records {
+            expected.messages += usize::from(record.message().is_some());
+            expected.usages += usize::from(record.usage.is_some());
+            expected.links += usize::from(record.link != NO_LINK);
+        }
+        expected
+    }
 }
 
 /// One record: its line, and where its message, usage figure and link are ([`NONE`] for none).
@@ -60,6 +91,16 @@ impl Kept {
             compaction: *compaction,
         };
         self.rows.push(row);
+    }
+
+    /// Room for `expected` more records. Grown by doubling instead, the lists of a 100 MiB
+    /// session's measure held up to twice the room they needed, and left each buffer they
+    /// outgrew to the allocator, beside the session they measure (issue 33).
+    pub(super) fn reserve(&mut self, expected: Expected) {
+        self.rows.reserve_exact(expected.records);
+        self.messages.reserve_exact(expected.messages);
+        self.usages.reserve_exact(expected.usages);
+        self.links.reserve_exact(expected.links);
     }
 
     /// How many records are kept.
@@ -207,6 +248,43 @@ mod tests {
         assert_eq!(
             (kept.messages.len(), kept.usages.len(), kept.links.len()),
             (2, 1, 2)
+        );
+    }
+
+    #[test]
+    fn the_lists_are_sized_for_what_the_records_hold() {
+        let text = concat!(
+            "{\"role\":\"user\",\"content\":\"a\"}\n",
+            "{\"role\":\"_usage\",\"token_count\":12}\n",
+            "{\"role\":\"_checkpoint\",\"id\":0}\n",
+            "{\"role\":\"assistant\",\"content\":\"b\"}\n",
+        );
+        let transcript = crate::transcript::load::Transcript::parse(
+            "s",
+            text.as_bytes(),
+            crate::transcript::load::LoadOptions::default(),
+        )
+        .unwrap();
+        let expected = Expected::of(&transcript.records);
+        assert_eq!(
+            expected,
+            Expected {
+                records: 4,
+                messages: 2,
+                usages: 1,
+                links: 0
+            }
+        );
+        let mut kept = Kept::default();
+        kept.reserve(expected);
+        assert_eq!(
+            (
+                kept.rows.capacity(),
+                kept.messages.capacity(),
+                kept.usages.capacity(),
+                kept.links.capacity()
+            ),
+            (4, 2, 1, 0)
         );
     }
 }

@@ -9,7 +9,7 @@
 //! ("the last usage figure plus the estimate of everything after it") depends on order.
 
 pub mod file;
-mod kept;
+pub mod kept;
 pub mod summary;
 pub mod written;
 

@@ -10,6 +10,7 @@ use std::io::{self, Write};
 use anyhow::Result;
 
 use super::file::{measure_lines, FileOptions, FileReport};
+use super::kept::Expected;
 use crate::input::lines;
 use crate::tokens::{Estimator, Tokenizer};
 use crate::transcript::read::detect_format;
@@ -62,6 +63,13 @@ impl WrittenMeasure {
             next_line: 1,
             failed: None,
         }
+    }
+
+    /// Room for the measures of the records `expected`, reserved at once (a session written
+    /// again record by record, as prune writes it, holds as many records as its input).
+    pub fn expecting(mut self, expected: Expected) -> Self {
+        self.report.reserve(expected);
+        self
     }
 
     /// Measures the lines of `pending` up to `end` (just past a terminator, or its end), and
