@@ -7,8 +7,9 @@ use std::sync::mpsc::sync_channel;
 use anyhow::Result;
 use memchr::{memchr_iter, memrchr};
 
-use super::limit::{self, LineLength, TooLong};
-use super::{too_long, Line, BLOCK_SIZE};
+use super::block::BLOCK_SIZE;
+use super::limit::{self, too_long, LineLength, TooLong};
+use super::lines::Line;
 
 /// A block of complete lines, owning its bytes so it can move between threads.
 #[derive(Default)]

@@ -2,11 +2,8 @@
 //! feature, the others refused with the command that decompresses them.
 
 use std::io::{Cursor, Read};
-use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-
-use super::source::open_file;
 
 /// What the first bytes of an input say it is compressed with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,16 +35,6 @@ impl Compression {
             Compression::None
         }
     }
-}
-
-/// What the first bytes of the file at `path` say it is compressed with.
-pub fn compression_of(path: &Path) -> Result<Compression> {
-    let mut head = Vec::with_capacity(6);
-    open_file(path)?
-        .take(6)
-        .read_to_end(&mut head)
-        .with_context(|| format!("{}: cannot read", path.display()))?;
-    Ok(Compression::sniff(&head))
 }
 
 /// Whether this build reads zstd input.

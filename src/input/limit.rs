@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Result};
 use memchr::{memchr, memchr_iter, memrchr};
 
 use super::block::BLOCK_SIZE;
@@ -163,6 +163,11 @@ pub fn too_long_at(bytes: &[u8], start: usize, limit: usize) -> TooLong {
         line: 1 + memchr_iter(b'\n', &bytes[..start.min(bytes.len())]).count(),
         limit,
     }
+}
+
+/// The error for a line of `name` over the limit.
+pub(super) fn too_long(name: &str, long: TooLong) -> anyhow::Error {
+    anyhow!("{name}:{long}")
 }
 
 #[cfg(test)]

@@ -17,8 +17,6 @@
 //! gzip is always read, zstd when the `zstd` feature is built in; other compressors (and zstd
 //! without the feature) are refused with the command that decompresses them.
 
-use anyhow::anyhow;
-
 mod block;
 mod blocks;
 mod compression;
@@ -30,13 +28,6 @@ mod zstd;
 
 pub use block::BLOCK_SIZE;
 pub use blocks::{for_each_block, Block, Blocks};
-pub use compression::{compression_of, Compression, ZSTD};
+pub use compression::{Compression, ZSTD};
 pub use lines::{lines, Line, Lines};
-pub use source::{check_lines, read_all, Source};
-
-use limit::TooLong;
-
-/// The error for a line of `name` over the limit.
-fn too_long(name: &str, long: TooLong) -> anyhow::Error {
-    anyhow!("{name}:{long}")
-}
+pub use source::{check_lines, compression_of, read_all, Source};

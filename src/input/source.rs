@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::compression::decompressed;
-use super::limit::{self, LineLength};
-use super::{too_long, BLOCK_SIZE};
+use super::block::BLOCK_SIZE;
+use super::compression::{decompressed, Compression};
+use super::limit::{self, too_long, LineLength};
 
 /// One input: a file, or standard input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,8 +79,18 @@ fn widen_pipe() {
     }
 }
 
+/// What the first bytes of the file at `path` say it is compressed with.
+pub fn compression_of(path: &Path) -> Result<Compression> {
+    let mut head = Vec::with_capacity(6);
+    open_file(path)?
+        .take(6)
+        .read_to_end(&mut head)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    Ok(Compression::sniff(&head))
+}
+
 /// Opens the file at `path`; the error names it.
-pub(super) fn open_file(path: &Path) -> Result<File> {
+fn open_file(path: &Path) -> Result<File> {
     File::open(path).with_context(|| format!("{}: cannot open", path.display()))
 }
 

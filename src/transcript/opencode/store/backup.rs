@@ -7,8 +7,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use anyhow::{bail, Context, Result};
 use rusqlite::{Connection, TransactionBehavior};
 
-use super::holder;
-use super::{busy_or, BACKUP_SUFFIX};
+use super::busy::busy_or;
+use super::holder::holder;
+
+/// The suffix of the backups a write leaves beside the database: `<db>.<session>.<ms>` before
+/// it.
+const BACKUP_SUFFIX: &str = ".condense-backup";
 
 /// A new backup's name beside the database: `<db>.<session>.<ms>.condense-backup`.
 pub(super) fn backup_name(db: &Path, id: &str) -> PathBuf {

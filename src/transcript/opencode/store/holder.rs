@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 /// A process named opencode that has the database (or its WAL) open, described; `None` when
 /// there is none (or `/proc` cannot tell).
-pub(in crate::transcript::opencode) fn holder(db: &Path) -> Option<String> {
+pub(super) fn holder(db: &Path) -> Option<String> {
     let db = std::fs::canonicalize(db).ok()?;
     let mut wal = db.as_os_str().to_owned();
     wal.push("-wal");

@@ -17,52 +17,27 @@
 //! holds the session in hand; `/proc/*/fd` is looked at), and while any process holds
 //! SQLite's write lock (`BEGIN IMMEDIATE` without waiting); then it copies the whole
 //! database, as it is, to a new backup file beside it (`VACUUM INTO`, which never writes over
-//! a file), which `condense undo` restores the session from.//!
+//! a file), which `condense undo` restores the session from.
+//!
 //! One job a module: `read` (the session as lines, the list of sessions), `rows` (a line as
 //! the rows it is stored in, and those rows written), `write` (a changed session written
 //! back, a handed-over one created), `backup` (the copy a write leaves, and `undo` from it),
-//! `holder` (who has the database open).
-
-use std::time::Duration;
-
-use anyhow::anyhow;
+//! `holder` (who has the database open), `busy` (SQLite's locks: waited for, or refused).
 
 mod backup;
+mod busy;
 mod holder;
 mod read;
 mod rows;
 mod write;
 
 pub(super) use backup::undo;
-pub(super) use holder::holder;
 pub(super) use read::{read, sessions};
 pub(super) use write::{create, write};
 
-/// How long a read waits for a writer's lock (opencode's own `busy_timeout`).
-const BUSY: Duration = Duration::from_millis(5000);
-
-/// The suffix of the backups a write leaves beside the database: `<db>.<session>.<ms>` before
-/// it.
-const BACKUP_SUFFIX: &str = ".condense-backup";
-
-/// The error of a refused step: another process writing, or `what` went wrong.
-fn busy_or(name: &str, error: rusqlite::Error, what: &str) -> anyhow::Error {
-    if error.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) {
-        anyhow!("{name}: another process is writing the database; try again when it is done")
-    } else {
-        anyhow!("{name}: {what}: {error}")
-    }
-}
-
-fn split_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
-    bytes
-        .split(|&b| b == b'\n')
-        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
-        .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
-}
-
 #[cfg(test)]
 mod tests {
+    use super::rows::split_lines;
     use super::*;
     use crate::transcript::opencode::testing::database;
     use serde_json::Value;

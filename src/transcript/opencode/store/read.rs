@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{Map, Value};
 
-use super::BUSY;
+use super::busy::BUSY;
 
 /// Opens the database at `db` read-only. A database with no `-wal` file beside it is closed
 /// (opencode folds its WAL back and removes it when it quits), and is opened as immutable, so

@@ -122,3 +122,11 @@ pub(super) fn apply(
     )?;
     Ok((added, updated))
 }
+
+/// The non-blank lines of `bytes`, without their terminators.
+pub(super) fn split_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    bytes
+        .split(|&b| b == b'\n')
+        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
+        .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
+}

@@ -9,9 +9,9 @@ use rusqlite::{params, Connection, TransactionBehavior};
 use serde_json::Value;
 
 use super::backup::backup_name;
-use super::holder;
-use super::rows::{apply, rows_of};
-use super::{busy_or, split_lines};
+use super::busy::busy_or;
+use super::holder::holder;
+use super::rows::{apply, rows_of, split_lines};
 
 /// Writes session `id` back from `lines`, the lines `before` changed (see the module's doc).
 pub(in crate::transcript::opencode) fn write(
