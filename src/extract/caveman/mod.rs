@@ -49,7 +49,8 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
                     whole
                 }
             });
-            shown[i] = (longest >= MIN_CUT).then(|| line.text.at(longest));
+            let cut = line.text.at(longest);
+            shown[i] = says_something(&cut).then_some(cut);
         }
     }
     // Budget left over lengthens the texts that were cut, in priority order.
@@ -91,6 +92,13 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
 /// Characters below which a cut text says nothing and is dropped instead.
 const MIN_CUT: usize = 16;
 
+/// Whether a cut line still says something: at least [`MIN_CUT`] characters after its label.
+/// A line cut down to its label and a word (`last: agent…`) takes a line of the summary and
+/// tells the next reader nothing.
+fn says_something(cut: &str) -> bool {
+    unlabelled(cut).chars().count() >= MIN_CUT
+}
+
 mod decisions;
 mod line;
 mod lines;
@@ -98,6 +106,7 @@ mod render;
 mod terse;
 
 use lines::caveman_lines;
+use line::unlabelled;
 use render::render;
 
 #[cfg(test)]
