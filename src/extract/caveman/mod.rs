@@ -8,9 +8,10 @@
 use super::model::Extract;
 use crate::tokens::Tokenizer;
 
-/// The caveman summary of an extract: Markdown sections (goal, decisions, now, unresolved
-/// errors, files by what was done to them, commands with outcomes, next, CI, names), in paths,
-/// labels and exact commands, within `budget` tokens of `tokenizer` over the whole text.
+/// The caveman summary of an extract: under the title, the self-labelled lines of now and of
+/// the files by what was done to them, with no heading (see [`line::Section`]); then Markdown
+/// sections (goal, decisions, unresolved errors, commands with outcomes, next, CI, names), in
+/// paths, labels and exact commands, within `budget` tokens of `tokenizer` over the whole text.
 ///
 /// Lines are admitted by priority — the header, the goal and the task first, then the newest
 /// decisions, the first error, the latest test command, the agent's last words and next step,
