@@ -106,8 +106,8 @@ mod lines;
 mod render;
 mod terse;
 
-use lines::caveman_lines;
 use line::unlabelled;
+use lines::caveman_lines;
 use render::render;
 
 #[cfg(test)]

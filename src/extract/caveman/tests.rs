@@ -293,7 +293,10 @@ fn self_labelled_sections_print_under_the_title_with_no_heading() {
     ex.files.truncate(2);
     ex.files[0].edit = 1;
     let text = caveman(&ex, 5000, Tokenizer::Chars4);
-    assert!(!text.contains("## now") && !text.contains("## files"), "{text}");
+    assert!(
+        !text.contains("## now") && !text.contains("## files"),
+        "{text}"
+    );
     // Every line between the title and the first heading says what it is by its label.
     let block: Vec<&str> = text
         .lines()
@@ -326,7 +329,10 @@ fn a_line_cut_down_to_its_label_is_not_printed() {
     // In a summary: the agent's last call cut to a word goes, and the whole of it does not.
     let mut ex = busy();
     ex.last_call = Some(crate::extract::Said {
-        text: format!("agent {}", "Explore the Gemini path resolution code ".repeat(20)),
+        text: format!(
+            "agent {}",
+            "Explore the Gemini path resolution code ".repeat(20)
+        ),
         index: 0,
     });
     for budget in [40, 60, 80, 100, 150, 200] {
