@@ -9,7 +9,7 @@ use super::model::Extract;
 use crate::tokens::Tokenizer;
 
 /// The caveman summary of an extract: under the title, the self-labelled lines of now and of
-/// the files by what was done to them, with no heading (see [`line::Section`]); then Markdown
+/// the files by what was done to them, with no heading (see `line::Section`); then Markdown
 /// sections (goal, decisions, unresolved errors, commands with outcomes, next, CI, names), in
 /// paths, labels and exact commands, within `budget` tokens of `tokenizer` over the whole text.
 ///
