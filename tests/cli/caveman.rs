@@ -236,12 +236,14 @@ fn caveman_works_on_every_corpus_session_within_its_budget() {
         let summary = run(&["caveman", path]);
         assert!(summary.starts_with("# caveman"), "{file}:\n{summary}");
         assert!(summary.contains("## goal\n"), "{file}:\n{summary}");
-        assert!(Tokenizer::Chars4.text_tokens(&summary) <= 500, "{file}");
         // o200k's tables take a while to load in a debug build, so one session uses it.
         let exact = cfg!(feature = "bpe") && file.contains("swebench-531d195b.jsonl");
         let mut budgets = vec![
             ("60", "fast", Tokenizer::Fast(Family::Openai)),
             ("7", "chars4", Tokenizer::Chars4),
+            // The default budget in chars4: the default run above counts with the session's
+            // own estimator (Claude's for Claude Code), which chars4 may count a few over.
+            ("500", "chars4", Tokenizer::Chars4),
         ];
         if exact {
             budgets.push(("120", "o200k", Tokenizer::O200k));

@@ -6,14 +6,20 @@ use crate::extract::shorten::Shortening;
 use crate::extract::text::cut;
 
 /// The sections of a caveman summary, in the order they print.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+///
+/// The sections whose every line carries its own label (`ask:`, `said:`, `last:`; `edited:`,
+/// `read:`) print no heading: a heading line costs about 4 tokens, 21 a summary (eval corpus),
+/// the room of a file or a name, and `last: cargo test` says what it is without `## now` above
+/// it. They print right under the title, before the first heading, so that no labelled line
+/// reads as part of a headed section (`edited: a.rs` under `## errors`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Section {
     Head,
+    Now,
+    Files,
     Goal,
     Decisions,
-    Now,
     Errors,
-    Files,
     Commands,
     Next,
     Ci,
@@ -23,25 +29,28 @@ pub(super) enum Section {
 impl Section {
     pub(super) const ALL: [Section; 10] = [
         Section::Head,
+        Section::Now,
+        Section::Files,
         Section::Goal,
         Section::Decisions,
-        Section::Now,
         Section::Errors,
-        Section::Files,
         Section::Commands,
         Section::Next,
         Section::Ci,
         Section::Names,
     ];
 
+    /// The heading the section prints under; none for the title block and for the sections
+    /// whose lines are self-labelled (see [`Section`]). The goal prose, the decisions (whose
+    /// `user:` and `agent:` say who, not what), the errors, commands, next steps, CI checks
+    /// and names are bare and keep theirs, and a summary read back finds its goal under
+    /// `## goal` (see `goal::summary_goal`).
     pub(super) fn heading(self) -> Option<&'static str> {
         match self {
-            Section::Head => None,
+            Section::Head | Section::Now | Section::Files => None,
             Section::Goal => Some("## goal"),
             Section::Decisions => Some("## decisions"),
-            Section::Now => Some("## now"),
             Section::Errors => Some("## errors"),
-            Section::Files => Some("## files"),
             Section::Commands => Some("## cmds"),
             Section::Next => Some("## next"),
             Section::Ci => Some("## ci"),
@@ -49,6 +58,27 @@ impl Section {
         }
     }
 }
+
+/// What `text` says after its list bullet and its label (`last: `, `pending (from the
+/// summary): `); all of it when it has no label. A label is a few lowercase words before the
+/// first `: `, so a sentence with a colon in it (`Fix: the parser`) stays whole.
+pub(super) fn unlabelled(text: &str) -> &str {
+    let text = text.strip_prefix("- ").unwrap_or(text);
+    let is_label = |head: &str| {
+        !head.is_empty()
+            && head.len() <= LABEL_CHARS
+            && head
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || matches!(c, ' ' | '(' | ')'))
+    };
+    match text.split_once(": ") {
+        Some((head, rest)) if is_label(head) => rest,
+        _ => text,
+    }
+}
+
+/// The longest label: `pending (from the summary)` is the longest caveman prints.
+const LABEL_CHARS: usize = 32;
 
 /// One candidate line of a caveman summary.
 pub(super) struct Line {

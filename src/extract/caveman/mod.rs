@@ -8,9 +8,10 @@
 use super::model::Extract;
 use crate::tokens::Tokenizer;
 
-/// The caveman summary of an extract: Markdown sections (goal, decisions, now, unresolved
-/// errors, files by what was done to them, commands with outcomes, next, CI, names), in paths,
-/// labels and exact commands, within `budget` tokens of `tokenizer` over the whole text.
+/// The caveman summary of an extract: under the title, the self-labelled lines of now and of
+/// the files by what was done to them, with no heading (see `line::Section`); then Markdown
+/// sections (goal, decisions, unresolved errors, commands with outcomes, next, CI, names), in
+/// paths, labels and exact commands, within `budget` tokens of `tokenizer` over the whole text.
 ///
 /// Lines are admitted by priority — the header, the goal and the task first, then the newest
 /// decisions, the first error, the latest test command, the agent's last words and next step,
@@ -49,7 +50,8 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
                     whole
                 }
             });
-            shown[i] = (longest >= MIN_CUT).then(|| line.text.at(longest));
+            let cut = line.text.at(longest);
+            shown[i] = says_something(&cut).then_some(cut);
         }
     }
     // Budget left over lengthens the texts that were cut, in priority order.
@@ -91,12 +93,20 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
 /// Characters below which a cut text says nothing and is dropped instead.
 const MIN_CUT: usize = 16;
 
+/// Whether a cut line still says something: at least [`MIN_CUT`] characters after its label.
+/// A line cut down to its label and a word (`last: agent…`) takes a line of the summary and
+/// tells the next reader nothing.
+fn says_something(cut: &str) -> bool {
+    unlabelled(cut).chars().count() >= MIN_CUT
+}
+
 mod decisions;
 mod line;
 mod lines;
 mod render;
 mod terse;
 
+use line::unlabelled;
 use lines::caveman_lines;
 use render::render;
 

@@ -30,7 +30,7 @@ fn caveman_fits_any_budget_and_spends_none_of_it_on_counts() {
     // Files print by name, a few to a line, under what was done to them; a name another file
     // shares keeps the directory that tells them apart.
     assert!(
-        roomy.contains("## files\nread: module_29.rs module_28.rs "),
+        roomy.contains("\nread: module_29.rs module_28.rs "),
         "{roomy}"
     );
     let mut edited = ex.clone();
@@ -40,7 +40,7 @@ fn caveman_fits_any_budget_and_spends_none_of_it_on_counts() {
     edited.files[1].path = "src/lex/lib.rs".into();
     let text = caveman(&edited, 5000, Tokenizer::Chars4);
     assert!(
-        text.contains("## files\nedited: parse/lib.rs\nread: lex/lib.rs\n"),
+        text.contains("\nedited: parse/lib.rs\nread: lex/lib.rs\n## goal\n"),
         "{text}"
     );
     assert!(roomy.contains("\ncargo test -p crate29 → 5pass"), "{roomy}");
@@ -92,7 +92,7 @@ fn a_short_ask_that_leans_on_the_goal_does_not_print_the_goal_twice() {
     let ex = extract(&records);
     let text = caveman(&ex, 500, Tokenizer::Chars4);
     assert!(
-        text.contains("## now\nask: =goal | push and create PR\n"),
+        text.contains("\nask: =goal | push and create PR\n"),
         "{text}"
     );
 }
@@ -103,7 +103,7 @@ fn a_work_branch_is_shown_under_the_header_and_the_default_one_is_not() {
     ex.branch = Some("soph/agent-attribution".into());
     let text = caveman(&ex, 5000, Tokenizer::Chars4);
     assert!(
-        text.starts_with("# caveman\nbranch: soph/agent-attribution\n## goal"),
+        text.starts_with("# caveman\nbranch: soph/agent-attribution\n"),
         "{text}"
     );
     ex.branch = Some("main".into());
@@ -285,4 +285,60 @@ fn the_checks_a_plan_names_and_the_session_did_not_run_are_shown_as_planned() {
     assert!(extract(&[user("fix the quote nesting in parse.rs")])
         .planned
         .is_empty());
+}
+
+#[test]
+fn self_labelled_sections_print_under_the_title_with_no_heading() {
+    let mut ex = busy();
+    ex.files.truncate(2);
+    ex.files[0].edit = 1;
+    let text = caveman(&ex, 5000, Tokenizer::Chars4);
+    assert!(
+        !text.contains("## now") && !text.contains("## files"),
+        "{text}"
+    );
+    // Every line between the title and the first heading says what it is by its label.
+    let block: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .take_while(|line| !line.starts_with("## "))
+        .collect();
+    assert!(block.iter().any(|l| l.starts_with("said: ")), "{text}");
+    assert!(block.iter().any(|l| l.starts_with("edited: ")), "{text}");
+    for line in &block {
+        assert_ne!(line::unlabelled(line), *line, "{line} in {text}");
+    }
+    // The bare sections keep theirs, and a summary read back still finds its goal.
+    assert!(text.contains("## goal\nmake parser"), "{text}");
+    assert!(text.contains("## cmds\n"), "{text}");
+    assert_eq!(
+        crate::extract::goal::summary_goal(&text).as_deref(),
+        Some("make parser handle nested quotes in src/parse.rs")
+    );
+}
+
+#[test]
+fn a_line_cut_down_to_its_label_is_not_printed() {
+    assert!(!says_something("last: agent…"));
+    assert!(!says_something("- pending (from the summary): fix the…"));
+    assert!(says_something("last: agent Explore Gemini path…"));
+    // Text with no label counts whole; a capitalised word before a colon is no label.
+    assert!(says_something("make parser handle…"));
+    assert_eq!(line::unlabelled("Fix: the parser"), "Fix: the parser");
+    assert_eq!(line::unlabelled("- read: a.rs"), "a.rs");
+    // In a summary: the agent's last call cut to a word goes, and the whole of it does not.
+    let mut ex = busy();
+    ex.last_call = Some(crate::extract::Said {
+        text: format!(
+            "agent {}",
+            "Explore the Gemini path resolution code ".repeat(20)
+        ),
+        index: 0,
+    });
+    for budget in [40, 60, 80, 100, 150, 200] {
+        let text = caveman(&ex, budget, Tokenizer::Chars4);
+        for line in text.lines().filter(|l| l.starts_with("last: ")) {
+            assert!(says_something(line), "{budget}: {text}");
+        }
+    }
 }
