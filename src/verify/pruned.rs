@@ -225,7 +225,7 @@ fn same_but_chosen(was: &[u8], now: &[u8], edits: &[Edit], relinked: bool) -> bo
                 .flat_map(|(site, _)| site.companions.iter().map(Vec::as_slice)),
         )
         .collect();
-    let parent = [Step::Key("parentUuid".to_owned())];
+    let parent = [Step::Key("parentUuid")];
     if relinked {
         masks.push(&parent);
     }
@@ -256,7 +256,7 @@ fn same_but_chosen(was: &[u8], now: &[u8], edits: &[Edit], relinked: bool) -> bo
 /// The value at `path` in `value`.
 fn at<'v>(value: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
     path.iter().try_fold(value, |value, step| match step {
-        Step::Key(key) => value.get_mut(key.as_str()),
+        Step::Key(key) => value.get_mut(*key),
         Step::Index(index) => value.get_mut(*index),
     })
 }

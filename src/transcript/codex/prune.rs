@@ -73,8 +73,8 @@ impl Prune for Codex {
 
 /// The sites of one response item at `prefix`.
 fn item_sites(item: &Value, prefix: &[Step], out: &mut Vec<Site>) {
-    let at = |name: &str| under(prefix, [key(name)]);
-    let arguments = |name: &str, shape: Shape| {
+    let at = |name: &'static str| under(prefix, [key(name)]);
+    let arguments = |name: &'static str, shape: Shape| {
         let Some(Value::String(text)) = item.get(name) else {
             return None;
         };

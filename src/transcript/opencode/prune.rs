@@ -17,7 +17,7 @@ impl Prune for OpenCode {
             return;
         };
         for (i, part) in parts.iter().enumerate() {
-            let at = |rest: &[&str]| -> Vec<Step> {
+            let at = |rest: &[&'static str]| -> Vec<Step> {
                 let mut path = vec![key("parts"), Step::Index(i)];
                 path.extend(rest.iter().map(|name| key(name)));
                 path

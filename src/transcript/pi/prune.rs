@@ -67,7 +67,7 @@ fn message_sites(message: &Value, out: &mut Vec<Site>) {
                 return;
             };
             for (i, block) in blocks.iter().enumerate() {
-                let path = |rest: Option<&str>| {
+                let path = |rest: Option<&'static str>| {
                     under(
                         &prefix,
                         [key("content"), Step::Index(i)]

@@ -119,8 +119,8 @@ pub struct Site {
 }
 
 /// A path step into an object's key.
-pub fn key(name: &str) -> Step {
-    Step::Key(name.to_owned())
+pub fn key(name: &'static str) -> Step {
+    Step::Key(name)
 }
 
 /// `rest` after `prefix`.
