@@ -12,6 +12,7 @@ use crate::extract::limits::{ASK_CHARS, GOAL_CHARS, GOAL_SHOWN, SAID_CHARS};
 use crate::extract::model::*;
 use crate::extract::next::is_fresh;
 use crate::extract::pasted::PASTED_BY;
+use crate::extract::recent_edits::{last_edited, RECENT_EDITS};
 use crate::extract::said::{plan_sentence, unchecked_items};
 use crate::extract::text::one_line;
 use crate::extract::verification::{not_run, verification_commands};
@@ -187,7 +188,15 @@ impl Builder {
             after.dedup();
             self.ex.uncommitted = after.len();
         }
+        // The files changed last go first (see `recent_edits`), marked before the sort moves
+        // the positions the writes point at.
+        let recent = last_edited(&self.writes, &self.ex.files, RECENT_EDITS);
+        let mut latest = vec![usize::MAX; self.ex.files.len()];
+        for (order, &slot) in recent.iter().enumerate() {
+            latest[slot] = order;
+        }
         let ex = &mut self.ex;
+        let mut keyed: Vec<(usize, FileUse)> = latest.into_iter().zip(ex.files.drain(..)).collect();
         // Changes weigh more than reads, and recent use up to twice as much as the first
         // record: the files a session is about, with the ones it is on now ahead.
         let n = records.len().max(1) as u64;
@@ -196,11 +205,13 @@ impl Builder {
             uses * (n + f.last as u64) / n
         };
         // A deleted file is no file of the work any more: it goes after the live ones.
-        ex.files.sort_by(|a, b| {
+        keyed.sort_by(|(la, a), (lb, b)| {
             (a.gone.cmp(&b.gone))
+                .then(la.cmp(lb))
                 .then(rank(b).cmp(&rank(a)))
                 .then(b.last.cmp(&a.last))
         });
+        ex.files = keyed.into_iter().map(|(_, f)| f).collect();
         let group = |c: &CommandUse| {
             let failed = c.outcome.is_some_and(|o| o.ok == Some(false));
             match (failed, c.test, c.inspect) {

@@ -11,12 +11,14 @@ use crate::extract::goal::gist;
 use crate::extract::model::*;
 use crate::extract::outcome::{error_flag, error_lines, exit_status};
 use crate::extract::plumbing::run_segments;
+use crate::extract::report_files::report_files;
 use crate::extract::result::result_line;
 use crate::extract::runners::test_counts;
 use crate::extract::said::{is_plan_path, rejection_words};
 use crate::extract::shell::is_inspection;
 use crate::extract::stopped::is_stopped;
 use crate::extract::text::plain_text;
+use crate::extract::tools::Op;
 use crate::extract::verification::verification_commands;
 use crate::extract::warnings::warning_lines;
 use crate::transcript::Record;
@@ -78,6 +80,11 @@ impl Builder {
             site.result = Some(index);
         }
         if self.pending[slot].agent.is_some() {
+            // The known files the report names are the ones the agent opens next (see
+            // `report_files`).
+            for path in report_files(text, &self.ex.files) {
+                self.file(index, &path, Op::Read);
+            }
             if let Some(report) = gist(text).or_else(|| Some(text.to_owned())) {
                 if self.reports.len() == REPORTS {
                     self.reports.remove(0);
