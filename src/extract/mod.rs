@@ -41,8 +41,12 @@
 //! - `branch`: the git branch the session works on;
 //! - `commits`: the commits the session made, from what `git commit` printed;
 //! - `outcome`: exit statuses and error lines in tool results;
+//! - `subtests`: a failed Go subtest's line in place of its parent's;
+//! - `log_lines`: what a failing test logged at an informational level, which is no error;
 //! - `error_types`: the error types among the frequent names, shown under errors;
 //! - `figures`: the numbers with units the agent's last words state, kept past their cut;
+//! - `hashes`: the commit hashes the agent's last words name, kept past their cut with the
+//!   figures;
 //! - `failures`: a failed run's findings, and the later runs that fix an error;
 //! - `rerun`: a failed test fixed by a later passing run that names it;
 //! - `plan_file`: Claude Code's plan file, named from the session's slug;
@@ -87,8 +91,10 @@ mod file_names;
 mod file_uses;
 mod gates;
 mod goal;
+mod hashes;
 mod js;
 mod limits;
+mod log_lines;
 mod model;
 mod names;
 mod narration;
@@ -110,6 +116,7 @@ mod said;
 mod shell;
 mod shorten;
 mod stopped;
+mod subtests;
 mod tasks;
 #[cfg(test)]
 mod testkit;

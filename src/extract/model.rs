@@ -262,7 +262,8 @@ pub struct Extract {
     pub context: Option<Said>,
     /// The agent's last text.
     pub doing: Option<Said>,
-    /// The figures the agent's whole last text states (see `figures`).
+    /// The figures the agent's whole last text states (see `figures`), then the commit hashes
+    /// it names that the goal does not show (see `hashes`).
     pub doing_figures: Vec<String>,
     /// The closing words of the agent's last text (see `closing`): where a finished turn
     /// says what is left or offered.

@@ -2,7 +2,9 @@
 //! agent's wording, and the error lines worth keeping from the output.
 
 use super::failures::{finding_message, is_finding};
+use super::log_lines::logs_progress;
 use super::stopped::is_interrupt;
+use super::subtests::subtest_place;
 use super::text::{has, one_line};
 
 /// Characters kept of an error line.
@@ -127,7 +129,9 @@ pub(super) fn error_lines(output: &str, failed: bool) -> Vec<String> {
         } else if failed && is_finding(t) {
             // One mistake in many places (`undefined: agent` on three lines) is one error.
             let message = finding_message(t);
-            if !found.iter().any(|f| finding_message(f) == message) {
+            // What a failing test logged is not its failure (see `log_lines`).
+            let logged = message.is_some_and(logs_progress);
+            if !logged && !found.iter().any(|f| finding_message(f) == message) {
                 push_error(&mut found, t);
             }
         }
@@ -137,8 +141,14 @@ pub(super) fn error_lines(output: &str, failed: bool) -> Vec<String> {
 
 fn push_error(found: &mut Vec<String>, line: &str) {
     let line = one_line(line, ERROR_CHARS);
-    if !line.is_empty() && !found.contains(&line) {
-        found.push(line);
+    if line.is_empty() || found.contains(&line) {
+        return;
+    }
+    // A failed subtest names its parent: one line for both (see `subtests`).
+    match subtest_place(found, &line) {
+        Ok(Some(parent)) => found[parent] = line,
+        Ok(None) => found.push(line),
+        Err(()) => {}
     }
 }
 

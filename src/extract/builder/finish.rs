@@ -8,6 +8,7 @@ use crate::extract::chore::goal_after_chore;
 use crate::extract::closing::closing_words;
 use crate::extract::decisions::{is_decision_turn, is_rule, DECISION_CHARS};
 use crate::extract::figures::stated_figures;
+use crate::extract::hashes::stated_hashes;
 use crate::extract::limits::{ASK_CHARS, GOAL_CHARS, GOAL_SHOWN, SAID_CHARS};
 use crate::extract::model::*;
 use crate::extract::next::is_fresh;
@@ -112,6 +113,10 @@ impl Builder {
                 index,
             });
             self.ex.doing_figures = stated_figures(&text);
+            // The commits the last words trace go with their figures (see `hashes`).
+            let goal = self.ex.goal.as_ref().map_or("", |g| g.text.as_str());
+            let hashes = stated_hashes(&text, goal);
+            self.ex.doing_figures.extend(hashes);
             self.ex.closing = Some(Said {
                 text: closing_words(&text, SAID_CHARS),
                 index,
