@@ -130,9 +130,10 @@ pub(super) fn shell_paths(command: &str) -> Vec<(String, Op)> {
             }
         }
         // The first operand of a search or stream editor is its pattern or script.
+        // jq's is its filter (`jq .author.login out.json`), which reads like a dotfile.
         let scripted = matches!(
             verb.as_str(),
-            "grep" | "rg" | "egrep" | "ag" | "ack" | "awk" | "sed"
+            "grep" | "rg" | "egrep" | "ag" | "ack" | "awk" | "sed" | "jq"
         );
         if scripted && !pattern_given && !args.is_empty() {
             args.remove(0);
@@ -195,6 +196,8 @@ fn takes_value(verb: &str, option: &str) -> bool {
             "-p" | "--package" | "--bin" | "--test" | "--features"
         ),
         "npm" | "pnpm" | "yarn" => matches!(option, "-w" | "--workspace" | "--filter"),
+        // `gh pr view --json author -q .author.login`: a jq filter or a Go template.
+        "gh" => matches!(option, "-q" | "--jq" | "-t" | "--template"),
         _ => false,
     }
 }
@@ -429,6 +432,14 @@ mod tests {
                 ("g.md".to_owned(), Op::Create),
             ]
         );
+    }
+
+    #[test]
+    fn a_jq_filter_is_no_dotfile() {
+        let found = shell_paths(
+            "gh pr view --json author -q .author.login && jq -r .message.usage out.json && gh api x --jq .number",
+        );
+        assert_eq!(found, [("out.json".to_owned(), Op::Read)]);
     }
 
     #[test]
