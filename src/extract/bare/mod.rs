@@ -19,6 +19,7 @@ mod names;
 mod plain;
 mod planned;
 mod state;
+mod subject;
 mod todos;
 
 use leads::drop_leads;
@@ -26,6 +27,7 @@ use names::with_names;
 use plain::undecorated_extract;
 use planned::planned_test;
 use state::work_state;
+use subject::SubjectOrHash;
 use todos::with_todos;
 
 /// The smallest budget `bare` always meets: the four labels with empty values take up to 13
@@ -113,10 +115,16 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         (None, false) => with_progress(now, ex),
         _ => now,
     };
-    let now = match work_state(ex) {
-        Some(state) if now.full != "none" => prefixed(&format!("{state} | "), now),
+    let with_state = |state: Option<String>| match state {
+        Some(state) if now.full != "none" => prefixed(&format!("{state} | "), now.clone()),
         Some(state) => Shortening::plain(state),
-        None => now,
+        None => now.clone(),
+    };
+    let state = work_state(ex, true);
+    let now = SubjectOrHash {
+        with_subject: with_state(state.clone()),
+        state: state.unwrap_or_default(),
+        with_hash: with_state(work_state(ex, false)),
     };
     let next = match (fresh, ex.next()) {
         (Some(task), _) => ask(ex.context.as_ref(), task, ""),
@@ -173,9 +181,9 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         with_outcome(place, c.status)
     });
     let fits = |b: &Bare| tokenizer.text_tokens(&b.lines()) <= budget;
-    let values = [now, next, test(false), ci];
+    let values = [now.with_subject.clone(), next, test(false), ci];
     let at = |values: &[Shortening; 4], other: &Option<String>, cap: usize| Bare {
-        now: values[0].at(cap.saturating_mul(NOW_SHARE) / 10),
+        now: now.at(cap.saturating_mul(NOW_SHARE) / 10),
         next: values[1].at(cap),
         test: match other {
             Some(other) if values[2].full.chars().count() + other.chars().count() <= cap => {

@@ -11,15 +11,18 @@
 use super::super::complete::is_complete;
 use super::super::model::Extract;
 
-/// The state of the work (see the module doc), or none when nothing is known of it.
-pub(super) fn work_state(ex: &Extract) -> Option<String> {
+/// The state of the work (see the module doc), or none when nothing is known of it. Without
+/// `subject`, work all committed names its last commit by the hash alone: the form a line too
+/// short for the whole subject shows (see `subject`).
+pub(super) fn work_state(ex: &Extract, subject: bool) -> Option<String> {
     let mut parts = Vec::new();
     if is_complete(ex) {
         parts.push("complete".to_owned());
     }
     if let Some(last) = ex.commits.last() {
         parts.push(match ex.uncommitted {
-            0 => format!("all committed ({} {})", last.hash, last.subject),
+            0 if subject => format!("all committed ({} {})", last.hash, last.subject),
+            0 => format!("all committed {}", last.hash),
             n => format!("committed {}, {n} uncommitted", last.hash),
         });
     }
@@ -66,24 +69,28 @@ mod tests {
     #[test]
     fn the_state_says_complete_and_what_git_holds() {
         let mut ex = edited_then_tested();
-        assert_eq!(work_state(&ex).as_deref(), Some("complete"));
+        assert_eq!(work_state(&ex, true).as_deref(), Some("complete"));
         ex.commits.push(Commit {
             hash: "81a343d".to_owned(),
             subject: "retry uploads".to_owned(),
             index: 9,
         });
         assert_eq!(
-            work_state(&ex).as_deref(),
+            work_state(&ex, true).as_deref(),
             Some("complete; all committed (81a343d retry uploads)")
+        );
+        assert_eq!(
+            work_state(&ex, false).as_deref(),
+            Some("complete; all committed 81a343d")
         );
         ex.uncommitted = 2;
         ex.commands[0].outcome.as_mut().unwrap().ok = Some(false);
         assert_eq!(
-            work_state(&ex).as_deref(),
+            work_state(&ex, true).as_deref(),
             Some("committed 81a343d, 2 uncommitted")
         );
         // Nothing checked, nothing committed: nothing to say.
         ex.commits.clear();
-        assert_eq!(work_state(&ex), None);
+        assert_eq!(work_state(&ex, true), None);
     }
 }
