@@ -14,14 +14,17 @@ use super::shorten::{ask, with_outcome, Shortening};
 use super::text::one_line;
 use crate::tokens::Tokenizer;
 
+mod continued;
 mod leads;
 mod names;
 mod plain;
 mod planned;
+mod pushed;
 mod state;
 mod subject;
 mod todos;
 
+use continued::by_file_names;
 use leads::drop_leads;
 use names::with_names;
 use plain::undecorated_extract;
@@ -137,7 +140,7 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
             )),
             None => Shortening::plain(next),
         },
-        (None, next) => next.map_or_else(none, Shortening::plain),
+        (None, next) => next.map_or_else(none, |n| Shortening::plain(by_file_names(&n))),
     };
     // A request not acted on is the whole of what comes next; otherwise what is left of the list.
     let next = match fresh {

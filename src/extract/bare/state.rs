@@ -7,9 +7,11 @@
 //! ("WP14: Create main-new.ts"), which the task (often "continue" or "commit this") does not
 //! give. With files changed since, the subject names work already behind, and is left out:
 //! measured on the eval corpus, it took NOW's room from the live task (now probes 50 -> 48).
+//! Work all committed and then pushed says so (`all committed and pushed`, see `pushed`).
 
 use super::super::complete::is_complete;
 use super::super::model::Extract;
+use super::pushed::pushed_after_last_commit;
 
 /// The state of the work (see the module doc), or none when nothing is known of it. Without
 /// `subject`, work all committed names its last commit by the hash alone: the form a line too
@@ -20,9 +22,14 @@ pub(super) fn work_state(ex: &Extract, subject: bool) -> Option<String> {
         parts.push("complete".to_owned());
     }
     if let Some(last) = ex.commits.last() {
+        let done = if pushed_after_last_commit(ex) {
+            "committed and pushed"
+        } else {
+            "committed"
+        };
         parts.push(match ex.uncommitted {
-            0 if subject => format!("all committed ({} {})", last.hash, last.subject),
-            0 => format!("all committed {}", last.hash),
+            0 if subject => format!("all {done} ({} {})", last.hash, last.subject),
+            0 => format!("all {done} {}", last.hash),
             n => format!("committed {}, {n} uncommitted", last.hash),
         });
     }
