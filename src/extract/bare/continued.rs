@@ -52,6 +52,9 @@ mod tests {
             "continue fetch https://example.org/a/index.html"
         );
         // A plan or a todo is the agent's own words, kept as they are.
-        assert_eq!(by_file_names("Edit src/a/b.rs next"), "Edit src/a/b.rs next");
+        assert_eq!(
+            by_file_names("Edit src/a/b.rs next"),
+            "Edit src/a/b.rs next"
+        );
     }
 }
