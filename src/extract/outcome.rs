@@ -153,6 +153,20 @@ fn push_error(found: &mut Vec<String>, line: &str) {
 }
 
 fn is_error_line(t: &str) -> bool {
+    starts_error(t)
+        || has(t, "panicked at")
+        || has(t, ": error:")
+        || has(t, ": error TS")
+        || has(t, "): error ")
+        || t.ends_with(": command not found")
+        || has(t, ": No such file or directory")
+}
+
+/// Whether `t` starts with an error as a tool prints it: a compiler's or runner's marker
+/// (`error[E0308]`, `fatal:`, `--- FAIL`), or an exception's name (`ValueError: …`, and as
+/// Node prints a thrown one, `[TypeError: …]`). Also where quoted output starts in prose
+/// (`caveman::terse`).
+pub(super) fn starts_error(t: &str) -> bool {
     const STARTS: [&str; 15] = [
         "error[",
         "error:",
@@ -174,17 +188,6 @@ fn is_error_line(t: &str) -> bool {
     if STARTS.iter().any(|s| t.starts_with(s)) {
         return true;
     }
-    if has(t, "panicked at")
-        || has(t, ": error:")
-        || has(t, ": error TS")
-        || has(t, "): error ")
-        || t.ends_with(": command not found")
-        || has(t, ": No such file or directory")
-    {
-        return true;
-    }
-    // A Python or JavaScript exception at the left margin: `ValueError: …`, `TypeError: …`,
-    // and as Node prints a thrown one, `[TypeError: …]`.
     let t = t.strip_prefix('[').unwrap_or(t);
     let name_end = t.find(':').unwrap_or(0);
     let name = &t[..name_end];

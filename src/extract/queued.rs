@@ -4,13 +4,11 @@
 //! line carrying the text (`transcript::claude_code::queued` leaves the queued copy out of the
 //! live context, as the agent does): the next turn answers it, and the summary must say so.
 
-use std::collections::VecDeque;
-
 use super::ask::compress;
 use super::limits::ASK_CHARS;
 use super::model::{Extract, Said};
 use crate::transcript::classify::text_of;
-use crate::transcript::model::{Event, QueueOp, Role};
+use crate::transcript::model::{Event, Queue, QueueOp, Role};
 use crate::transcript::Record;
 
 /// Characters of the queued text that tell its own `user` line, once written, from others.
@@ -37,20 +35,21 @@ pub fn with_in_flight(ex: &mut Extract, records: &[Record]) {
 /// words that a `dequeue` took to run as the next turn, when no later user message carries
 /// them.
 fn in_flight(records: &[Record]) -> Option<String> {
-    // Queued entries, oldest first: the user's words, or `None` for a harness's entry.
-    let mut queue: VecDeque<Option<String>> = VecDeque::new();
+    // Queued entries: the user's words, or none for a harness's entry.
+    let mut queue: Queue<Option<String>> = Queue::default();
     let mut running: Option<String> = None;
     for record in records {
         let message = record.message();
         match record.link.event {
-            Event::Queue(QueueOp::Enqueue) => {
-                queue.push_back(message.map(text_of).filter(|t| !t.trim().is_empty()));
-            }
-            Event::Queue(QueueOp::Dequeue) => running = queue.pop_front().flatten(),
-            Event::Queue(QueueOp::Deliver | QueueOp::Withdraw) => {
-                // The oldest of the user's entries leaves (see `claude_code::queued`).
-                let at = queue.iter().position(Option::is_some).unwrap_or(0);
-                queue.remove(at);
+            Event::Queue(op) => {
+                let taken = queue.replay(op, || {
+                    let words = message.map(text_of).filter(|t| !t.trim().is_empty());
+                    let users = words.is_some();
+                    (words, users)
+                });
+                if op == QueueOp::Dequeue {
+                    running = taken.and_then(|(words, _)| words);
+                }
             }
             _ => {
                 let Some(message) = message.filter(|m| m.role == Role::User) else {

@@ -120,7 +120,7 @@ fn caveman_stands_in_for_the_model() {
     let bytes = handoff(&session, &summary, &["--to", "codex"]);
     let text = String::from_utf8(bytes).unwrap();
     assert!(
-        text.contains("# caveman |"),
+        text.contains("# caveman\\n"),
         "caveman's summary is not in the session"
     );
     // The cwd came from pi's header.
@@ -225,5 +225,5 @@ fn compact_to_walks_the_ladder_into_the_target() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("compact: caveman"), "{stderr}");
     let text = String::from_utf8(output.stdout).unwrap();
-    assert!(text.contains("# caveman |"));
+    assert!(text.contains("# caveman\\n"));
 }

@@ -14,18 +14,23 @@ use super::shorten::{ask, with_outcome, Shortening};
 use super::text::one_line;
 use crate::tokens::Tokenizer;
 
+mod continued;
 mod leads;
 mod names;
 mod plain;
 mod planned;
+mod pushed;
 mod state;
+mod subject;
 mod todos;
 
+use continued::by_file_names;
 use leads::drop_leads;
 use names::with_names;
 use plain::undecorated_extract;
 use planned::planned_test;
 use state::work_state;
+use subject::SubjectOrHash;
 use todos::with_todos;
 
 /// The smallest budget `bare` always meets: the four labels with empty values take up to 13
@@ -113,10 +118,16 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         (None, false) => with_progress(now, ex),
         _ => now,
     };
-    let now = match work_state(ex) {
-        Some(state) if now.full != "none" => prefixed(&format!("{state} | "), now),
+    let with_state = |state: Option<String>| match state {
+        Some(state) if now.full != "none" => prefixed(&format!("{state} | "), now.clone()),
         Some(state) => Shortening::plain(state),
-        None => now,
+        None => now.clone(),
+    };
+    let state = work_state(ex, true);
+    let now = SubjectOrHash {
+        with_subject: with_state(state.clone()),
+        state: state.unwrap_or_default(),
+        with_hash: with_state(work_state(ex, false)),
     };
     let next = match (fresh, ex.next()) {
         (Some(task), _) => ask(ex.context.as_ref(), task, ""),
@@ -129,7 +140,7 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
             )),
             None => Shortening::plain(next),
         },
-        (None, next) => next.map_or_else(none, Shortening::plain),
+        (None, next) => next.map_or_else(none, |n| Shortening::plain(by_file_names(&n))),
     };
     // A request not acted on is the whole of what comes next; otherwise what is left of the list.
     let next = match fresh {
@@ -173,9 +184,9 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         with_outcome(place, c.status)
     });
     let fits = |b: &Bare| tokenizer.text_tokens(&b.lines()) <= budget;
-    let values = [now, next, test(false), ci];
+    let values = [now.with_subject.clone(), next, test(false), ci];
     let at = |values: &[Shortening; 4], other: &Option<String>, cap: usize| Bare {
-        now: values[0].at(cap.saturating_mul(NOW_SHARE) / 10),
+        now: now.at(cap.saturating_mul(NOW_SHARE) / 10),
         next: values[1].at(cap),
         test: match other {
             Some(other) if values[2].full.chars().count() + other.chars().count() <= cap => {

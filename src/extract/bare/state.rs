@@ -7,19 +7,29 @@
 //! ("WP14: Create main-new.ts"), which the task (often "continue" or "commit this") does not
 //! give. With files changed since, the subject names work already behind, and is left out:
 //! measured on the eval corpus, it took NOW's room from the live task (now probes 50 -> 48).
+//! Work all committed and then pushed says so (`all committed and pushed`, see `pushed`).
 
 use super::super::complete::is_complete;
 use super::super::model::Extract;
+use super::pushed::pushed_after_last_commit;
 
-/// The state of the work (see the module doc), or none when nothing is known of it.
-pub(super) fn work_state(ex: &Extract) -> Option<String> {
+/// The state of the work (see the module doc), or none when nothing is known of it. Without
+/// `subject`, work all committed names its last commit by the hash alone: the form a line too
+/// short for the whole subject shows (see `subject`).
+pub(super) fn work_state(ex: &Extract, subject: bool) -> Option<String> {
     let mut parts = Vec::new();
     if is_complete(ex) {
         parts.push("complete".to_owned());
     }
     if let Some(last) = ex.commits.last() {
+        let done = if pushed_after_last_commit(ex) {
+            "committed and pushed"
+        } else {
+            "committed"
+        };
         parts.push(match ex.uncommitted {
-            0 => format!("all committed ({} {})", last.hash, last.subject),
+            0 if subject => format!("all {done} ({} {})", last.hash, last.subject),
+            0 => format!("all {done} {}", last.hash),
             n => format!("committed {}, {n} uncommitted", last.hash),
         });
     }
@@ -66,24 +76,28 @@ mod tests {
     #[test]
     fn the_state_says_complete_and_what_git_holds() {
         let mut ex = edited_then_tested();
-        assert_eq!(work_state(&ex).as_deref(), Some("complete"));
+        assert_eq!(work_state(&ex, true).as_deref(), Some("complete"));
         ex.commits.push(Commit {
             hash: "81a343d".to_owned(),
             subject: "retry uploads".to_owned(),
             index: 9,
         });
         assert_eq!(
-            work_state(&ex).as_deref(),
+            work_state(&ex, true).as_deref(),
             Some("complete; all committed (81a343d retry uploads)")
+        );
+        assert_eq!(
+            work_state(&ex, false).as_deref(),
+            Some("complete; all committed 81a343d")
         );
         ex.uncommitted = 2;
         ex.commands[0].outcome.as_mut().unwrap().ok = Some(false);
         assert_eq!(
-            work_state(&ex).as_deref(),
+            work_state(&ex, true).as_deref(),
             Some("committed 81a343d, 2 uncommitted")
         );
         // Nothing checked, nothing committed: nothing to say.
         ex.commits.clear();
-        assert_eq!(work_state(&ex), None);
+        assert_eq!(work_state(&ex, true), None);
     }
 }

@@ -19,10 +19,11 @@ use crate::extract::text::{cut, one_line};
 /// The candidate lines of a caveman summary, in print order within each section.
 pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     let mut lines = Vec::new();
-    let mut head = String::from("# caveman");
-    if let Some(root) = &ex.root {
-        head.push_str(&format!(" | cwd:{root}"));
-    }
+    let head = String::from("# caveman");
+    // No working directory either: the next turn runs in it (the agent's own context names
+    // it), the paths below are relative to it, and `/Users/<name>/…/project` took about 15
+    // tokens a summary that carried no re-used entity and no probe (eval corpus; without it,
+    // caveman's probes 476 -> 477 and entities carried 1,210 -> 1,246 against main).
     // No counts of messages, calls or asks: the next reader acts on none of them, and at 500
     // tokens each word of scaffolding is a path or a name less.
     lines.push(Line::plain(Section::Head, head, None, 0));
@@ -42,9 +43,9 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     }
     if let Some(goal) = &ex.goal {
         let text = if ex.summarised {
-            format!("(from the summary) {}", terse(&cut(&goal.text, 300)))
+            format!("(from the summary) {}", terse(&cut(&goal.text, GOAL_SHOWN)))
         } else {
-            terse(&cut(&goal.text, 300))
+            terse(&cut(&goal.text, GOAL_SHOWN))
         };
         lines.push(Line::plain(Section::Goal, text, Some(30), 1));
     }
@@ -183,9 +184,14 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         }
     }
     // The second line goes ahead of the frequent names too: of the files caveman lists, two
-    // in three edited ones are used again after a cut (eval corpus), more than the names.
+    // in three edited ones are used again after a cut (eval corpus), more than the names; the
+    // lines after it go among the first lines of names (see `MORE_FILES_PRIORITY`).
     for (n, text) in file_lines.into_iter().enumerate() {
-        let priority = [20, 21].get(n).copied().unwrap_or(74);
+        let (third, step) = MORE_FILES_PRIORITY;
+        let priority = [20, 21]
+            .get(n)
+            .copied()
+            .unwrap_or_else(|| third + step * (n as u32 - 2));
         lines.push(Line {
             tie: n,
             ..Line::plain(Section::Files, text, None, priority)

@@ -17,7 +17,9 @@ use crate::tokens::Tokenizer;
 /// decisions, the first error, the latest test command, the agent's last words and next step,
 /// the first line of files, sub-agents in flight and commands, the names the latest edits touched, then
 /// the rest section by section — and each is kept only if the whole summary
-/// still fits; a long goal or task is cut to fit instead of dropped. When the whole does not
+/// still fits; a long goal or task is cut to fit instead of dropped. The budget left then goes
+/// first to the list lines (files, names) that did not fit whole, as many of their first items
+/// as fit, and then lengthens the texts that were cut. When the whole does not
 /// fit after all (token counts do not add up), lines go again from the lowest priority, down
 /// to an empty summary: the budget is never exceeded.
 pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
@@ -54,6 +56,8 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
             shown[i] = says_something(&cut).then_some(cut);
         }
     }
+    // What is left goes first to the list lines that did not fit whole, then to prose.
+    partial_lists(&lines, &order, &mut shown, &fits);
     // Budget left over lengthens the texts that were cut, in priority order.
     for &i in &order {
         let line = &lines[i];
@@ -90,6 +94,34 @@ pub fn caveman(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> String {
     }
 }
 
+/// The list lines (files, names) left out, in priority order, each with as many of its first
+/// items as still fit (see `partial`).
+fn partial_lists(
+    lines: &[line::Line],
+    order: &[usize],
+    shown: &mut [Option<String>],
+    fits: &impl Fn(&str) -> bool,
+) {
+    for &i in order {
+        let line = &lines[i];
+        if shown[i].is_some() || !line.section.is_list() {
+            continue;
+        }
+        let count = partial::item_count(&line.text.full);
+        let (mut low, mut high) = (0, count);
+        while low < high {
+            let mid = (low + high).div_ceil(2);
+            shown[i] = partial::first_items(&line.text.full, mid);
+            if fits(&render(lines, shown)) {
+                low = mid;
+            } else {
+                high = mid - 1;
+            }
+        }
+        shown[i] = partial::first_items(&line.text.full, low);
+    }
+}
+
 /// Characters below which a cut text says nothing and is dropped instead.
 const MIN_CUT: usize = 16;
 
@@ -103,6 +135,7 @@ fn says_something(cut: &str) -> bool {
 mod decisions;
 mod line;
 mod lines;
+mod partial;
 mod render;
 mod terse;
 

@@ -3,9 +3,12 @@
 //! fewer tokens and a line cut to its share of the budget keeps more of them.
 //!
 //! Only plain prose loses words: what sits in backticks or double quotes (code, a UI string
-//! the user quoted) and everything from an error marker on (`error: …`, an error message is
-//! matched by its words in order) stay as written, and so does every word that carries a
+//! the user quoted) and everything from the first word that starts an error as a tool prints
+//! it (`error: …`, `TypeError: …`, the same rule as `outcome`'s; an error message is matched
+//! by its words in order) stay as written, and so does every word that carries a
 //! fact on its own (negations, `must`, `only`, names, numbers, paths).
+
+use crate::extract::outcome::starts_error;
 
 /// The words left out: they carry no fact a next reader acts on. Lowercase only, and `The`:
 /// a capital `A` or `Is` may be a label ("option A") or a question's first word.
@@ -30,26 +33,12 @@ const FILLERS: [&str; 18] = [
     "quite",
 ];
 
-/// Where the rest of a text is an error message or other output quoted as it was printed.
-const VERBATIM_FROM: [&str; 6] = [
-    "error:",
-    "Error:",
-    "ERROR:",
-    "fatal:",
-    "Exception:",
-    "error[",
-];
-
 /// `text` without the filler words of its prose, the words kept one space apart.
 pub(super) fn terse(text: &str) -> String {
-    // The verbatim part starts with the word the marker is in (`TypeError: …`).
-    let verbatim = VERBATIM_FROM
-        .iter()
-        .filter_map(|marker| text.find(marker))
-        .min()
-        .map_or(text.len(), |at| {
-            text[..at].rfind(' ').map_or(0, |space| space + 1)
-        });
+    // The verbatim part starts with the first word that starts an error as a tool prints it.
+    let verbatim = word_starts(text)
+        .find(|&at| starts_error(text[at..].trim_start_matches(['(', '`', '"', '\''])))
+        .unwrap_or(text.len());
     let (prose, rest) = text.split_at(verbatim);
     let mut kept: Vec<&str> = Vec::new();
     let (mut in_code, mut in_quote) = (false, false);
@@ -72,6 +61,13 @@ pub(super) fn terse(text: &str) -> String {
         kept.push(rest);
     }
     kept.join(" ")
+}
+
+/// The byte offsets at which the words of `text` start.
+fn word_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
+    text.char_indices()
+        .filter(move |&(at, c)| c != ' ' && (at == 0 || text.as_bytes()[at - 1] == b' '))
+        .map(|(at, _)| at)
 }
 
 #[cfg(test)]
@@ -103,6 +99,11 @@ mod tests {
         assert_eq!(
             terse("the build says error: the file is not found"),
             "build says error: the file is not found"
+        );
+        // Any error as outcome reads one, also behind an opening bracket or quote.
+        assert_eq!(
+            terse("the run is red (--- FAIL: TestA the case)"),
+            "run red (--- FAIL: TestA the case)"
         );
         // A capital A is a label, not an article.
         assert_eq!(terse("take option A of the two"), "take option A of two");

@@ -28,10 +28,8 @@
 //! `--whole-file`, which leaves the agent's rule aside) count every line's messages, the
 //! queue's copies included.
 
-use std::collections::VecDeque;
-
 use crate::transcript::live::{Map, Node};
-use crate::transcript::model::{Event, Parent, QueueOp, Role};
+use crate::transcript::model::{Event, Parent, Queue, QueueOp, Role};
 
 /// `order` (the context by the tree rule) with the queued messages delivered into it inserted
 /// where the model read them (see the module docs).
@@ -72,25 +70,16 @@ pub(super) fn with_delivered(nodes: &[Node], order: Vec<usize>) -> Vec<usize> {
 /// The queued user messages handed to the model mid-turn, each with the index of the line that
 /// says so, by replaying the queue's lines (see the module docs).
 fn deliveries(nodes: &[Node]) -> Vec<(usize, usize)> {
-    // Queued entries, oldest first: their index, and whether they are the user's words.
-    let mut queue: VecDeque<(usize, bool)> = VecDeque::new();
+    // Queued entries: the index of the line that queued each.
+    let mut queue: Queue<usize> = Queue::default();
     let mut delivered = Vec::new();
     for (index, node) in nodes.iter().enumerate() {
         let Event::Queue(op) = node.link.event else {
             continue;
         };
-        match op {
-            QueueOp::Enqueue => queue.push_back((index, node.message.is_some())),
-            QueueOp::Dequeue => drop(queue.pop_front()),
-            QueueOp::Deliver | QueueOp::Withdraw => {
-                let users = queue.iter().position(|&(_, words)| words);
-                let Some((message, words)) = queue.remove(users.unwrap_or(0)) else {
-                    continue;
-                };
-                if words && op == QueueOp::Deliver {
-                    delivered.push((message, index));
-                }
-            }
+        let taken = queue.replay(op, || (index, node.message.is_some()));
+        if let (QueueOp::Deliver, Some((message, true))) = (op, taken) {
+            delivered.push((message, index));
         }
     }
     delivered

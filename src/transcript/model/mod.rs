@@ -15,12 +15,14 @@
 //!
 //! The parts: `role` ([`Role`]), `part` ([`Part`] and its kinds), `message` ([`Message`] and
 //! the ids that pair calls with results), `record` ([`Record`]: a line, its entry and usage),
-//! `link` (a record's place in the session tree and what it does to the live context);
+//! `link` (a record's place in the session tree and what it does to the live context), `queue`
+//! (which entry each operation on Claude Code's queue takes);
 //! `testing` holds what the format tests share.
 
 mod link;
 mod message;
 mod part;
+mod queue;
 mod record;
 mod role;
 
@@ -28,6 +30,7 @@ pub use super::text::Text;
 pub use link::{node_id, Event, Keep, Link, NodeId, Parent, QueueOp};
 pub use message::Message;
 pub use part::{MediaKind, Part, PartKind};
+pub use queue::Queue;
 pub use record::{Entry, Record, Usage};
 pub use role::Role;
 
