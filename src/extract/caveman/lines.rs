@@ -151,11 +151,7 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         if error.count > 1 {
             text.push_str(&format!(" ×{}", error.count));
         }
-        // The third error goes ahead of the third line of frequent names: with a subtest's line
-        // in its parent's place and logged progress left out (see `subtests`, `log_lines`), it
-        // is most often the failing assertion itself. Eval corpus, 45 -> 38: caveman's file
-        // probes 106 -> 107, nothing lost (the same at 37 to 40; at 23, next and fact lose).
-        let priority = [4, 35, 38].get(n).copied().unwrap_or(60);
+        let priority = [4, 35, 45].get(n).copied().unwrap_or(60);
         lines.push(Line::plain(Section::Errors, text, None, priority));
     }
     // The error types the session is about, where no command printed them (see
