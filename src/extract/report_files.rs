@@ -9,16 +9,16 @@
 //! report's shorter spelling) lengthened the files lines and cost 3 caveman probes, while
 //! weighting known files only is neutral for caveman and carries one more bare probe.
 
-use std::collections::HashMap;
-
 use super::model::FileUse;
 use super::paths::clean_path;
 
 /// The known files the report names, as the session's paths, in order of first mention, each
 /// once.
 pub(super) fn report_files(report: &str, known: &[FileUse]) -> Vec<String> {
-    let mut by_name: Option<KnownNames> = None;
     let mut found: Vec<String> = Vec::new();
+    if known.is_empty() {
+        return found;
+    }
     for word in report.split_whitespace() {
         let word = word.trim_matches(|c: char| {
             matches!(
@@ -27,48 +27,34 @@ pub(super) fn report_files(report: &str, known: &[FileUse]) -> Vec<String> {
             )
         });
         let word = word.trim_end_matches('.');
-        let Some(name) = clean_path(word) else {
-            continue;
-        };
-        // Built on the first path-like word only: most reports name none.
-        let by_name = by_name.get_or_insert_with(|| KnownNames::new(known));
-        if let Some(path) = by_name
-            .path(&name)
-            .filter(|p| !found.iter().any(|f| f == p))
-        {
+        let path = clean_path(word).and_then(|name| known_by_name(&name, known));
+        if let Some(path) = path.filter(|p| !found.iter().any(|f| f == p)) {
             found.push(path.to_owned());
         }
     }
     found
 }
 
-/// Every name a report may give a known live file (its path, and each tail of it after a `/`),
-/// mapped to that file, or to none when several files answer to it. One pass over the known
-/// files per report, instead of one per word. A deleted file stays deleted: a report naming it
-/// is no read of it.
-struct KnownNames<'a> {
-    by_tail: HashMap<&'a str, Option<&'a str>>,
+/// The one known live file whose path is `name` or ends with `/name`; none when no file or
+/// several do. A deleted file stays deleted: a report naming it is no read of it.
+fn known_by_name<'a>(name: &str, known: &'a [FileUse]) -> Option<&'a str> {
+    let mut matches = known
+        .iter()
+        .filter(|f| !f.gone)
+        .map(|f| f.path.as_str())
+        .filter(|p| ends_with_path(p, name));
+    let first = matches.next()?;
+    matches.next().is_none().then_some(first)
 }
 
-impl<'a> KnownNames<'a> {
-    fn new(known: &'a [FileUse]) -> Self {
-        let mut by_tail: HashMap<&'a str, Option<&'a str>> = HashMap::new();
-        for path in known.iter().filter(|f| !f.gone).map(|f| f.path.as_str()) {
-            let tails = path.match_indices('/').map(|(at, _)| &path[at + 1..]);
-            // A path's own tails differ in length, so a second entry is always another file.
-            for tail in std::iter::once(path).chain(tails) {
-                by_tail
-                    .entry(tail)
-                    .and_modify(|owner| *owner = None)
-                    .or_insert(Some(path));
-            }
-        }
-        KnownNames { by_tail }
-    }
-
-    /// The one known live file whose path is `name` or ends with `/name`.
-    fn path(&self, name: &str) -> Option<&'a str> {
-        self.by_tail.get(name).copied().flatten()
+/// Whether `path` is `name` or ends with `/name`, compared in place: this runs for every
+/// path-like word of every report against every known file (kimi-cli's context reads count as
+/// reports, hundreds a session), so it allocates nothing.
+fn ends_with_path(path: &str, name: &str) -> bool {
+    match path.len().checked_sub(name.len()) {
+        Some(0) => path == name,
+        Some(at) => path.as_bytes()[at - 1] == b'/' && path.ends_with(name),
+        None => false,
     }
 }
 
