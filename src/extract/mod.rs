@@ -83,6 +83,7 @@ mod closing;
 mod code_mode;
 mod commits;
 mod complete;
+mod continued;
 mod decisions;
 mod error_types;
 mod failures;

@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use super::closing::closing_words;
+use super::continued::by_file_names;
 use super::model::{CommandUse, Extract};
 use super::next::AWAIT_USER;
 use super::plan_mode::PLAN_MODE_STEP;
@@ -14,7 +15,6 @@ use super::shorten::{ask, with_outcome, Shortening};
 use super::text::one_line;
 use crate::tokens::Tokenizer;
 
-mod continued;
 mod leads;
 mod names;
 mod plain;
@@ -24,7 +24,6 @@ mod state;
 mod subject;
 mod todos;
 
-use continued::by_file_names;
 use leads::drop_leads;
 use names::with_names;
 use plain::undecorated_extract;

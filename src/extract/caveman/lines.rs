@@ -6,6 +6,7 @@ use super::line::*;
 use super::render::{plural, NAMES_PER_LINE};
 use super::terse::terse;
 use crate::extract::complete::{is_complete, COMPLETE};
+use crate::extract::continued::by_file_names;
 use crate::extract::error_types::error_types;
 use crate::extract::figures::with_figures;
 use crate::extract::file_names::short_names;
@@ -275,7 +276,7 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         if let Some(next) = ex.next() {
             lines.push(Line::plain(
                 Section::Next,
-                format!("- {}", terse(&cut(&next, 160))),
+                format!("- {}", terse(&cut(&by_file_names(&next), 160))),
                 Some(10),
                 8,
             ));

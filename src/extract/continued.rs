@@ -1,8 +1,9 @@
-//! `NEXT: continue <last call>` names the files of the call by their file name:
-//! `continue edit sessions_fix.go`, not `continue edit cmd/entire/cli/sessions_fix.go`. NOW's
-//! place already names the file the work is on, and the directories before it cost a token
-//! each in a line of a hundred tokens. Measured on the eval corpus: bare's probes 252 -> 253
-//! (one goal probe the room went to), no kind lost.
+//! `continue <last call>`, the next step of an agent stopped mid-call, names the files of the
+//! call by their file name: `continue edit sessions_fix.go`, not `continue edit
+//! cmd/entire/cli/sessions_fix.go`. The line that says where the work stands already names
+//! the file in full (bare's NOW place, caveman's `last:`), and the directories repeated cost a
+//! token each. Measured on the eval corpus: bare's probes 252 -> 253 (one goal probe the room
+//! went to), no kind lost; caveman's: see CHANGELOG.
 
 /// What NEXT says when the agent stopped mid-call (see `next`).
 const CONTINUE: &str = "continue ";
