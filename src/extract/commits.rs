@@ -27,13 +27,23 @@ pub fn commits_made(command: &str, output: &str, index: usize) -> Vec<Commit> {
 /// True when one of the words of `command` is `git` and a later one `commit` (`git commit`,
 /// `git -C dir commit`, `git add -A && git commit -m …`).
 fn runs_git_commit(command: &str) -> bool {
+    runs_git(command, "commit")
+}
+
+/// True when `command` runs git's `subcommand`: a word `git` (or a path ending in `/git`), then
+/// `subcommand` later in the same command of the line; `&&`, `||`, `;` and `|` start another
+/// command (`git status && docker push` pushes no commit).
+pub(super) fn runs_git(command: &str, subcommand: &str) -> bool {
     let mut git = false;
-    for word in command.split_whitespace() {
-        let word = word.trim_matches(|c: char| "();&|'\"".contains(c));
+    for raw in command.split_whitespace() {
+        let word = raw.trim_matches(|c: char| "();&|'\"".contains(c));
         if word == "git" || word.ends_with("/git") {
             git = true;
-        } else if git && word == "commit" {
+        } else if git && word == subcommand {
             return true;
+        }
+        if matches!(raw, "&&" | "||" | "|") || raw.ends_with(';') {
+            git = false;
         }
     }
     false

@@ -4,12 +4,14 @@
 //! so `failures::fixed_by` (same command or same runner) keeps the error open, and the summary
 //! then shows as the live failure a test that passed last.
 
+use super::subtests::failed_go_test;
+
 /// The test a failure line names: Go's `--- FAIL: TestX (0.01s)` (`TestX/sub` is `TestX`),
 /// pytest's `FAILED tests/a.py::test_x - assert …` (`test_x`).
 fn failed_test(error: &str) -> Option<&str> {
     let t = error.trim();
-    let name = if let Some(rest) = t.strip_prefix("--- FAIL: ") {
-        rest.split([' ', '/']).next()?
+    let name = if let Some(test) = failed_go_test(t) {
+        test.split('/').next()?
     } else if let Some(rest) = t.strip_prefix("FAILED ") {
         let id = rest.split_whitespace().next()?;
         let test = id.rsplit("::").next()?;

@@ -4,8 +4,9 @@
 //! failure and leaves out the next one (the assertion's `a_test.go:128: …`, another test). The
 //! subtest's line takes its parent's place instead.
 
-/// The test a `--- FAIL: NAME (…)` line names; none for any other line.
-fn failed_test(line: &str) -> Option<&str> {
+/// The test a Go `--- FAIL: NAME (…)` line names, with its subtest (`TestFlow/manual-commit`);
+/// none for any other line.
+pub(super) fn failed_go_test(line: &str) -> Option<&str> {
     let rest = line.trim().strip_prefix("--- FAIL:")?.trim_start();
     rest.split_whitespace().next()
 }
@@ -21,11 +22,11 @@ fn is_subtest_of(inner: &str, outer: &str) -> bool {
 /// subtest whose parent's line is `found[i]` (the subtest takes its place), and `Err(())` when
 /// a subtest of the test it names is already there (it adds nothing); `None` otherwise.
 pub(super) fn subtest_place(found: &[String], line: &str) -> Result<Option<usize>, ()> {
-    let Some(test) = failed_test(line) else {
+    let Some(test) = failed_go_test(line) else {
         return Ok(None);
     };
     for (i, earlier) in found.iter().enumerate() {
-        let Some(other) = failed_test(earlier) else {
+        let Some(other) = failed_go_test(earlier) else {
             continue;
         };
         if is_subtest_of(test, other) {

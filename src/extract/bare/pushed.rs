@@ -3,6 +3,7 @@
 //! the pull request, or wait for review), and the task's words ("commit and push") say what
 //! was asked, not what ran. A push that failed, or ran before the last commit, does not count.
 
+use super::super::commits::runs_git;
 use super::super::model::Extract;
 
 /// True when a `git push` that did not fail ran after the last commit (its result came at or
@@ -12,25 +13,10 @@ pub(super) fn pushed_after_last_commit(ex: &Extract) -> bool {
         return false;
     };
     ex.commands.iter().any(|c| {
-        runs_git_push(&c.command)
+        runs_git(&c.command, "push")
             && c.outcome
                 .is_some_and(|o| o.index >= last.index && o.ok != Some(false))
     })
-}
-
-/// True when one of the words of `command` is `git` and a later one `push`
-/// (`git push`, `git push -u origin HEAD`, `git commit -m x && git push`).
-fn runs_git_push(command: &str) -> bool {
-    let mut git = false;
-    for word in command.split_whitespace() {
-        match word {
-            "git" => git = true,
-            "push" if git => return true,
-            "&&" | ";" | "||" | "|" => git = false,
-            _ => {}
-        }
-    }
-    false
 }
 
 #[cfg(test)]
