@@ -118,6 +118,7 @@ mod shell;
 mod shorten;
 mod stopped;
 mod subtests;
+mod task_runs;
 mod tasks;
 #[cfg(test)]
 mod testkit;

@@ -136,6 +136,9 @@ pub struct CommandUse {
     /// What its run said it did (`Wrote 48 rows to out/report.md`), kept for the session's
     /// latest run only (see `result`).
     pub result: Option<String>,
+    /// The programs its latest run started as a task runner's steps (`golangci-lint` for
+    /// `mise run lint`; see `task_runs`).
+    pub ran: Vec<String>,
 }
 
 /// A distinct error line from a command's output.

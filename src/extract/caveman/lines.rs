@@ -196,6 +196,7 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     }
     let test = ex.test_command().map(|c| c.command.as_str());
     let mut others = 0;
+    let mut programs_shown: Vec<&str> = Vec::new();
     for command in ex.commands.iter().take(CANDIDATES) {
         // The test command (the latest test run) leads the section; any test command keeps its
         // filter whole.
@@ -206,6 +207,18 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
             COMMAND_SHOWN
         };
         let mut text = format!("- {}", one_line(&command.command, shown));
+        // The programs a task runner ran, which the command does not name (see `task_runs`),
+        // on the first line that ran them: `mise run lint` three ways is one linter.
+        let ran: Vec<&str> = command
+            .ran
+            .iter()
+            .map(String::as_str)
+            .filter(|p| !programs_shown.contains(p))
+            .collect();
+        if !ran.is_empty() {
+            text.push_str(&format!(" [{}]", ran.join(", ")));
+            programs_shown.extend(ran);
+        }
         let label = command.outcome.map(|o| o.label()).unwrap_or_default();
         if !label.is_empty() {
             text.push_str(&format!(" → {label}"));
