@@ -124,6 +124,7 @@ mod tasks;
 mod testkit;
 mod text;
 mod tools;
+mod turn_figures;
 mod verification;
 mod warnings;
 

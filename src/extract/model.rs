@@ -26,6 +26,9 @@ pub struct Decision {
     pub user: bool,
     /// A user's rule ("always …", "don't …", "use X") or answer, which outranks a one-off turn.
     pub rule: bool,
+    /// The figures the user's whole turn states (see `figures`), kept past its cut (see
+    /// `turn_figures`); none for the agent's choices.
+    pub figures: Vec<String>,
 }
 
 /// A file the agent touched, with how often it did what.

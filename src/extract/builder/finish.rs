@@ -55,6 +55,7 @@ impl Builder {
                     index: *index,
                     user: true,
                     rule: is_rule(text),
+                    figures: stated_figures(text),
                 });
             }
         }
@@ -64,6 +65,7 @@ impl Builder {
                 index: *index,
                 user: true,
                 rule: true,
+                figures: Vec::new(),
             });
         }
         let mut seen: Vec<&str> = Vec::new();
@@ -77,6 +79,7 @@ impl Builder {
                 index: *index,
                 user: false,
                 rule: false,
+                figures: Vec::new(),
             });
         }
         decisions.sort_by_key(|d| d.index);
