@@ -114,6 +114,7 @@ mod rerun;
 mod result;
 mod runners;
 mod said;
+mod stated;
 mod shell;
 mod shorten;
 mod stopped;

@@ -271,6 +271,9 @@ pub struct Extract {
     /// The figures the agent's whole last text states (see `figures`), then the commit hashes
     /// it names that the goal does not show (see `hashes`).
     pub doing_figures: Vec<String>,
+    /// The latest figures the agent's texts stated that `doing_figures` does not hold, newest
+    /// first (see `stated`).
+    pub stated_figures: Vec<String>,
     /// The closing words of the agent's last text (see `closing`): where a finished turn
     /// says what is left or offered.
     pub closing: Option<Said>,

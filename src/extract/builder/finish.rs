@@ -132,6 +132,12 @@ impl Builder {
                 });
             }
         }
+        // The last words' own figures, also those its shown part holds, are `said:`'s.
+        let mut said_figures = self.ex.doing_figures.clone();
+        if let Some(doing) = &self.ex.doing {
+            said_figures.extend(stated_figures(&doing.text));
+        }
+        self.ex.stated_figures = self.stated.latest(&said_figures);
         self.ex.fresh = is_fresh(
             self.ex.task.as_ref().map(|t| t.index),
             self.last_text,

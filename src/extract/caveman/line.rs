@@ -141,6 +141,10 @@ pub(super) const SAID_SHOWN: usize = 200;
 /// 120: caveman's probes unchanged (421), re-used names carried 572 -> 607.
 pub(super) const COMMAND_SHOWN: usize = 40;
 
+/// The priority of the line of figures the agent stated (see `stated`): after the first two
+/// errors and the error types.
+pub(super) const STATED_FIGURES_PRIORITY: u32 = 40;
+
 /// The priority of the line of error types (see `error_types`): after the first two errors.
 pub(super) const ERROR_TYPES_PRIORITY: u32 = 36;
 /// Open todos shown with their detail (a Claude Code task's description); the ones after them

@@ -99,6 +99,11 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         let text = with_figures(text, &ex.doing_figures);
         lines.push(Line::new(Section::Now, text, Some(10), 6));
     }
+    // The figures the agent reported before its last words (see `stated`).
+    if !ex.stated_figures.is_empty() {
+        let text = format!("figures: {}", ex.stated_figures.join("; "));
+        lines.push(Line::plain(Section::Now, text, None, STATED_FIGURES_PRIORITY));
+    }
     if is_complete(ex) {
         lines.push(Line::plain(Section::Now, COMPLETE.to_owned(), None, 7));
     }
