@@ -102,7 +102,12 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     // The figures the agent reported before its last words (see `stated`).
     if !ex.stated_figures.is_empty() {
         let text = format!("figures: {}", ex.stated_figures.join("; "));
-        lines.push(Line::plain(Section::Now, text, None, STATED_FIGURES_PRIORITY));
+        lines.push(Line::plain(
+            Section::Now,
+            text,
+            None,
+            STATED_FIGURES_PRIORITY,
+        ));
     }
     if is_complete(ex) {
         lines.push(Line::plain(Section::Now, COMPLETE.to_owned(), None, 7));
