@@ -43,17 +43,19 @@ mod tests {
 
     #[test]
     fn a_turn_keeps_the_figures_its_first_words_lose() {
-        let turn = "why is it showing such a high number here: main * [4 checkpoints] — 6 mins \
-                    ago [+51894 (175 files)]";
+        let turn = "why is it showing such a high number: the list shows 4 checkpoints, \
+                    [+51894 (175 files)]";
         let figures = stated_figures(turn);
-        let shown = &turn[..40];
-        let line = turn_with_figures(format!("- user: {}", &turn[..60]), shown, &figures);
-        assert!(line.line.full.ends_with(" [4 checkpoints; 175 files]"));
+        assert_eq!(figures, ["4 checkpoints", "+51894", "175 files"]);
+        // Shown first and whole: the words up to the checkpoints, not the pasted stat.
+        let shown = &turn[..66];
+        let line = turn_with_figures(format!("- user: {shown}"), shown, &figures);
         assert_eq!(
-            line.tail_chars(),
-            " [4 checkpoints; 175 files]".chars().count()
+            line.line.full,
+            format!("- user: {shown} [+51894; 175 files]")
         );
-        assert!(line.line.at(60).ends_with("… [4 checkpoints; 175 files]"));
+        assert_eq!(line.tail_chars(), " [+51894; 175 files]".chars().count());
+        assert!(line.line.at(60).ends_with("… [+51894; 175 files]"));
     }
 
     #[test]
