@@ -1,33 +1,34 @@
-//! The programs a task runner's run started, as its output echoes them: mise prints
-//! `[lint] $ golangci-lint run ./...` before each command of a task, just (`just lint`) and make
-//! echo the recipe's lines.
+//! The checker a task runner's run started, as its output echoes it: mise prints `[lint] $
+//! golangci-lint run ./...` before each command of a task.
 //!
 //! `mise run lint → ok` says the check passed but not what checked: the next turn that reads
 //! the linter's config, or runs the linter itself on one package, looks for `golangci-lint`,
-//! which the session's commands never named. So the programs a task ran go beside it, once
-//! each: `mise run lint [golangci-lint] → ok`. Only a `[task] $ program` echo counts (mise's
-//! form, unambiguous); a bare `$ ` line of a log is no task's command.
+//! which the session's commands never named. So the checker a task ran goes beside it, once a
+//! summary: `mise run lint [golangci-lint] → ok`. Only a `[task] $ program` echo counts
+//! (mise's form, unambiguous); a bare `$ ` line of a log is no task's command.
 
-use super::shell::is_test_command;
+use super::gates::is_gate;
 
 /// The most programs kept of one run: a task that runs many steps (`lint` running four
 /// linters) is named by its first, the one its config and its findings belong to.
 const MOST_PROGRAMS: usize = 1;
 
-/// Programs whose subcommand says what ran (`go test`, `go vet`, `cargo clippy`).
+/// Programs whose subcommand says what ran (`cargo clippy`, `go vet`).
 const WITH_SUBCOMMAND: [&str; 5] = ["go", "cargo", "npm", "pnpm", "uv"];
 
-/// The distinct programs `output` echoes as a task's commands (`[lint] $ golangci-lint run`
-/// gives `golangci-lint`; `[vet] $ go vet ./...` gives `go vet`; a test runner is left out), in order, at most
-/// [`MOST_PROGRAMS`], leaving out the ones `command` itself names.
+/// The distinct checkers (linters, type checks; see `gates`) `output` echoes as a task's
+/// commands (`[lint] $ golangci-lint run` gives `golangci-lint`; `[fmt] $ gofmt` and `[test]
+/// $ go test` give none), in order, at most [`MOST_PROGRAMS`], leaving out the ones `command`
+/// itself names.
 pub(super) fn task_programs(command: &str, output: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for line in output.lines() {
         let Some(program) = echoed_program(line.trim_start()) else {
             continue;
         };
-        // A test runner's counts say what it did (`→ 12pass`); the line names no more.
-        if !out.contains(&program) && !names(command, &program) && !is_test_command(&program) {
+        // Only a checker: its config and its findings are what the next turn looks for; a
+        // test runner's counts say what it did (`→ 12pass`), and a formatter leaves nothing.
+        if !out.contains(&program) && !names(command, &program) && is_gate(&program) {
             out.push(program);
             if out.len() == MOST_PROGRAMS {
                 break;
@@ -89,7 +90,12 @@ mod tests {
         let output = "[lint:go] $ golangci-lint run ./...\n0 issues.\n[lint:gofmt] $ gofmt -l .\n\
                       [lint:shellcheck] $ shellcheck scripts/*.sh";
         assert_eq!(task_programs("mise run lint", output), ["golangci-lint"]);
-        // A test runner is left out: its counts say what ran.
+        let output = "[fmt] $ gofmt -w .\n[lint] $ golangci-lint run ./...\n0 issues.";
+        assert_eq!(
+            task_programs("mise run fmt && mise run lint", output),
+            ["golangci-lint"]
+        );
+        // A test runner and a formatter are left out.
         let output = "[test:ci] $ go test -tags=integration ./...\nok  \tpkg\t0.1s";
         assert!(task_programs("mise run test:ci", output).is_empty());
     }
