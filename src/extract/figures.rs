@@ -7,7 +7,8 @@
 //! `989 lines`, `39 seconds later`) are most often further on; so the figures past the cut are
 //! kept beside it as the line's protected tail (`said: … [39 seconds; 1305 lines]`). A bare
 //! number (a line number, a year, an id) says nothing on its own and is left out, and so are 0
-//! and 1, which every log says (`0 errors`, `1 file changed`).
+//! and 1, which every log says (`0 errors`, `1 file changed`); a plus-signed count is a diff's
+//! added lines (`+51894`), its sign its unit.
 
 use super::shorten::Shortening;
 
@@ -141,6 +142,10 @@ fn figures(text: &str) -> Vec<String> {
             .map(|w| w.trim_matches(['*', '`']))
             .collect();
         for (n, word) in words.iter().enumerate() {
+            if let Some(added) = added_count(word) {
+                out.push(added);
+                continue;
+            }
             let next = words.get(n + 1).copied().unwrap_or("");
             let Some(spaced) = figure_at(word, next) else {
                 continue;
@@ -154,6 +159,17 @@ fn figures(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// A diff's count of added lines, `+51894` (in `[+51894 (175 files)]`, `+120 -30`): a
+/// plus-signed whole number of two digits or more, which names its unit by its sign. Kept
+/// with the sign, which says what it counts.
+fn added_count(word: &str) -> Option<String> {
+    let word = word
+        .trim_start_matches(['(', '['])
+        .trim_end_matches(CLOSERS);
+    let digits = word.strip_prefix('+')?;
+    (digits.len() >= 2 && digits.bytes().all(|b| b.is_ascii_digit())).then(|| word.to_owned())
 }
 
 /// What may follow a figure's unit: punctuation and closing brackets.
@@ -209,7 +225,7 @@ mod tests {
         assert_eq!(figures_tail(&figures, text), "");
         assert_eq!(
             stated_figures("why such a high number: [+51894 (175 files)]"),
-            ["175 files"]
+            ["+51894", "175 files"]
         );
         assert_eq!(
             stated_figures("Sleep ~10s, then wait ~30s and fill in a 100% share."),
@@ -236,6 +252,7 @@ mod tests {
         assert!(stated_figures("0 errors, 1 file changed").is_empty());
         assert!(stated_figures("text\n    let n = 12 lines;").is_empty());
         assert!(stated_figures("version 1.2.3 files").is_empty());
+        assert!(stated_figures("+1 -2, go 1.22+ and +3.5 more").is_empty());
         assert!(stated_figures("3. Tests pass\n- Jan 22: Session ended").is_empty());
     }
 }

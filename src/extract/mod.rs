@@ -116,13 +116,16 @@ mod runners;
 mod said;
 mod shell;
 mod shorten;
+mod stated;
 mod stopped;
 mod subtests;
+mod task_runs;
 mod tasks;
 #[cfg(test)]
 mod testkit;
 mod text;
 mod tools;
+mod turn_figures;
 mod verification;
 mod warnings;
 

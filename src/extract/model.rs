@@ -26,6 +26,9 @@ pub struct Decision {
     pub user: bool,
     /// A user's rule ("always …", "don't …", "use X") or answer, which outranks a one-off turn.
     pub rule: bool,
+    /// The figures the user's whole turn states (see `figures`), kept past its cut (see
+    /// `turn_figures`); none for the agent's choices.
+    pub figures: Vec<String>,
 }
 
 /// A file the agent touched, with how often it did what.
@@ -136,6 +139,9 @@ pub struct CommandUse {
     /// What its run said it did (`Wrote 48 rows to out/report.md`), kept for the session's
     /// latest run only (see `result`).
     pub result: Option<String>,
+    /// The programs its latest run started as a task runner's steps (`golangci-lint` for
+    /// `mise run lint`; see `task_runs`).
+    pub ran: Vec<String>,
 }
 
 /// A distinct error line from a command's output.
@@ -265,6 +271,9 @@ pub struct Extract {
     /// The figures the agent's whole last text states (see `figures`), then the commit hashes
     /// it names that the goal does not show (see `hashes`).
     pub doing_figures: Vec<String>,
+    /// The latest figures the agent's texts stated that `doing_figures` does not hold, newest
+    /// first (see `stated`).
+    pub stated_figures: Vec<String>,
     /// The closing words of the agent's last text (see `closing`): where a finished turn
     /// says what is left or offered.
     pub closing: Option<Said>,

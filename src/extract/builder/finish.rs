@@ -55,6 +55,7 @@ impl Builder {
                     index: *index,
                     user: true,
                     rule: is_rule(text),
+                    figures: stated_figures(text),
                 });
             }
         }
@@ -64,6 +65,7 @@ impl Builder {
                 index: *index,
                 user: true,
                 rule: true,
+                figures: Vec::new(),
             });
         }
         let mut seen: Vec<&str> = Vec::new();
@@ -77,6 +79,7 @@ impl Builder {
                 index: *index,
                 user: false,
                 rule: false,
+                figures: Vec::new(),
             });
         }
         decisions.sort_by_key(|d| d.index);
@@ -129,6 +132,12 @@ impl Builder {
                 });
             }
         }
+        // The last words' own figures, also those its shown part holds, are `said:`'s.
+        let mut said_figures = self.ex.doing_figures.clone();
+        if let Some(doing) = &self.ex.doing {
+            said_figures.extend(stated_figures(&doing.text));
+        }
+        self.ex.stated_figures = self.stated.latest(&said_figures);
         self.ex.fresh = is_fresh(
             self.ex.task.as_ref().map(|t| t.index),
             self.last_text,

@@ -16,6 +16,7 @@ use super::model::*;
 use super::plan_file::plan_file;
 use super::plan_mode::sets_plan_mode;
 use super::said::request_text;
+use super::stated::Stated;
 use super::tasks::TaskList;
 use crate::transcript::classify::{is_compaction_summary, text_of};
 use crate::transcript::{Message, Part, Record, Role};
@@ -81,6 +82,8 @@ pub(super) struct Builder {
     substantive: Option<(usize, String)>,
     context: Option<(usize, String)>,
     last_text: Option<usize>,
+    /// The figures the agent's texts stated (see `stated`).
+    stated: Stated,
     /// The code names of the latest edits, oldest first, at most [`EDITS_TOUCHED`](crate::extract::names::EDITS_TOUCHED) of them.
     edits: Vec<Vec<String>>,
     /// The latest edit, and every read's file and result record, for the code around it.
@@ -146,6 +149,7 @@ impl Builder {
             substantive: None,
             context: None,
             last_text: None,
+            stated: Stated::default(),
             edits: Vec::new(),
             site: None,
             reads: Vec::new(),
@@ -200,6 +204,7 @@ impl Builder {
             }
             for part in &message.parts {
                 if let Part::Text(text) = part {
+                    self.stated.text(text);
                     for sentence in choice_sentences(text) {
                         if self.choices.len() == CHOICES {
                             self.choices.remove(0);

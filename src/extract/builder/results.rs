@@ -17,6 +17,7 @@ use crate::extract::runners::test_counts;
 use crate::extract::said::{is_plan_path, rejection_words};
 use crate::extract::shell::is_inspection;
 use crate::extract::stopped::is_stopped;
+use crate::extract::task_runs::task_programs;
 use crate::extract::text::plain_text;
 use crate::extract::tools::Op;
 use crate::extract::verification::verification_commands;
@@ -174,6 +175,7 @@ impl Builder {
             });
             entry.test |= tests.is_some();
             entry.result = result;
+            entry.ran = task_programs(&key, &plain);
         }
         if succeeded {
             for error in &mut self.ex.errors {

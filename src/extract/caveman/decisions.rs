@@ -5,6 +5,7 @@ use super::line::*;
 use super::terse::terse;
 use crate::extract::model::Extract;
 use crate::extract::text::cut;
+use crate::extract::turn_figures::turn_with_figures;
 
 /// Characters shown of a decision line.
 pub(super) const DECISION_SHOWN: usize = 80;
@@ -67,9 +68,11 @@ pub(super) fn decision_lines(ex: &Extract, lines: &mut Vec<Line>) {
         // in `…`, where a cut of `text` to its length puts it).
         let text = format!("{head}{}", terse(&cut(&decision.text, DECISION_WHOLE)));
         let shown = terse(&cut(&decision.text, DECISION_SHOWN));
+        // The figures the user's turn states past the cut stay beside it (see `turn_figures`).
+        let text = turn_with_figures(text, &shown, &decision.figures);
         lines.push(Line {
-            start: Some(head.chars().count() + shown.chars().count()),
-            ..Line::plain(Section::Decisions, text, None, priority)
+            start: Some(head.chars().count() + shown.chars().count() + text.tail_chars()),
+            ..Line::new(Section::Decisions, text.line, None, priority)
         });
     }
 }

@@ -99,6 +99,16 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         let text = with_figures(text, &ex.doing_figures);
         lines.push(Line::new(Section::Now, text, Some(10), 6));
     }
+    // The figures the agent reported before its last words (see `stated`).
+    if !ex.stated_figures.is_empty() {
+        let text = format!("figures: {}", ex.stated_figures.join("; "));
+        lines.push(Line::plain(
+            Section::Now,
+            text,
+            None,
+            STATED_FIGURES_PRIORITY,
+        ));
+    }
     if is_complete(ex) {
         lines.push(Line::plain(Section::Now, COMPLETE.to_owned(), None, 7));
     }
@@ -196,6 +206,7 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     }
     let test = ex.test_command().map(|c| c.command.as_str());
     let mut others = 0;
+    let mut programs_shown: Vec<&str> = Vec::new();
     for command in ex.commands.iter().take(CANDIDATES) {
         // The test command (the latest test run) leads the section; any test command keeps its
         // filter whole.
@@ -206,6 +217,18 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
             COMMAND_SHOWN
         };
         let mut text = format!("- {}", one_line(&command.command, shown));
+        // The programs a task runner ran, which the command does not name (see `task_runs`),
+        // on the first line that ran them: `mise run lint` three ways is one linter.
+        let ran: Vec<&str> = command
+            .ran
+            .iter()
+            .map(String::as_str)
+            .filter(|p| !programs_shown.contains(p))
+            .collect();
+        if !ran.is_empty() {
+            text.push_str(&format!(" [{}]", ran.join(", ")));
+            programs_shown.extend(ran);
+        }
         let label = command.outcome.map(|o| o.label()).unwrap_or_default();
         if !label.is_empty() {
             text.push_str(&format!(" → {label}"));

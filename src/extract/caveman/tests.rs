@@ -121,6 +121,7 @@ fn frequent_names_come_before_older_decisions_and_reports() {
             index: n,
             user: true,
             rule: true,
+            figures: Vec::new(),
         })
         .collect();
     ex.names = ["parse_line", "QuoteState", "read_quoted"]
