@@ -125,6 +125,7 @@ mod text;
 mod tools;
 mod verification;
 mod warnings;
+mod work_dirs;
 
 pub use bare::{bare, Bare, BARE_FLOOR};
 pub use caveman::caveman;
