@@ -18,11 +18,18 @@ const SHOWN_COMPONENTS: usize = 3;
 /// The directories of the changed (edited, created) live files of `files`, most changed files
 /// first, then the most recently changed; at most `most`, each as its last
 /// [`SHOWN_COMPONENTS`] components. The top of the tree (a file with no directory)
-/// is no directory to name.
-pub(super) fn work_dirs(files: &[FileUse], most: usize) -> Vec<String> {
+/// is no directory to name, nor is the folder of the `plan` file, which the summary names
+/// whole (Claude Code's `~/.claude/plans/<slug>.md`: the harness's folder, not the work's).
+pub(super) fn work_dirs(files: &[FileUse], most: usize, plan: Option<&str>) -> Vec<String> {
+    let plan_name = plan.map(|p| p.rsplit('/').next().unwrap_or(p));
     // Per directory: its changed files and its latest change.
     let mut dirs: Vec<(&str, usize, usize)> = Vec::new();
-    for file in files.iter().filter(|f| f.written() && !f.gone) {
+    let is_plan =
+        |f: &FileUse| plan_name.is_some_and(|name| f.path.rsplit('/').next() == Some(name));
+    for file in files
+        .iter()
+        .filter(|f| f.written() && !f.gone && !is_plan(f))
+    {
         let Some((dir, _)) = file.path.trim_end_matches('/').rsplit_once('/') else {
             continue;
         };
@@ -89,14 +96,17 @@ mod tests {
         ];
         // Read-only, deleted and top-level files name no directory; the same last three
         // components are one.
-        assert_eq!(work_dirs(&files, 5), ["app/cli/strategy", "src"]);
-        assert_eq!(work_dirs(&files, 1), ["app/cli/strategy"]);
-        assert!(work_dirs(&[], 3).is_empty());
+        assert_eq!(work_dirs(&files, 5, None), ["app/cli/strategy", "src"]);
+        assert_eq!(work_dirs(&files, 1, None), ["app/cli/strategy"]);
+        assert!(work_dirs(&[], 3, None).is_empty());
+        // The plan file's folder is the harness's.
+        let plan = Some("~/.claude/plans/lib.rs");
+        assert_eq!(work_dirs(&files, 5, plan), ["app/cli/strategy"]);
     }
 
     #[test]
     fn ties_go_to_the_latest_change() {
         let files = [changed("a/b/one.rs", 1), changed("c/d/two.rs", 7)];
-        assert_eq!(work_dirs(&files, 2), ["c/d", "a/b"]);
+        assert_eq!(work_dirs(&files, 2, None), ["c/d", "a/b"]);
     }
 }

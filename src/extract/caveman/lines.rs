@@ -197,7 +197,7 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     }
     // The folders the changed files sit in (see `work_dirs`): where the next agent's tests
     // and searches run, which the short file names above leave out.
-    let dirs = work_dirs(listed, WORK_DIRS_SHOWN);
+    let dirs = work_dirs(listed, WORK_DIRS_SHOWN, ex.plan_file.as_deref());
     if !dirs.is_empty() {
         let text = format!("- dirs: {}", dirs.join(" "));
         lines.push(Line::plain(Section::Files, text, None, WORK_DIRS_PRIORITY));
