@@ -128,6 +128,7 @@ mod tools;
 mod turn_figures;
 mod verification;
 mod warnings;
+mod work_dirs;
 
 pub use bare::{bare, Bare, BARE_FLOOR};
 pub use caveman::caveman;

@@ -16,6 +16,7 @@ use crate::extract::plan_mode::PLAN_MODE_STEP;
 use crate::extract::repeats::same_request;
 use crate::extract::shorten::{ask, Shortening};
 use crate::extract::text::{cut, one_line};
+use crate::extract::work_dirs::work_dirs;
 
 /// The candidate lines of a caveman summary, in print order within each section.
 pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
@@ -203,6 +204,13 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
             tie: n,
             ..Line::plain(Section::Files, text, None, priority)
         });
+    }
+    // The folders the changed files sit in (see `work_dirs`): where the next agent's tests
+    // and searches run, which the short file names above leave out.
+    let dirs = work_dirs(listed, WORK_DIRS_SHOWN, ex.plan_file.as_deref());
+    if !dirs.is_empty() {
+        let text = format!("- dirs: {}", dirs.join(" "));
+        lines.push(Line::plain(Section::Files, text, None, WORK_DIRS_PRIORITY));
     }
     let test = ex.test_command().map(|c| c.command.as_str());
     let mut others = 0;
