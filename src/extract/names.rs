@@ -382,6 +382,8 @@ mod tests {
         let records = [
             text("fix parse_jsonl in reader.rs, then parse_jsonl again"),
             text("reader.rs calls parse_jsonl; TodoItem once"),
+            // A qualified name counts by its name; `time.Now` is neither a file nor a name.
+            text("strategy.OpenRepository then strategy.OpenRepository, time.Now time.Now"),
             text("{\"a\":\"x\\nPleaseNote\\nPleaseNote\"}"),
             // Argument keys are the tool's, not the code's; a value (or a key quoted in one)
             // is the code's.
@@ -407,10 +409,12 @@ mod tests {
                 )),
             ),
         ];
-        // `reader.rs` and `load_config` have two mentions each; the later ones weigh more.
+        // Two edits that write `load_config` outweigh every mention in the agent's words; two
+        // later mentions of `OpenRepository` outweigh three earlier ones of `parse_jsonl`, and
+        // those the two of `reader.rs`.
         assert_eq!(
             frequent_names(&records, 10),
-            vec!["parse_jsonl", "load_config", "reader.rs"]
+            vec!["load_config", "OpenRepository", "parse_jsonl", "reader.rs"]
         );
     }
 
