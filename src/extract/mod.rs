@@ -96,6 +96,7 @@ mod hashes;
 mod js;
 mod limits;
 mod log_lines;
+mod mention_weight;
 mod model;
 mod names;
 mod narration;

@@ -2,16 +2,21 @@
 //! agent was changing when the transcript ends), and the ones main-chain messages keep
 //! mentioning (what a continuing agent will meet again).
 
+use super::mention_weight::{mention_weight, Writer};
 use super::said::HARNESS_TEXT;
 use crate::transcript::classify::{is_compaction_summary, is_real_user_request};
 use crate::transcript::{Message, Part, Record, Role};
 
-/// How many frequent names an extract keeps.
-pub(super) const NAMES: usize = 120;
+/// How many frequent names an extract keeps: more than caveman prints (a few dozen), since
+/// the error types are read from them (see `error_types`) and a type the agent only read
+/// about ranks low once a file read weighs little (see `mention_weight`). At 120, caveman
+/// carried two error types fewer on the eval corpus.
+pub(super) const NAMES: usize = 400;
 
-/// The code names main-chain messages mention at least twice, most used first, a mention in
-/// the session's last record weighing twice one in its first (as files rank): what the session
-/// is on now outranks what it settled early (ties in first-seen order). A name is a word with an inner `_` (`parse_jsonl`, `IPFS_API_URL`), a camelCase or
+/// The code names main-chain messages mention at least twice, the weightiest first (ties in
+/// first-seen order): a mention weighs by who wrote it (an edit or the user far more than a
+/// file the agent read) and by how late it came (see `mention_weight`), so that the names the
+/// work is about now outrank the ones a read file held. A name is a word with an inner `_` (`parse_jsonl`, `IPFS_API_URL`), a camelCase or
 /// PascalCase word with two humps (`checkConcurrentSessions`, `TodoItem`), or a file name with
 /// an extension (`CLAUDE.md`): the words an agent searches for, not prose. In a tool call's
 /// arguments only the values count: the keys (`file_path`, `old_string`) are the tool's own.
@@ -22,13 +27,11 @@ pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
     let mut counts: std::collections::HashMap<String, (usize, usize, u64)> =
         std::collections::HashMap::new();
     let mut order = 0;
-    let n = records.len().max(1) as u64;
     for (index, record) in records.iter().enumerate() {
         let record = record.to_read_once();
         let Some(message) = record.message() else {
             continue;
         };
-        let weight = n + index as u64;
         if message.sidechain || is_harness_text(message) {
             continue;
         }
@@ -40,21 +43,34 @@ pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
                 Part::ToolCall { arguments, .. } => (arguments.as_ref(), true),
                 _ => continue,
             };
+            let weight = mention_weight(Writer::of(message.role, part), index, records.len());
             // A word right after a backslash is the rest of an escape in JSON arguments
             // (`\nPlease`): it is no name.
             let words = text
                 .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
                 .map(|w| w.trim_matches('.'));
-            let named =
-                |w: &&str| is_code_name(w) && !escaped(text, w) && !(json && is_key(text, w));
-            for word in words.filter(named) {
+            let mut mention = |name: &str| {
+                if escaped(text, name) || (json && is_key(text, name)) {
+                    return;
+                }
                 order += 1;
-                let entry = match counts.get_mut(word) {
+                let entry = match counts.get_mut(name) {
                     Some(entry) => entry,
-                    None => counts.entry(word.to_owned()).or_insert((0, order, 0)),
+                    None => counts.entry(name.to_owned()).or_insert((0, order, 0)),
                 };
                 entry.0 += 1;
                 entry.2 += weight;
+            };
+            // A loop rather than `flat_map(code_names)`: this is the hot loop of a long
+            // session, and most words are prose that fails the first test.
+            for word in words {
+                if is_code_name(word) {
+                    mention(word);
+                } else if word.contains('.') {
+                    word.split('.')
+                        .filter(|p| is_code_name(p))
+                        .for_each(&mut mention);
+                }
             }
         }
     }
@@ -128,17 +144,9 @@ pub(super) fn edit_names(arguments: &str, patch: bool) -> Vec<String> {
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
             .map(|w| w.trim_matches('.'));
         // Code quoted in code keeps its escapes (`"…\\n\\nPlease"`): no name there.
-        for word in words.filter(|w| !escaped(text, w)) {
-            // `strategy.OpenRepository` is no file name; its parts may be names.
-            let parts: Vec<&str> = if is_code_name(word) {
-                vec![word]
-            } else {
-                word.split('.').filter(|p| is_code_name(p)).collect()
-            };
-            for part in parts {
-                if !names.iter().any(|n| n == part) {
-                    names.push(part.to_owned());
-                }
+        for name in words.filter(|w| !escaped(text, w)).flat_map(code_names) {
+            if !names.iter().any(|n| n == name) {
+                names.push(name.to_owned());
             }
         }
     }
@@ -240,30 +248,68 @@ fn is_key(text: &str, word: &str) -> bool {
             .is_some_and(|rest| rest.trim_start().starts_with(':'))
 }
 
-/// True for a word that names something in code (see [`frequent_names`]).
+/// The code names in a word: the word when it is one, else the parts of a qualified name
+/// that are (`strategy.OpenRepository` is no file name, but `OpenRepository` is a name, and
+/// `self.parse_line` holds `parse_line`). Go, Python and JavaScript write most calls and
+/// fields qualified: without the parts, a name the code only ever calls as `pkg.Name` is
+/// never counted.
+fn code_names(word: &str) -> impl Iterator<Item = &str> {
+    let whole = is_code_name(word);
+    let parts = (!whole && word.contains('.')).then(|| word.split('.').filter(|p| is_code_name(p)));
+    whole
+        .then_some(word)
+        .into_iter()
+        .chain(parts.into_iter().flatten())
+}
+
+/// The endings of web host names that no file has: `github.com` in every Go import and
+/// `entire.io` in a project's module path are addresses, and no next turn searches for them.
+const HOST_ENDINGS: [&str; 4] = ["com", "org", "net", "io"];
+
+/// True for a word that names something in code (see [`frequent_names`]). One pass over the
+/// bytes: this runs on every word of a session.
 pub(super) fn is_code_name(word: &str) -> bool {
-    let Some(first) = word.chars().next() else {
+    let bytes = word.as_bytes();
+    let Some(&first) = bytes.first() else {
         return false;
     };
-    if !(4..=60).contains(&word.len()) || !(first.is_ascii_alphabetic() || first == '_') {
+    if !(4..=60).contains(&bytes.len()) || !(first.is_ascii_alphabetic() || first == b'_') {
         return false;
     }
-    if let Some((stem, extension)) = word.rsplit_once('.') {
+    let (mut lower, mut upper, mut inner_upper) = (0, 0, 0);
+    let mut last_dot = None;
+    // The first `_` after a byte that is not one, and the last byte that is not one: an inner
+    // `_` is one with other bytes on both sides.
+    let (mut underscore, mut last_other, mut seen_other) = (None, 0, false);
+    for (at, &byte) in bytes.iter().enumerate() {
+        match byte {
+            b'a'..=b'z' => lower += 1,
+            b'A'..=b'Z' => {
+                upper += 1;
+                inner_upper += usize::from(at > 0);
+            }
+            b'.' => last_dot = Some(at),
+            _ => {}
+        }
+        if byte != b'_' {
+            (seen_other, last_other) = (true, at);
+        } else if seen_other && underscore.is_none() {
+            underscore = Some(at);
+        }
+    }
+    // A file name's extension is lower case: `time.Now`, `testing.T` and `errors.New` are
+    // qualified code (see `code_names`), not files. A web host (`github.com`) is no file.
+    if let Some(at) = last_dot {
+        let (stem, extension) = (&word[..at], &word[at + 1..]);
         return !stem.is_empty()
             && (1..=5).contains(&extension.len())
-            && extension.chars().all(|c| c.is_ascii_alphabetic())
+            && extension.bytes().all(|b| b.is_ascii_lowercase())
+            && !HOST_ENDINGS.contains(&extension)
             && !stem.ends_with('.');
     }
-    let lower = word.chars().filter(char::is_ascii_lowercase).count();
-    let inner_upper = word
-        .chars()
-        .skip(1)
-        .filter(char::is_ascii_uppercase)
-        .count();
-    let inner_underscore = word.trim_matches('_').contains('_');
+    let inner_underscore = underscore.is_some_and(|at| at < last_other);
     let snake = inner_underscore && lower > 0;
     // SCREAMING_CASE: a constant or an environment variable (`IPFS_LOCAL_API_URL`).
-    let upper = word.chars().filter(char::is_ascii_uppercase).count();
     let screaming = inner_underscore && lower == 0 && upper >= 3;
     let camel = first.is_ascii_lowercase() && inner_upper >= 1;
     let pascal = first.is_ascii_uppercase() && inner_upper >= 1 && lower >= 2;
@@ -283,6 +329,8 @@ mod tests {
             "CLAUDE.md",
             "_safe_set_output",
             "IPFS_LOCAL_API_URL",
+            "__private_name",
+            "SKILL.md",
         ] {
             assert!(is_code_name(name), "{name}");
         }
@@ -295,6 +343,11 @@ mod tests {
             "a_b",
             "TypeScript.",
             "A_B",
+            "testing.T",
+            "time.Now",
+            "github.com",
+            "__init__",
+            "_a_",
         ] {
             assert!(!is_code_name(word), "{word}");
         }
@@ -329,6 +382,8 @@ mod tests {
         let records = [
             text("fix parse_jsonl in reader.rs, then parse_jsonl again"),
             text("reader.rs calls parse_jsonl; TodoItem once"),
+            // A qualified name counts by its name; `time.Now` is neither a file nor a name.
+            text("strategy.OpenRepository then strategy.OpenRepository, time.Now time.Now"),
             text("{\"a\":\"x\\nPleaseNote\\nPleaseNote\"}"),
             // Argument keys are the tool's, not the code's; a value (or a key quoted in one)
             // is the code's.
@@ -354,10 +409,12 @@ mod tests {
                 )),
             ),
         ];
-        // `reader.rs` and `load_config` have two mentions each; the later ones weigh more.
+        // Two edits that write `load_config` outweigh every mention in the agent's words; two
+        // later mentions of `OpenRepository` outweigh three earlier ones of `parse_jsonl`, and
+        // those the two of `reader.rs`.
         assert_eq!(
             frequent_names(&records, 10),
-            vec!["parse_jsonl", "load_config", "reader.rs"]
+            vec!["load_config", "OpenRepository", "parse_jsonl", "reader.rs"]
         );
     }
 

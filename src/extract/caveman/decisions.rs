@@ -13,6 +13,16 @@ pub(super) const DECISION_SHOWN: usize = 80;
 /// Characters of a decision that budget left over may show.
 pub(super) const DECISION_WHOLE: usize = 150;
 
+/// Where the agent's third newest choice ranks: with the user's older turns (60), after the
+/// first lines of names (24, 32, …). An agent's choice is prose, about 30 re-used entities per
+/// 1,000 tokens on the eval corpus against 130 for the names, and its newest two keep their
+/// place. Measured on the eval corpus against 35 (with the names ranked by writer, see
+/// `mention_weight`): caveman's probes 496 -> 498 (decision 59 -> 60, fact 93 -> 94), re-used
+/// entities carried 1,443 -> 1,473, cuts at least native's on all entities 25 -> 27 of 60 and
+/// on paths+commands+errors+numbers 40 -> 39 (one `git push` line crowded out; one re-used
+/// constraint fewer); at 50, 497, 26 and 39; at 45, 496, 25 and 40.
+const THIRD_AGENT_CHOICE_PRIORITY: u32 = 60;
+
 /// The decisions, in session order, each at a priority from its rank: the user's rules and
 /// answers first, then their other turns, newest first; the agent's choices newest first. As
 /// the checkpoint guidance ranks them, the newest of each come right after the goal and the
@@ -49,7 +59,7 @@ pub(super) fn decision_lines(ex: &Extract, lines: &mut Vec<Line>) {
         priority[i] = match rank {
             0 => 4,
             1 => 9,
-            2 => 35,
+            2 => THIRD_AGENT_CHOICE_PRIORITY,
             3 => 60,
             _ => 85,
         };

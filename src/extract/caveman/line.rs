@@ -214,3 +214,16 @@ pub(super) const WORK_DIRS_SHOWN: usize = 4;
 /// 479 -> 476 .. 477); at 30 to 34 the probes stay 479 (45 of 60 cuts, re-used entities
 /// 1,292 -> 1,295 at 34); at 40 and 50 it is cut where it is needed (43, 42 of 60).
 pub(super) const WORK_DIRS_PRIORITY: u32 = 34;
+
+/// Characters of the brief shown (the gist of a document the goal points at, or the intent a
+/// summary states beside the goal): like the goal, prose with few names the next turn reuses
+/// (about 12 re-used entities per 1,000 tokens on the eval corpus, against 100 and more for
+/// the names), and its gist comes first. Measured on the eval corpus against 300 (with the
+/// frequent names ranked by writer, see `mention_weight`): caveman's probes 492 -> 496 (goal
+/// 61 either way), re-used entities carried 1,427 -> 1,443; at 150, 495 and 1,447.
+pub(super) const BRIEF_SHOWN: usize = 100;
+
+/// How many of the frequent names caveman offers as lines: a 500-token summary prints a few
+/// dozen, and every line offered is a render of the summary when it does not fit; the extract
+/// keeps more for the error types (see `names::NAMES`).
+pub(super) const FREQUENT_NAMES_OFFERED: usize = 120;

@@ -5,6 +5,7 @@ use super::decisions::decision_lines;
 use super::line::*;
 use super::render::{plural, NAMES_PER_LINE};
 use super::terse::terse;
+use super::touched::touched_in_use_order;
 use crate::extract::complete::{is_complete, COMPLETE};
 use crate::extract::continued::by_file_names;
 use crate::extract::error_types::error_types;
@@ -54,7 +55,7 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     if let Some(brief) = &ex.brief {
         lines.push(Line::plain(
             Section::Goal,
-            terse(&cut(&brief.text, 300)),
+            terse(&cut(&brief.text, BRIEF_SHOWN)),
             Some(20),
             3,
         ));
@@ -332,8 +333,10 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         ));
     }
     // Then the names the latest edits wrote or replaced, ahead of most files and commands:
-    // the code the agent was changing is what it will look for first.
-    for (n, group) in ex.touched.chunks(NAMES_PER_LINE).enumerate() {
+    // the code the agent was changing is what it will look for first; the ones the session
+    // uses elsewhere first (see `touched`).
+    let touched = touched_in_use_order(&ex.touched, &ex.names);
+    for (n, group) in touched.chunks(NAMES_PER_LINE).enumerate() {
         lines.push(Line::plain(
             Section::Names,
             format!("- {}", group.join(" ")),
@@ -351,7 +354,10 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     let frequent: Vec<&String> = ex
         .names
         .iter()
-        .filter(|n| !ex.touched.contains(n) && !shown_around(n) && !types.contains(&n.as_str()))
+        .take(FREQUENT_NAMES_OFFERED)
+        .filter(|n| {
+            !touched.contains(&n.as_str()) && !shown_around(n) && !types.contains(&n.as_str())
+        })
         .collect();
     for (n, group) in frequent.chunks(NAMES_PER_LINE).take(CANDIDATES).enumerate() {
         let group: Vec<&str> = group.iter().map(|s| s.as_str()).collect();

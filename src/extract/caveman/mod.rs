@@ -138,6 +138,7 @@ mod lines;
 mod partial;
 mod render;
 mod terse;
+mod touched;
 
 use line::unlabelled;
 use lines::caveman_lines;
