@@ -207,13 +207,13 @@ pub(super) const MORE_FILES_PRIORITY: (u32, u32) = (26, 4);
 /// at priority 34: 3 and 5 carry fewer re-used paths (460, 460 against 463 at 4).
 pub(super) const WORK_DIRS_SHOWN: usize = 4;
 
-/// Where the `dirs:` line ranks: after the first two lines of frequent names (24, 32) and the
-/// third line of files (26). Measured on the eval corpus (issue 26, stop 47): at 22, 26 and 28
-/// the line carries the most paths (cuts at least native's on paths+commands+errors+numbers
-/// 39 -> 46 of 60) but pushes out names and a file, test or next probe (caveman's probes
-/// 479 -> 476 .. 477); at 30 to 34 the probes stay 479 (45 of 60 cuts, re-used entities
-/// 1,292 -> 1,295 at 34); at 40 and 50 it is cut where it is needed (43, 42 of 60).
-pub(super) const WORK_DIRS_PRIORITY: u32 = 34;
+/// Where the `dirs:` line ranks: among the first lines of files and frequent names, before
+/// the fourth line of files (30). Measured on the eval corpus (issue 26, stop 47), with the
+/// names ranked by writer (`mention_weight`) and the agent's figures in: at 27 to 29 caveman
+/// meets native's re-used paths+commands+errors+numbers at 49 of 60 cuts (495 probes, next
+/// 42 -> 41); at 30 and 34, 47 (496); at 38, 46; at 24 and 26 it pushes out a file line (file
+/// probes 109 -> 107). Before those rules, at 34: 39 -> 45 cuts with the probes unchanged.
+pub(super) const WORK_DIRS_PRIORITY: u32 = 28;
 
 /// Characters of the brief shown (the gist of a document the goal points at, or the intent a
 /// summary states beside the goal): like the goal, prose with few names the next turn reuses
