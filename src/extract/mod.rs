@@ -111,6 +111,7 @@ mod queued;
 mod recent_edits;
 mod repeats;
 mod report_files;
+mod report_preamble;
 mod rerun;
 mod result;
 mod runners;

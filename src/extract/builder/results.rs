@@ -12,6 +12,7 @@ use crate::extract::model::*;
 use crate::extract::outcome::{error_flag, error_lines, exit_status};
 use crate::extract::plumbing::run_segments;
 use crate::extract::report_files::report_files;
+use crate::extract::report_preamble::without_preamble;
 use crate::extract::result::result_line;
 use crate::extract::runners::test_counts;
 use crate::extract::said::{is_plan_path, rejection_words};
@@ -86,6 +87,8 @@ impl Builder {
             for path in report_files(text, &self.ex.files) {
                 self.file(index, &path, Op::Read);
             }
+            // What it found, past the words it opens with (see `report_preamble`).
+            let text = without_preamble(text);
             if let Some(report) = gist(text).or_else(|| Some(text.to_owned())) {
                 if self.reports.len() == REPORTS {
                     self.reports.remove(0);

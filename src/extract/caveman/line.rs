@@ -150,6 +150,15 @@ pub(super) const COMMAND_SHOWN: usize = 40;
 /// entities 1,271 -> 1,280.
 pub(super) const STATED_FIGURES_PRIORITY: u32 = 50;
 
+/// The priority of the `found:` line of a sub-agent's report when no call came after it: what
+/// the agent learned last, which its next turn acts on, beside its last words (`said:`, 6) and
+/// a command left running (17). A report the agent went on from keeps 60. Measured on the
+/// eval corpus with the reports' opening narration left out (see `report_preamble`; without
+/// it the line shows only that, and no probe moves at any priority): at 12 and 20, caveman's
+/// probes 495 -> 497 (error 14 -> 15, file 109 -> 110), cuts at least native's on
+/// paths+commands+errors+numbers 49 -> 50 of 60, entities unchanged; at 30, 496; at 40, 495.
+pub(super) const REPORT_LAST_PRIORITY: u32 = 20;
+
 /// The priority of the line of error types (see `error_types`): after the first two errors.
 pub(super) const ERROR_TYPES_PRIORITY: u32 = 36;
 /// Open todos shown with their detail (a Claude Code task's description); the ones after them

@@ -136,12 +136,8 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     }
     for (n, report) in ex.reports.iter().rev().enumerate() {
         let text = format!("found: {}", terse(&cut(&report.text, 200)));
-        lines.push(Line::plain(
-            Section::Now,
-            text,
-            None,
-            if n == 0 { 60 } else { 90 },
-        ));
+        let priority = report_priority(n, report, ex.last_call.as_ref());
+        lines.push(Line::plain(Section::Now, text, None, priority));
     }
     if let Some(call) = &ex.last_call {
         let text = format!("last: {}", cut(&call.text, 100));
@@ -392,5 +388,36 @@ pub(super) fn around_line(around: &Around) -> Option<String> {
         (Some(function), false) => Some(format!("edit in {function}, beside: {calls}")),
         (None, false) => Some(format!("edit beside: {calls}")),
         (None, true) => None,
+    }
+}
+
+/// The priority of the `n`th newest sub-agent report: the newest one, when no call came after
+/// it, is what the agent learned last (see [`REPORT_LAST_PRIORITY`]); once the agent went on
+/// from it, it ranks after the first lines of names, and older ones after nearly everything.
+fn report_priority(n: usize, report: &Said, last_call: Option<&Said>) -> u32 {
+    let acted_on = last_call.is_some_and(|call| call.index > report.index);
+    match n {
+        0 if !acted_on => REPORT_LAST_PRIORITY,
+        0 => 60,
+        _ => 90,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_newest_report_nothing_ran_after_ranks_with_the_agents_last_words() {
+        let said = |index| Said {
+            text: "x".into(),
+            index,
+        };
+        assert_eq!(
+            report_priority(0, &said(9), Some(&said(8))),
+            REPORT_LAST_PRIORITY
+        );
+        assert_eq!(report_priority(0, &said(9), Some(&said(10))), 60);
+        assert_eq!(report_priority(1, &said(5), Some(&said(4))), 90);
     }
 }

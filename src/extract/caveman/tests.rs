@@ -133,7 +133,12 @@ fn frequent_names_come_before_older_decisions_and_reports() {
         text: "I have gathered comprehensive information".into(),
         index: 9,
     }];
-    let text = caveman(&ex, 150, Tokenizer::Chars4);
+    // The agent went on from the report: a later call.
+    ex.last_call = Some(crate::extract::Said {
+        text: "Read src/parse.rs".into(),
+        index: 10,
+    });
+    let text = caveman(&ex, 140, Tokenizer::Chars4);
     assert!(
         text.contains("## names\nparse_line QuoteState read_quoted"),
         "{text}"
