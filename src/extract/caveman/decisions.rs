@@ -13,15 +13,18 @@ pub(super) const DECISION_SHOWN: usize = 80;
 /// Characters of a decision that budget left over may show.
 pub(super) const DECISION_WHOLE: usize = 150;
 
-/// Where the agent's third newest choice ranks: with the user's older turns (60), after the
-/// first lines of names (24, 32, …). An agent's choice is prose, about 30 re-used entities per
+/// Where the agent's third newest choice ranks: just before the user's older turns (60), after
+/// the first lines of names (24, 32, …). An agent's choice is prose, about 30 re-used entities per
 /// 1,000 tokens on the eval corpus against 130 for the names, and its newest two keep their
 /// place. Measured on the eval corpus against 35 (with the names ranked by writer, see
 /// `mention_weight`): caveman's probes 496 -> 498 (decision 59 -> 60, fact 93 -> 94), re-used
 /// entities carried 1,443 -> 1,473, cuts at least native's on all entities 25 -> 27 of 60 and
 /// on paths+commands+errors+numbers 40 -> 39 (one `git push` line crowded out; one re-used
-/// constraint fewer); at 50, 497, 26 and 39; at 45, 496, 25 and 40.
-const THIRD_AGENT_CHOICE_PRIORITY: u32 = 60;
+/// constraint fewer); at 50, 497, 26 and 39; at 45, 496, 25 and 40. With the `dirs:` line and
+/// the reports' `found:` line in (stop 47), 55 against 60: probes 497 either way, entities
+/// 1,444 -> 1,446, cuts at least native's on all entities 31 -> 32 of 60 (before the `found:`
+/// line, at 50: one probe fewer).
+const THIRD_AGENT_CHOICE_PRIORITY: u32 = 55;
 
 /// The decisions, in session order, each at a priority from its rank: the user's rules and
 /// answers first, then their other turns, newest first; the agent's choices newest first. As
