@@ -27,13 +27,18 @@ impl Shortening {
         }
     }
 
+    /// Characters of the protected tail (0 when there is none).
+    pub(super) fn tail_chars(&self) -> usize {
+        self.full[self.tail..].chars().count()
+    }
+
     /// At most `max` characters.
     pub(super) fn at(&self, max: usize) -> String {
         if self.full.chars().count() <= max {
             return self.full.clone();
         }
         let tail = &self.full[self.tail..];
-        let tail_chars = tail.chars().count();
+        let tail_chars = self.tail_chars();
         if tail_chars > 0 && max >= tail_chars + 8 {
             return format!("{}{tail}", cut(&self.full[..self.tail], max - tail_chars));
         }

@@ -10,30 +10,15 @@
 use super::figures::with_figures;
 use super::shorten::Shortening;
 
-/// A decision line and the characters of its protected tail of figures.
-pub(super) struct TurnLine {
-    /// The line as it shortens: the turn's words, then the figures they do not show.
-    pub(super) line: Shortening,
-}
-
-impl TurnLine {
-    /// Characters of the tail of figures (0 when there is none).
-    pub(super) fn tail_chars(&self) -> usize {
-        self.line.full[self.line.tail..].chars().count()
-    }
-}
-
 /// `text` (the turn as its line shows it whole) with the `figures` of the whole turn that
 /// `shown` (what the line shows first) does not hold, as its protected tail.
-pub(super) fn turn_with_figures(text: String, shown: &str, figures: &[String]) -> TurnLine {
+pub(super) fn turn_with_figures(text: String, shown: &str, figures: &[String]) -> Shortening {
     let missing: Vec<String> = figures
         .iter()
         .filter(|f| !shown.contains(f.as_str()))
         .cloned()
         .collect();
-    TurnLine {
-        line: with_figures(text, &missing),
-    }
+    with_figures(text, &missing)
 }
 
 #[cfg(test)]
@@ -50,12 +35,9 @@ mod tests {
         // Shown first and whole: the words up to the checkpoints, not the pasted stat.
         let shown = &turn[..66];
         let line = turn_with_figures(format!("- user: {shown}"), shown, &figures);
-        assert_eq!(
-            line.line.full,
-            format!("- user: {shown} [+51894; 175 files]")
-        );
+        assert_eq!(line.full, format!("- user: {shown} [+51894; 175 files]"));
         assert_eq!(line.tail_chars(), " [+51894; 175 files]".chars().count());
-        assert!(line.line.at(60).ends_with("… [+51894; 175 files]"));
+        assert!(line.at(60).ends_with("… [+51894; 175 files]"));
     }
 
     #[test]
@@ -63,6 +45,6 @@ mod tests {
         let figures = stated_figures("add 2 tests");
         let line = turn_with_figures("- user: add 2 tests".into(), "add 2 tests", &figures);
         assert_eq!(line.tail_chars(), 0);
-        assert_eq!(line.line.full, "- user: add 2 tests");
+        assert_eq!(line.full, "- user: add 2 tests");
     }
 }

@@ -85,7 +85,7 @@ pub(super) fn decision_lines(ex: &Extract, lines: &mut Vec<Line>) {
         let text = turn_with_figures(text, &shown, &decision.figures);
         lines.push(Line {
             start: Some(head.chars().count() + shown.chars().count() + text.tail_chars()),
-            ..Line::new(Section::Decisions, text.line, None, priority)
+            ..Line::new(Section::Decisions, text, None, priority)
         });
     }
 }
