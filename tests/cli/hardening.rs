@@ -1347,6 +1347,51 @@ fn peak_memory(mut cmd: std::process::Command) -> (Output, u64) {
     (child.wait_with_output().unwrap(), peak)
 }
 
+/// What the program itself holds once started: `estimate` reading four short lines from a pipe
+/// held open, so it waits on its input while its peak is read. (Polling a run on a file instead
+/// raced its exit: under load the first reading was sometimes taken before the program had
+/// mapped itself, and CI saw the long lines' share overstated by several MiB.)
+fn resident_when_idle() -> u64 {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("condense"))
+        .arg("estimate")
+        .env_clear()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(FOUR.as_bytes()).unwrap();
+    input.flush().unwrap();
+    let status = format!("/proc/{}/status", child.id());
+    let peak_now = || {
+        fs::read_to_string(&status)
+            .unwrap_or_default()
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches(" kB").parse::<u64>().ok())
+            .map_or(0, |kib| kib * 1024)
+    };
+    // Waiting on its input, the program's peak stops moving: read until it held for 50 ms.
+    let started = Instant::now();
+    let (mut peak, mut steady_since) = (peak_now(), Instant::now());
+    while steady_since.elapsed() < Duration::from_millis(50) {
+        assert!(started.elapsed() < Duration::from_secs(60), "never settled");
+        std::thread::sleep(Duration::from_millis(2));
+        let now = peak_now();
+        if now != peak {
+            (peak, steady_since) = (now, Instant::now());
+        }
+    }
+    drop(input);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(peak > 0, "no peak was read for the idle program");
+    peak
+}
+
 /// An endless line (here `/dev/zero` made text) was read until memory ran out: `estimate`
 /// aborted allocating 5 GiB (exit 134), the whole-file commands took all memory. Every reader
 /// now stops at the line size limit, 256 MiB, with the line's number, holding about that much.
@@ -1440,11 +1485,7 @@ fn estimate_holds_about_one_long_line_at_a_time() {
             writeln!(file, "{{\"role\":\"user\",\"content\":\"{text}\"}}").unwrap();
         }
     }
-    // What the program itself holds, measured on a transcript of four short lines.
-    let short = self::case(FOUR.as_bytes());
-    let mut tiny = std::process::Command::new(assert_cmd::cargo::cargo_bin("condense"));
-    tiny.arg("estimate").arg(&short.input);
-    let (_, itself) = peak_memory(tiny);
+    let itself = resident_when_idle();
     for stdin in [false, true] {
         let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("condense"));
         cmd.arg("estimate");
