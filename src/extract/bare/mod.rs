@@ -15,6 +15,8 @@ use super::shorten::{ask, with_outcome, Shortening};
 use super::text::one_line;
 use crate::tokens::Tokenizer;
 
+mod failed;
+mod focused;
 mod leads;
 mod names;
 mod plain;
@@ -24,6 +26,8 @@ mod state;
 mod subject;
 mod todos;
 
+use failed::failed_tests;
+use focused::focused_test;
 use leads::drop_leads;
 use names::with_names;
 use plain::undecorated_extract;
@@ -43,8 +47,8 @@ pub struct Bare {
     pub now: String,
     /// The next action (a finished turn: the agent's closing words), then the open todos.
     pub next: String,
-    /// `<test command> → <N>pass [<M>fail]`; with no test run, the checks the plan names
-    /// (`planned: <command>; …`) when they fit, else `none`.
+    /// `<test command> → <N>pass [<M>fail[: <failed test>]]`; with no test run, the checks the
+    /// plan names (`planned: <command>; …`) when they fit, else `none`.
     pub test: String,
     /// `<check>@<workflow> [→ status]`, or `none`.
     pub ci: String,
@@ -164,6 +168,16 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
             with_outcome(shown(&c.command, compact), c.outcome.map(|o| o.label()))
         })
     };
+    // A failed run's counts come with the tests it failed, while the line has room for them
+    // whole (see `failed`).
+    let failed = ex
+        .test_command()
+        .map(|c| failed_tests(ex, c))
+        .filter(|names| !names.is_empty())
+        .map(|names| format!(": {}", names.join(" ")));
+    let focused = ex
+        .test_command()
+        .and_then(|c| focused_test(ex, &c.command));
     // The other check follows the reported test run while the line has room for both whole.
     let other = |compact: bool| {
         let reported = ex.test_command()?;
@@ -197,7 +211,8 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     };
     let full = at(&values, &other(false), usize::MAX);
     if fits(&full) {
-        return full;
+        let full = with_failed(full, &values[2].full, failed.as_deref(), fits);
+        return with_focused(full, focused.as_deref(), fits);
     }
     // Short of room, the test command loses what only says where and how it ran.
     let values = [
@@ -222,7 +237,50 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
             high = mid - 1;
         }
     }
-    at(&values, &other, low)
+    let cut = at(&values, &other, low);
+    let cut = with_failed(cut, &values[2].full, failed.as_deref(), fits);
+    with_focused(cut, focused.as_deref(), fits)
+}
+
+/// `bare` with `; alone: <filter>`, the test the agent last ran by itself (see `focused`),
+/// at the end of its test value when the lines still fit: like the failed tests, it only
+/// takes what room is left.
+fn with_focused(bare: Bare, focused: Option<&str>, fits: impl Fn(&Bare) -> bool) -> Bare {
+    let Some(focused) = focused.filter(|_| bare.test != "none") else {
+        return bare;
+    };
+    let with = Bare {
+        test: format!("{}; alone: {focused}", bare.test),
+        ..bare.clone()
+    };
+    if fits(&with) {
+        with
+    } else {
+        bare
+    }
+}
+
+/// `bare` with the failed tests after the test run's counts when its test value is whole
+/// and the lines still fit: the names take no room from the other lines, only what is left
+/// (an unused margin of the common length), before the other check, which gives way to them.
+fn with_failed(
+    bare: Bare,
+    reported: &str,
+    failed: Option<&str>,
+    fits: impl Fn(&Bare) -> bool,
+) -> Bare {
+    let Some(failed) = failed else { return bare };
+    let Some(other) = bare.test.strip_prefix(reported) else {
+        return bare;
+    };
+    [format!("{reported}{failed}{other}"), format!("{reported}{failed}")]
+        .into_iter()
+        .map(|test| Bare {
+            test,
+            ..bare.clone()
+        })
+        .find(|b| fits(b))
+        .unwrap_or(bare)
 }
 
 /// NOW's length against the common length the other lines are cut to, in tenths: NOW holds
