@@ -20,6 +20,7 @@ mod focused;
 mod leads;
 mod names;
 mod plain;
+mod plan_todo;
 mod planned;
 mod pushed;
 mod state;
@@ -31,6 +32,7 @@ use focused::focused_test;
 use leads::drop_leads;
 use names::with_names;
 use plain::undecorated_extract;
+use plan_todo::from_planned_item;
 use planned::planned_test;
 use state::work_state;
 use subject::SubjectOrHash;
@@ -146,9 +148,15 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         (None, next) => next.map_or_else(none, |n| Shortening::plain(by_file_names(&n))),
     };
     // A request not acted on is the whole of what comes next; otherwise what is left of the list.
+    // What is left of the list runs from the item the plan is on (see `plan_todo`).
+    let plan = ex.plan.as_ref().filter(|p| ex.next().as_deref() == Some(p.text.as_str()));
+    let todos = match plan {
+        Some(plan) => from_planned_item(&plan.text, &ex.todos),
+        None => &ex.todos[..],
+    };
     let next = match fresh {
         Some(_) => next,
-        None => with_todos(next, &ex.todos),
+        None => with_todos(next, todos),
     };
     let next = if ex.plan_mode {
         in_plan_mode(next)
