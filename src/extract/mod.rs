@@ -49,6 +49,7 @@
 //!   figures;
 //! - `failures`: a failed run's findings, and the later runs that fix an error;
 //! - `rerun`: a failed test fixed by a later passing run that names it;
+//! - `focused`: the test the agent last ran by itself (`go test -run TestX`);
 //! - `plan_file`: Claude Code's plan file, named from the session's slug;
 //! - `verification`: the commands a plan's verification section says to run;
 //! - `plumbing`: the segment of a command line that is the run, not its set-up or report;
@@ -88,6 +89,7 @@ mod decisions;
 mod error_types;
 mod failures;
 mod figures;
+mod focused;
 mod file_names;
 mod file_uses;
 mod gates;

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::closing::closing_words;
 use super::continued::by_file_names;
+use super::focused::focused_test;
 use super::model::{CommandUse, Extract};
 use super::next::AWAIT_USER;
 use super::plan_mode::PLAN_MODE_STEP;
@@ -16,7 +17,6 @@ use super::text::one_line;
 use crate::tokens::Tokenizer;
 
 mod failed;
-mod focused;
 mod leads;
 mod names;
 mod plain;
@@ -28,7 +28,6 @@ mod subject;
 mod todos;
 
 use failed::failed_tests;
-use focused::focused_test;
 use leads::drop_leads;
 use names::with_names;
 use plain::undecorated_extract;
@@ -183,9 +182,7 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         .map(|c| failed_tests(ex, c))
         .filter(|names| !names.is_empty())
         .map(|names| format!(": {}", names.join(" ")));
-    let focused = ex
-        .test_command()
-        .and_then(|c| focused_test(ex, &c.command));
+    let focused = focused_test(ex);
     // The other check follows the reported test run while the line has room for both whole.
     let other = |compact: bool| {
         let reported = ex.test_command()?;

@@ -10,6 +10,7 @@ use crate::extract::complete::{is_complete, COMPLETE};
 use crate::extract::continued::by_file_names;
 use crate::extract::error_types::error_types;
 use crate::extract::figures::with_figures;
+use crate::extract::focused::focused_test;
 use crate::extract::file_names::short_names;
 use crate::extract::file_uses::by_use;
 use crate::extract::model::{Around, Extract, Said};
@@ -210,6 +211,8 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         lines.push(Line::plain(Section::Files, text, None, WORK_DIRS_PRIORITY));
     }
     let test = ex.test_command().map(|c| c.command.as_str());
+    // After a failed run, the test the agent last ran alone is the one it runs again.
+    let focused = focused_test(ex);
     let mut others = 0;
     let mut programs_shown: Vec<&str> = Vec::new();
     for command in ex.commands.iter().take(CANDIDATES) {
@@ -243,6 +246,9 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         }
         if command.runs > 1 {
             text.push_str(&format!(" ×{}", command.runs));
+        }
+        if let Some(filter) = focused.as_ref().filter(|_| is_latest_test) {
+            text.push_str(&format!("; alone: {filter}"));
         }
         let priority = if is_latest_test {
             5
