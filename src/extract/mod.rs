@@ -50,6 +50,7 @@
 //! - `failures`: a failed run's findings, and the later runs that fix an error;
 //! - `rerun`: a failed test fixed by a later passing run that names it;
 //! - `focused`: the test the agent last ran by itself (`go test -run TestX`);
+//! - `found`: the files the agent's latest search listed, which it opens next;
 //! - `plan_file`: Claude Code's plan file, named from the session's slug;
 //! - `verification`: the commands a plan's verification section says to run;
 //! - `plumbing`: the segment of a command line that is the run, not its set-up or report;
@@ -90,6 +91,7 @@ mod error_types;
 mod failures;
 mod figures;
 mod focused;
+mod found;
 mod file_names;
 mod file_uses;
 mod gates;

@@ -286,6 +286,9 @@ pub struct Extract {
     pub reports: Vec<Said>,
     /// The agent's last tool call, as a label (`$ cargo test`, `edit src/a.rs`).
     pub last_call: Option<Said>,
+    /// The files the latest search listed, when its result is the latest the session saw
+    /// (see `found`).
+    pub found: Vec<String>,
     /// Files, written ones first, then by most recent use.
     pub files: Vec<FileUse>,
     /// The plan file the work follows, when the session accepted or wrote a plan (Claude

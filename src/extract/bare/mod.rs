@@ -17,6 +17,7 @@ use super::text::one_line;
 use crate::tokens::Tokenizer;
 
 mod failed;
+mod found;
 mod leads;
 mod names;
 mod plain;
@@ -28,6 +29,7 @@ mod subject;
 mod todos;
 
 use failed::failed_tests;
+use found::with_found;
 use leads::drop_leads;
 use names::with_names;
 use plain::undecorated_extract;
@@ -155,7 +157,7 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     };
     let next = match fresh {
         Some(_) => next,
-        None => with_todos(next, todos),
+        None => with_found(with_todos(next, todos), &ex.found),
     };
     let next = if ex.plan_mode {
         in_plan_mode(next)

@@ -8,6 +8,7 @@ use crate::extract::around::{replaced, EditSite};
 use crate::extract::background::session_argument;
 use crate::extract::ci::workflow_files;
 use crate::extract::code_mode::{is_cell, waited_cell};
+use crate::extract::found::is_search_command;
 use crate::extract::model::*;
 use crate::extract::names::{edit_names, EDITS_TOUCHED};
 use crate::extract::paths::is_pathlike;
@@ -156,11 +157,14 @@ impl Builder {
         let read = (kind == Tool::Read)
             .then(|| argument_paths(arguments).first().map(|p| self.relative(p)))
             .flatten();
+        let search = kind == Tool::Search
+            || command.is_some_and(|c| is_search_command(&self.ex.commands[c].command));
         self.pending.push(Pending {
             command,
             doc,
             agent,
             read,
+            search,
             answered: false,
             inner: false,
             nested: Vec::new(),

@@ -135,6 +135,7 @@ impl Builder {
             doc: false,
             agent: None,
             read: None,
+            search: false,
             answered: false,
             inner: false,
             nested,

@@ -50,6 +50,8 @@ struct Pending {
     agent: Option<(usize, String)>,
     /// For a read: the file, as the extract writes paths.
     read: Option<String>,
+    /// A search of file contents (a search tool, `grep`, `rg`): its output lists files.
+    search: bool,
     answered: bool,
     /// A call made inside a code-mode cell: its result comes in the cell's, never by order.
     inner: bool,

@@ -7,6 +7,7 @@ use crate::extract::ci::{gh_checks, is_gh_ci};
 use crate::extract::commits::commits_made;
 use crate::extract::decisions::answers;
 use crate::extract::failures::fixed_by;
+use crate::extract::found::found_files;
 use crate::extract::goal::gist;
 use crate::extract::model::*;
 use crate::extract::outcome::{error_flag, error_lines, exit_status};
@@ -57,6 +58,12 @@ impl Builder {
         }
         let Some(slot) = slot else { return };
         self.pending[slot].answered = true;
+        // Only the latest result's search hits are where the agent goes next (see `found`).
+        self.ex.found = if self.pending[slot].search {
+            found_files(text)
+        } else {
+            Vec::new()
+        };
         if !self.pending[slot].nested.is_empty() {
             self.cell_result(index, record, slot, text);
             return;
