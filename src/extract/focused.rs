@@ -72,7 +72,10 @@ mod tests {
             filter("go test -tags=integration -run TestBoth ./cmd/... -v").as_deref(),
             Some("TestBoth")
         );
-        assert_eq!(filter("go test -run=TestBoth ./...").as_deref(), Some("TestBoth"));
+        assert_eq!(
+            filter("go test -run=TestBoth ./...").as_deref(),
+            Some("TestBoth")
+        );
         assert_eq!(
             filter("cd api && uv run pytest -k 'retry and not slow'").as_deref(),
             Some("retry")
@@ -95,7 +98,10 @@ mod tests {
             result("2", "FAIL\tx/integration\t15.2s\nExit code 1"),
         ];
         let ex = extract(&records);
-        assert_eq!(ex.test_command().unwrap().command, "mise run test:integration");
+        assert_eq!(
+            ex.test_command().unwrap().command,
+            "mise run test:integration"
+        );
         assert_eq!(focused_test(&ex).as_deref(), Some("TestBoth"));
         // A passing full run leaves nothing to run again.
         let mut passed = records.to_vec();
@@ -105,7 +111,10 @@ mod tests {
         let alone = [
             user("make both sessions condense"),
             bash("1", "go test -run TestBoth ./integration/ -v"),
-            result("1", "--- FAIL: TestBoth (0.2s)\nFAIL\tx/integration\t0.3s\nExit code 1"),
+            result(
+                "1",
+                "--- FAIL: TestBoth (0.2s)\nFAIL\tx/integration\t0.3s\nExit code 1",
+            ),
         ];
         assert_eq!(focused_test(&extract(&alone)), None);
     }

@@ -99,7 +99,12 @@ mod tests {
         assert!(is_search_command("cd x && grep -rn 'a|b' src | head -30"));
         assert!(is_search_command("git grep -n X"));
         assert!(!is_search_command("git log --grep X"));
-        for line in ["No matches found", "Found 3 files", "12:30 ok", "https://x.io/a.js"] {
+        for line in [
+            "No matches found",
+            "Found 3 files",
+            "12:30 ok",
+            "https://x.io/a.js",
+        ] {
             assert!(found_files(line).is_empty(), "{line}");
         }
     }

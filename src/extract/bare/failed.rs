@@ -29,7 +29,10 @@ pub(super) fn failed_tests(ex: &Extract, run: &CommandUse) -> Vec<String> {
             continue;
         };
         // A subtest's name holds its parent's; a file holds the tests in it.
-        if !names.iter().any(|n| n.contains(&name) || name.contains(n.as_str())) {
+        if !names
+            .iter()
+            .any(|n| n.contains(&name) || name.contains(n.as_str()))
+        {
             names.push(name);
         }
     }
@@ -45,7 +48,10 @@ fn failed_test(line: &str) -> Option<String> {
         return Some(test.to_owned());
     }
     let t = line.trim();
-    if let Some(rest) = t.strip_prefix("FAILED ").or_else(|| t.strip_prefix("FAIL ")) {
+    if let Some(rest) = t
+        .strip_prefix("FAILED ")
+        .or_else(|| t.strip_prefix("FAIL "))
+    {
         let word = rest.split_whitespace().next()?;
         return is_test_file(word.split("::").next()?).then(|| file_name(word).to_owned());
     }

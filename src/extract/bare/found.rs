@@ -32,16 +32,29 @@ mod tests {
 
     #[test]
     fn the_first_file_found_follows_the_step_and_stays_when_it_shortens() {
-        let found = ["cmd/cli/workflow_test.go".to_owned(), "conflict_test.go".to_owned()];
-        let next = with_found(Shortening::plain("Update the tests to the new format.".into()), &found);
+        let found = [
+            "cmd/cli/workflow_test.go".to_owned(),
+            "conflict_test.go".to_owned(),
+        ];
+        let next = with_found(
+            Shortening::plain("Update the tests to the new format.".into()),
+            &found,
+        );
         assert_eq!(
             next.full,
             "Update the tests to the new format. | found: workflow_test.go"
         );
-        assert!(next.at(40).ends_with("| found: workflow_test.go"), "{}", next.at(40));
+        assert!(
+            next.at(40).ends_with("| found: workflow_test.go"),
+            "{}",
+            next.at(40)
+        );
         // A file the step names already, or no step, adds nothing.
         let named = Shortening::plain("Read workflow_test.go".into());
-        assert_eq!(with_found(named, &found).full, "Read workflow_test.go | found: conflict_test.go");
+        assert_eq!(
+            with_found(named, &found).full,
+            "Read workflow_test.go | found: conflict_test.go"
+        );
         let none = Shortening::plain("none".into());
         assert_eq!(with_found(none, &found).full, "none");
     }

@@ -150,7 +150,10 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     };
     // A request not acted on is the whole of what comes next; otherwise what is left of the list.
     // What is left of the list runs from the item the plan is on (see `plan_todo`).
-    let plan = ex.plan.as_ref().filter(|p| ex.next().as_deref() == Some(p.text.as_str()));
+    let plan = ex
+        .plan
+        .as_ref()
+        .filter(|p| ex.next().as_deref() == Some(p.text.as_str()));
     let todos = match plan {
         Some(plan) => from_planned_item(&plan.text, &ex.todos),
         None => &ex.todos[..],
@@ -280,14 +283,17 @@ fn with_failed(
     let Some(other) = bare.test.strip_prefix(reported) else {
         return bare;
     };
-    [format!("{reported}{failed}{other}"), format!("{reported}{failed}")]
-        .into_iter()
-        .map(|test| Bare {
-            test,
-            ..bare.clone()
-        })
-        .find(|b| fits(b))
-        .unwrap_or(bare)
+    [
+        format!("{reported}{failed}{other}"),
+        format!("{reported}{failed}"),
+    ]
+    .into_iter()
+    .map(|test| Bare {
+        test,
+        ..bare.clone()
+    })
+    .find(|b| fits(b))
+    .unwrap_or(bare)
 }
 
 /// NOW's length against the common length the other lines are cut to, in tenths: NOW holds

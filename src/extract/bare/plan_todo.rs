@@ -16,7 +16,12 @@ const COMMON: [&str; 16] = [
 /// when that is not the first item and shares more than the first does; else all of them.
 pub(super) fn from_planned_item<'t>(plan: &str, todos: &'t [Todo]) -> &'t [Todo] {
     let said = words(plan);
-    let shared = |todo: &Todo| words(&todo.text).iter().filter(|w| said.contains(w)).count();
+    let shared = |todo: &Todo| {
+        words(&todo.text)
+            .iter()
+            .filter(|w| said.contains(w))
+            .count()
+    };
     let Some(first) = todos.first().map(shared) else {
         return todos;
     };
@@ -86,8 +91,11 @@ mod tests {
         let tied = [todo("Create tests for the parser"), todo("Run the tests")];
         assert_eq!(from_planned_item("Run the tests", &tied).len(), 2);
         assert_eq!(
-            from_planned_item("Run the tests and lint", &[tied[0].clone(), todo("Run fmt, lint, and tests")])
-                .len(),
+            from_planned_item(
+                "Run the tests and lint",
+                &[tied[0].clone(), todo("Run fmt, lint, and tests")]
+            )
+            .len(),
             1
         );
         assert!(from_planned_item("x", &[]).is_empty());
@@ -97,7 +105,14 @@ mod tests {
     fn identifiers_count_by_their_parts() {
         assert_eq!(
             words("Call promptTelemetryConsent() in runEnableInteractive"),
-            ["call", "prompt", "telemetry", "consent", "enable", "interactive"]
+            [
+                "call",
+                "prompt",
+                "telemetry",
+                "consent",
+                "enable",
+                "interactive"
+            ]
         );
     }
 }
