@@ -97,7 +97,8 @@ mod tests {
                     getStagedFiles and \"lineA\" from PostCommit";
         let line = cut_keeping_names(&now("", text), 60);
         assert!(
-            line.starts_with("Found the commit") && line.ends_with(" +sessionHasNew +getStagedFiles"),
+            line.starts_with("Found the commit")
+                && line.ends_with(" +sessionHasNew +getStagedFiles"),
             "{line}"
         );
         assert!(line.chars().count() <= 60, "{line}");
@@ -113,7 +114,10 @@ mod tests {
     fn names_never_break_the_work_state() {
         let text = "committed b5cf65b, 1 uncommitted | That returns the CheckpointSummary";
         let line = cut_keeping_names(&now("committed b5cf65b, 1 uncommitted", text), 40);
-        assert!(line.starts_with("committed b5cf65b, 1 uncommitted"), "{line}");
+        assert!(
+            line.starts_with("committed b5cf65b, 1 uncommitted"),
+            "{line}"
+        );
         assert!(!line.contains("+b5cf65b"), "{line}");
     }
 }

@@ -18,6 +18,7 @@ use super::text::one_line;
 use crate::tokens::Tokenizer;
 
 mod built;
+mod fences;
 mod hashes;
 mod kept;
 mod leads;
