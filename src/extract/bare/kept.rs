@@ -53,12 +53,14 @@ fn plus(names: &[String]) -> String {
 }
 
 /// The first [`KEPT_NAMES`] names of NOW's whole text that `shown` lacks: code names and commit
-/// hashes outside the work state and outside double quotes (a quoted value, `"lineA"`, is
-/// data, not a name the code has).
+/// hashes outside the work state, outside double quotes (a quoted value, `"lineA"`, is data,
+/// not a name the code has) and without a slash.
 fn dropped_names(now: &SubjectOrHash, shown: &str) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for word in now.with_subject.full.split_whitespace() {
-        if word.starts_with('"') {
+        // A quoted value is data; a word with a slash is a path or two words (`Steps/Code`),
+        // which NOW's place and the other lines name by their file.
+        if word.starts_with('"') || word.contains('/') {
             continue;
         }
         let name = word
@@ -108,6 +110,8 @@ mod tests {
         assert_eq!(cut_keeping_names(&now("", text), 500), text);
         let quoted = "Check the scenario first: \"lineA\" and \"lineB\" are both gone now";
         assert!(!cut_keeping_names(&now("", quoted), 30).contains('+'));
+        let slashed = "Read the issue first. Steps/Code to Reproduce follow in the text below";
+        assert!(!cut_keeping_names(&now("", slashed), 30).contains('+'));
     }
 
     #[test]
