@@ -131,6 +131,7 @@ mod turn_figures;
 mod verification;
 mod warnings;
 mod work_dirs;
+mod written_tests;
 
 pub use bare::{bare, Bare, BARE_FLOOR};
 pub use caveman::caveman;

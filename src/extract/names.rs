@@ -116,20 +116,7 @@ pub(super) const EDITS_TOUCHED: usize = 6;
 /// string in the arguments of an edit or write tool (JSON), or the `+` and `-` lines of a patch,
 /// except the fields that only say where (paths, patterns, descriptions).
 pub(super) fn edit_names(arguments: &str, patch: bool) -> Vec<String> {
-    let mut texts: Vec<String> = Vec::new();
-    if patch {
-        let (added, removed): (Vec<&str>, Vec<&str>) = arguments
-            .lines()
-            .filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("***"))
-            .partition(|l| l.starts_with('+'));
-        texts.push(added.join("\n"));
-        texts.push(removed.join("\n"));
-    } else if let Ok(value) = serde_json::from_str::<serde_json::Value>(arguments) {
-        let (mut new, mut old) = (Vec::new(), Vec::new());
-        edit_strings(&value, false, &mut new, &mut old);
-        texts.push(new.join("\n"));
-        texts.push(old.join("\n"));
-    }
+    let texts = edit_texts(arguments, patch);
     let mut names: Vec<String> = Vec::new();
     for (n, text) in texts.iter().enumerate() {
         // The error messages the new code gives: what its user will see, and grep for.
@@ -151,6 +138,26 @@ pub(super) fn edit_names(arguments: &str, patch: bool) -> Vec<String> {
         }
     }
     names
+}
+
+/// The text an edit writes and the text it replaces, in that order (see [`edit_names`]); none
+/// when its arguments do not parse.
+pub(super) fn edit_texts(arguments: &str, patch: bool) -> Vec<String> {
+    let mut texts: Vec<String> = Vec::new();
+    if patch {
+        let (added, removed): (Vec<&str>, Vec<&str>) = arguments
+            .lines()
+            .filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("***"))
+            .partition(|l| l.starts_with('+'));
+        texts.push(added.join("\n"));
+        texts.push(removed.join("\n"));
+    } else if let Ok(value) = serde_json::from_str::<serde_json::Value>(arguments) {
+        let (mut new, mut old) = (Vec::new(), Vec::new());
+        edit_strings(&value, false, &mut new, &mut old);
+        texts.push(new.join("\n"));
+        texts.push(old.join("\n"));
+    }
+    texts
 }
 
 /// Calls whose first string argument is an error message, as code writes them in Go, Rust,

@@ -209,6 +209,16 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         let text = format!("- dirs: {}", dirs.join(" "));
         lines.push(Line::plain(Section::Files, text, None, WORK_DIRS_PRIORITY));
     }
+    // The tests the agent wrote (see `written_tests`): what the next turn runs by name.
+    if !ex.written_tests.is_empty() {
+        let text = format!("- tests: {}", ex.written_tests.join(" "));
+        lines.push(Line::plain(
+            Section::Files,
+            text,
+            None,
+            WRITTEN_TESTS_PRIORITY,
+        ));
+    }
     let test = ex.test_command().map(|c| c.command.as_str());
     let mut others = 0;
     let mut programs_shown: Vec<&str> = Vec::new();
