@@ -101,6 +101,7 @@ mod model;
 mod names;
 mod narration;
 mod next;
+mod once_named;
 mod outcome;
 mod pasted;
 mod paths;
@@ -150,7 +151,7 @@ use crate::transcript::{Entry, Record};
 
 use builder::Builder;
 use code_mode::has_item_events;
-use names::NAMES;
+use names::{mentioned_names, NAMES};
 use paths::find_root;
 
 /// Extracts the entities of a transcript (its records in order).
@@ -170,7 +171,7 @@ pub fn extract(records: &[Record]) -> Extract {
         }
     }
     let mut extract = builder.finish(records);
-    extract.names = frequent_names(records, NAMES);
+    (extract.names, extract.once_names) = mentioned_names(records, NAMES);
     extract.branch = branch::branch(records);
     extract
 }

@@ -316,6 +316,9 @@ pub struct Extract {
     /// Code names (identifiers, types, file names) the session mentions most, most frequent
     /// first: what a continuing agent will meet again.
     pub names: Vec<String>,
+    /// In a session that mentions few names twice, the names it mentions once, weightiest
+    /// first, that fill the list of names (see `once_named`).
+    pub once_names: Vec<String>,
     /// Code names the latest edits wrote or replaced, newest edit first: what the agent was
     /// changing when the transcript ends, which outranks what was only frequent.
     pub touched: Vec<String>,

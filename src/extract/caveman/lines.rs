@@ -357,9 +357,11 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
             a.function.as_deref() == Some(name) || a.calls.iter().any(|c| c == name)
         })
     };
+    // In a short session, the names it mentions once come after them (see `once_named`).
     let frequent: Vec<&String> = ex
         .names
         .iter()
+        .chain(&ex.once_names)
         .take(FREQUENT_NAMES_OFFERED)
         .filter(|n| {
             !touched.contains(&n.as_str()) && !shown_around(n) && !types.contains(&n.as_str())
