@@ -38,7 +38,7 @@ pub(super) fn stated_hashes(text: &str, shown: &str) -> Vec<String> {
 
 /// True for a word of [`HASH_DIGITS`] lowercase hex digits with a letter and a digit among
 /// them: a number (`20260121`) or a word (`deadbeef`, `facade`) is no hash.
-fn is_hash(word: &str) -> bool {
+pub(super) fn is_hash(word: &str) -> bool {
     HASH_DIGITS.contains(&word.len())
         && word
             .bytes()

@@ -1,7 +1,9 @@
 //! bare: four lines (`NOW:`, `NEXT:`, `TEST:`, `CI:`) within a token budget, every value cut to
 //! one common length (NOW to a little more, see `NOW_SHARE`); NOW starts with where the work
-//! stands (`state`), NEXT ends on the open todos (`todos`); the prose they quote goes without
-//! decoration (`plain`) and without the agent's "let me" (`leads`).
+//! stands (`state`) and keeps the first names its cut drops (`kept`), with the commit hashes the
+//! agent's last words name (`hashes`); NEXT ends on the open todos (`todos`); TEST falls back to
+//! the latest build (`built`); the prose they quote goes without decoration (`plain`) and
+//! without the agent's "let me" (`leads`).
 
 use serde::Serialize;
 
@@ -15,6 +17,10 @@ use super::shorten::{ask, with_outcome, Shortening};
 use super::text::one_line;
 use crate::tokens::Tokenizer;
 
+mod built;
+mod fences;
+mod hashes;
+mod kept;
 mod leads;
 mod names;
 mod plain;
@@ -24,6 +30,9 @@ mod state;
 mod subject;
 mod todos;
 
+use built::latest_build;
+use hashes::hashes_then_touched;
+use kept::cut_keeping_names;
 use leads::drop_leads;
 use names::with_names;
 use plain::undecorated_extract;
@@ -43,8 +52,9 @@ pub struct Bare {
     pub now: String,
     /// The next action (a finished turn: the agent's closing words), then the open todos.
     pub next: String,
-    /// `<test command> → <N>pass [<M>fail]`; with no test run, the checks the plan names
-    /// (`planned: <command>; …`) when they fit, else `none`.
+    /// `<test command> → <N>pass [<M>fail]`; with no test run, the latest build with its
+    /// outcome, else the checks the plan names (`planned: <command>; …`) when they fit, else
+    /// `none`.
     pub test: String,
     /// `<check>@<workflow> [→ status]`, or `none`.
     pub ci: String,
@@ -112,7 +122,7 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         Some(file) => with_file(now, &file.path, function_in(ex, &file.path)),
         None => now,
     };
-    let now = with_names(now, &ex.touched);
+    let now = with_names(now, &hashes_then_touched(ex));
     let now = match (fresh, ex.answered) {
         (None, false) => with_progress(now, ex),
         _ => now,
@@ -159,8 +169,10 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         };
         one_line(command, 200)
     };
+    // With no test run, the latest build is what verified the work (see `built`).
     let test = |compact: bool| {
-        ex.test_command().map_or_else(none, |c| {
+        let run = ex.test_command().or_else(|| latest_build(ex));
+        run.map_or_else(none, |c| {
             with_outcome(shown(&c.command, compact), c.outcome.map(|o| o.label()))
         })
     };
@@ -185,7 +197,7 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     let fits = |b: &Bare| tokenizer.text_tokens(&b.lines()) <= budget;
     let values = [now.with_subject.clone(), next, test(false), ci];
     let at = |values: &[Shortening; 4], other: &Option<String>, cap: usize| Bare {
-        now: now.at(cap.saturating_mul(NOW_SHARE) / 10),
+        now: cut_keeping_names(&now, cap.saturating_mul(NOW_SHARE) / 10),
         next: values[1].at(cap),
         test: match other {
             Some(other) if values[2].full.chars().count() + other.chars().count() <= cap => {

@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 
 use super::super::model::{Extract, Said};
+use super::fences::without_code_blocks;
 
 /// What Claude Code writes ahead of a plan the user accepted, as the user's request.
 const PLAN_LEAD: &str = "Implement the following plan:";
@@ -57,8 +58,9 @@ pub(super) fn undecorated(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// The extract with the prose bare quotes undecorated: the requests, the agent's words, its
-/// plan and its todos. Indices and everything else stay as they are.
+/// The extract with the prose bare quotes undecorated: the requests, the agent's words (without
+/// their code blocks, see `fences`), its plan and its todos. Indices and everything else stay as
+/// they are.
 pub(super) fn undecorated_extract(ex: &Extract) -> Extract {
     let said = |s: &Option<Said>| {
         s.as_ref().map(|s| Said {
@@ -69,9 +71,16 @@ pub(super) fn undecorated_extract(ex: &Extract) -> Extract {
     let mut plain = ex.clone();
     plain.task = said(&ex.task);
     plain.context = said(&ex.context);
-    plain.doing = said(&ex.doing);
-    plain.closing = said(&ex.closing);
-    plain.plan = said(&ex.plan);
+    // The agent's words lose their code blocks (see `fences`); a request keeps what it pastes.
+    let prose = |s: &Option<Said>| {
+        s.as_ref().map(|s| Said {
+            text: undecorated(&without_code_blocks(&s.text)).into_owned(),
+            index: s.index,
+        })
+    };
+    plain.doing = prose(&ex.doing);
+    plain.closing = prose(&ex.closing);
+    plain.plan = prose(&ex.plan);
     plain.pending = said(&ex.pending);
     plain.goal = said(&ex.goal);
     for todo in &mut plain.todos {
