@@ -105,6 +105,7 @@ mod model;
 mod names;
 mod narration;
 mod next;
+mod once_named;
 mod outcome;
 mod pasted;
 mod paths;
@@ -135,6 +136,7 @@ mod turn_figures;
 mod verification;
 mod warnings;
 mod work_dirs;
+mod written_tests;
 
 pub use bare::{bare, Bare, BARE_FLOOR};
 pub use caveman::caveman;
@@ -153,7 +155,7 @@ use crate::transcript::{Entry, Record};
 
 use builder::Builder;
 use code_mode::has_item_events;
-use names::NAMES;
+use names::{mentioned_names, NAMES};
 use paths::find_root;
 
 /// Extracts the entities of a transcript (its records in order).
@@ -173,7 +175,7 @@ pub fn extract(records: &[Record]) -> Extract {
         }
     }
     let mut extract = builder.finish(records);
-    extract.names = frequent_names(records, NAMES);
+    (extract.names, extract.once_names) = mentioned_names(records, NAMES);
     extract.branch = branch::branch(records);
     extract
 }

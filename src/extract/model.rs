@@ -319,9 +319,15 @@ pub struct Extract {
     /// Code names (identifiers, types, file names) the session mentions most, most frequent
     /// first: what a continuing agent will meet again.
     pub names: Vec<String>,
+    /// In a session that mentions few names twice, the names it mentions once, weightiest
+    /// first, that fill the list of names (see `once_named`).
+    pub once_names: Vec<String>,
     /// Code names the latest edits wrote or replaced, newest edit first: what the agent was
     /// changing when the transcript ends, which outranks what was only frequent.
     pub touched: Vec<String>,
+    /// The test functions the session's edits wrote, newest edit first (see
+    /// `written_tests`): what the next turn runs by name.
+    pub written_tests: Vec<String>,
     /// The code around the latest edit whose place in its file the session shows.
     pub around: Option<Around>,
     /// The commits the session made, oldest first.

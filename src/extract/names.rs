@@ -3,6 +3,7 @@
 //! mentioning (what a continuing agent will meet again).
 
 use super::mention_weight::{mention_weight, Writer};
+use super::once_named::once_named;
 use super::said::HARNESS_TEXT;
 use crate::transcript::classify::{is_compaction_summary, is_real_user_request};
 use crate::transcript::{Message, Part, Record, Role};
@@ -21,6 +22,12 @@ pub(super) const NAMES: usize = 400;
 /// an extension (`CLAUDE.md`): the words an agent searches for, not prose. In a tool call's
 /// arguments only the values count: the keys (`file_path`, `old_string`) are the tool's own.
 pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
+    mentioned_names(records, limit).0
+}
+
+/// The frequent names (see [`frequent_names`]), and the names mentioned once that fill a
+/// short list (see `once_named`).
+pub(super) fn mentioned_names(records: &[Record], limit: usize) -> (Vec<String>, Vec<String>) {
     // Per name: mentions, first-seen order, the weight of its mentions. A name is copied
     // the first time it is seen: the text it is read from is let go with its record's copy
     // (see `Record::to_read_once`), so that the session is never held decoded whole.
@@ -74,16 +81,16 @@ pub fn frequent_names(records: &[Record], limit: usize) -> Vec<String> {
             }
         }
     }
-    let mut ranked: Vec<(String, (usize, usize, u64))> = counts
-        .into_iter()
-        .filter(|(_, (n, _, _))| *n >= 2)
-        .collect();
+    let mut ranked: Vec<(String, (usize, usize, u64))> = counts.into_iter().collect();
     ranked.sort_by_key(|&(_, (_, first, weight))| (std::cmp::Reverse(weight), first));
-    ranked
+    let (twice, once): (Vec<_>, Vec<_>) = ranked.into_iter().partition(|(_, (n, _, _))| *n >= 2);
+    let frequent: Vec<String> = twice
         .into_iter()
         .take(limit)
         .map(|(name, _)| name)
-        .collect()
+        .collect();
+    let once = once_named(frequent.len(), once.into_iter().map(|(name, _)| name));
+    (frequent, once)
 }
 
 /// True for text the harness wrote for its own model, not the work: system and developer
@@ -116,20 +123,7 @@ pub(super) const EDITS_TOUCHED: usize = 6;
 /// string in the arguments of an edit or write tool (JSON), or the `+` and `-` lines of a patch,
 /// except the fields that only say where (paths, patterns, descriptions).
 pub(super) fn edit_names(arguments: &str, patch: bool) -> Vec<String> {
-    let mut texts: Vec<String> = Vec::new();
-    if patch {
-        let (added, removed): (Vec<&str>, Vec<&str>) = arguments
-            .lines()
-            .filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("***"))
-            .partition(|l| l.starts_with('+'));
-        texts.push(added.join("\n"));
-        texts.push(removed.join("\n"));
-    } else if let Ok(value) = serde_json::from_str::<serde_json::Value>(arguments) {
-        let (mut new, mut old) = (Vec::new(), Vec::new());
-        edit_strings(&value, false, &mut new, &mut old);
-        texts.push(new.join("\n"));
-        texts.push(old.join("\n"));
-    }
+    let texts = edit_texts(arguments, patch);
     let mut names: Vec<String> = Vec::new();
     for (n, text) in texts.iter().enumerate() {
         // The error messages the new code gives: what its user will see, and grep for.
@@ -151,6 +145,26 @@ pub(super) fn edit_names(arguments: &str, patch: bool) -> Vec<String> {
         }
     }
     names
+}
+
+/// The text an edit writes and the text it replaces, in that order (see [`edit_names`]); none
+/// when its arguments do not parse.
+pub(super) fn edit_texts(arguments: &str, patch: bool) -> Vec<String> {
+    let mut texts: Vec<String> = Vec::new();
+    if patch {
+        let (added, removed): (Vec<&str>, Vec<&str>) = arguments
+            .lines()
+            .filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("***"))
+            .partition(|l| l.starts_with('+'));
+        texts.push(added.join("\n"));
+        texts.push(removed.join("\n"));
+    } else if let Ok(value) = serde_json::from_str::<serde_json::Value>(arguments) {
+        let (mut new, mut old) = (Vec::new(), Vec::new());
+        edit_strings(&value, false, &mut new, &mut old);
+        texts.push(new.join("\n"));
+        texts.push(old.join("\n"));
+    }
+    texts
 }
 
 /// Calls whose first string argument is an error message, as code writes them in Go, Rust,

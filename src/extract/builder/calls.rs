@@ -10,7 +10,7 @@ use crate::extract::ci::workflow_files;
 use crate::extract::code_mode::{is_cell, waited_cell};
 use crate::extract::found::is_search_command;
 use crate::extract::model::*;
-use crate::extract::names::{edit_names, EDITS_TOUCHED};
+use crate::extract::names::{edit_names, edit_texts, EDITS_TOUCHED};
 use crate::extract::paths::is_pathlike;
 use crate::extract::plan_mode::ends_plan_mode;
 use crate::extract::said::{is_plan_call, plan_text};
@@ -19,6 +19,7 @@ use crate::extract::text::{cut, has, one_line};
 use crate::extract::tools::{
     argument_paths, delegated_task, patch_paths, shell_command, todo_items, tool_kind, Op, Tool,
 };
+use crate::extract::written_tests::test_definitions;
 
 impl Builder {
     pub(super) fn call(
@@ -74,7 +75,7 @@ impl Builder {
                 for (path, op) in &paths {
                     self.file(index, path, *op);
                 }
-                self.edited(edit_names(&text, true));
+                self.edited(&text, true);
                 label = Some(match paths.first() {
                     Some((path, _)) => format!("patch {}", self.relative(path)),
                     None => "patch".to_owned(),
@@ -82,7 +83,7 @@ impl Builder {
             }
             Tool::Read | Tool::Edit | Tool::Write | Tool::Delete | Tool::Search => {
                 if matches!(kind, Tool::Edit | Tool::Write) {
-                    self.edited(edit_names(arguments, false));
+                    self.edited(arguments, false);
                 }
                 if kind == Tool::Edit {
                     self.edit_site(index, arguments);
@@ -183,7 +184,7 @@ impl Builder {
             for (path, op) in patch_paths(text) {
                 self.file(index, &path, op);
             }
-            self.edited(edit_names(text, true));
+            self.edited(text, true);
         }
         for (path, op) in shell_paths(text) {
             self.file(index, &path, op);
@@ -191,8 +192,17 @@ impl Builder {
         self.command(index, text)
     }
 
-    /// Records the names of one edit, keeping the latest [`EDITS_TOUCHED`].
-    pub(super) fn edited(&mut self, names: Vec<String>) {
+    /// Records the names of one edit (its `arguments`, or a patch's text), keeping the
+    /// latest [`EDITS_TOUCHED`], and the tests it wrote (see `written_tests`).
+    pub(super) fn edited(&mut self, arguments: &str, patch: bool) {
+        let tests = edit_texts(arguments, patch)
+            .first()
+            .map(|written| test_definitions(written))
+            .unwrap_or_default();
+        if !tests.is_empty() {
+            self.tests.push(tests);
+        }
+        let names = edit_names(arguments, patch);
         if names.is_empty() {
             return;
         }

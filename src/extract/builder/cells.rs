@@ -16,7 +16,6 @@ use crate::extract::code_mode::{
     Executed, NestedCall, ITEM_COMPLETED,
 };
 use crate::extract::model::Said;
-use crate::extract::names::edit_names;
 use crate::extract::paths::strip_cd;
 use crate::extract::shell::without_plumbing;
 use crate::extract::text::one_line;
@@ -87,7 +86,7 @@ impl Builder {
                     if text.is_empty() {
                         self.unread_patches += 1;
                     }
-                    self.edited(edit_names(text, true));
+                    self.edited(text, true);
                     match patch_paths(text).first() {
                         Some((path, _)) => format!("patch {}", self.relative(path)),
                         None => "patch".to_owned(),
@@ -275,7 +274,7 @@ impl Builder {
                     // A patch whose text the script built is known by its diff.
                     if self.unread_patches > 0 {
                         self.unread_patches -= 1;
-                        self.edited(edit_names(&diffs, true));
+                        self.edited(&diffs, true);
                     }
                 }
                 None => {}

@@ -17,6 +17,7 @@ use crate::extract::recent_edits::{last_edited, RECENT_EDITS};
 use crate::extract::said::{plan_sentence, unchecked_items};
 use crate::extract::text::one_line;
 use crate::extract::verification::{not_run, verification_commands};
+use crate::extract::written_tests::newest_tests;
 use crate::transcript::classify::text_of;
 use crate::transcript::Record;
 
@@ -154,6 +155,7 @@ impl Builder {
         // takes the room of several names, and the names are what the next turn searches.
         self.ex.touched.sort_by_key(|name| name.starts_with('"'));
         self.ex.touched.truncate(TOUCHED);
+        self.ex.written_tests = newest_tests(&self.tests);
         if let Some(site) = &self.site {
             self.ex.around = around(records, site, &self.reads, &self.ex.touched);
         }

@@ -88,6 +88,8 @@ pub(super) struct Builder {
     stated: Stated,
     /// The code names of the latest edits, oldest first, at most [`EDITS_TOUCHED`](crate::extract::names::EDITS_TOUCHED) of them.
     edits: Vec<Vec<String>>,
+    /// The tests each edit that wrote any wrote, oldest first (see `written_tests`).
+    tests: Vec<Vec<String>>,
     /// The latest edit, and every read's file and result record, for the code around it.
     site: Option<EditSite>,
     reads: Vec<(String, usize)>,
@@ -153,6 +155,7 @@ impl Builder {
             last_text: None,
             stated: Stated::default(),
             edits: Vec::new(),
+            tests: Vec::new(),
             site: None,
             reads: Vec::new(),
             requests: Vec::new(),

@@ -210,6 +210,16 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         let text = format!("- dirs: {}", dirs.join(" "));
         lines.push(Line::plain(Section::Files, text, None, WORK_DIRS_PRIORITY));
     }
+    // The tests the agent wrote (see `written_tests`): what the next turn runs by name.
+    if !ex.written_tests.is_empty() {
+        let text = format!("- tests: {}", ex.written_tests.join(" "));
+        lines.push(Line::plain(
+            Section::Files,
+            text,
+            None,
+            WRITTEN_TESTS_PRIORITY,
+        ));
+    }
     let test = ex.test_command().map(|c| c.command.as_str());
     // After a failed run, the test the agent last ran alone is the one it runs again.
     let focused = focused_test(ex);
@@ -353,9 +363,11 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
             a.function.as_deref() == Some(name) || a.calls.iter().any(|c| c == name)
         })
     };
+    // In a short session, the names it mentions once come after them (see `once_named`).
     let frequent: Vec<&String> = ex
         .names
         .iter()
+        .chain(&ex.once_names)
         .take(FREQUENT_NAMES_OFFERED)
         .filter(|n| {
             !touched.contains(&n.as_str()) && !shown_around(n) && !types.contains(&n.as_str())
