@@ -95,6 +95,7 @@ mod file_uses;
 mod focused;
 mod found;
 mod gates;
+mod go_packages;
 mod goal;
 mod hashes;
 mod js;

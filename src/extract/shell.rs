@@ -2,6 +2,7 @@
 //! files a command line reads, creates, edits or deletes, whether it runs tests or only looks,
 //! and the command without its output plumbing.
 
+use super::go_packages::names_packages;
 use super::paths::clean_path;
 use super::text::has;
 use super::tools::Op;
@@ -138,7 +139,11 @@ pub(super) fn shell_paths(command: &str) -> Vec<(String, Op)> {
         if scripted && !pattern_given && !args.is_empty() {
             args.remove(0);
         }
-        if verb == "echo" || verb == "printf" || verb == "cd" {
+        if verb == "echo"
+            || verb == "printf"
+            || verb == "cd"
+            || names_packages(&verb, args.first().copied())
+        {
             args.clear();
         }
         let git = verb == "git";
