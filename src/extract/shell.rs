@@ -440,6 +440,14 @@ mod tests {
     }
 
     #[test]
+    fn a_go_doc_symbol_is_no_file_but_a_go_run_file_is() {
+        let found = shell_paths(
+            "go doc github.com/go-git/go-git/v5/config.Config 2>&1 | head -50 && go run main.go",
+        );
+        assert_eq!(found, vec![("main.go".to_owned(), Op::Read)]);
+    }
+
+    #[test]
     fn a_jq_filter_is_no_dotfile() {
         let found = shell_paths(
             "gh pr view --json author -q .author.login && jq -r .message.usage out.json && gh api x --jq .number",
