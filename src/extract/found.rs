@@ -9,9 +9,8 @@ use super::plumbing::run_segments;
 const FOUND: usize = 3;
 
 /// The files a search's output lists, in its order, each once (by file name), at most
-/// [`FOUND`]: the path a
-/// match line (`path:12:text`, `path:text`) or a context line (`path-12-text`) starts with, or
-/// a line that is only a path (`grep -l`, a tool's file list).
+/// [`FOUND`]: the path a match line (`path:12:text`, `path:text`) or a context line
+/// (`path-12-text`) starts with, or a line that is only a path (`grep -l`, a tool's file list).
 pub(super) fn found_files(output: &str) -> Vec<String> {
     let mut files: Vec<String> = Vec::new();
     for line in output.lines() {

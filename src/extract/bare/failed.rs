@@ -1,8 +1,9 @@
 //! `TEST: <command> → 0pass 2fail: TestResume`: the test a failed run failed, by name, when
-//! bare's lines have room left for it (see `with_failed`). The counts say that the run failed; the agent's next step is to open the failing
-//! test or run it alone, and for that it needs its name (Go's `--- FAIL: TestX`, pytest's
-//! `FAILED tests/test_a.py::test_x`, Jest's `FAIL src/a.test.ts`) or, when the output names
-//! only an assertion's place (`a_test.go:374: …`), the test file.
+//! bare's lines have room left for it (see `with_failed`). The counts say that the run failed;
+//! the agent's next step is to open the failing test or run it alone, and for that it needs its
+//! name (Go's `--- FAIL: TestX`, pytest's `FAILED tests/test_a.py::test_x`, Jest's `FAIL
+//! src/a.test.ts`) or, when the output names only an assertion's place (`a_test.go:374: …`),
+//! the test file.
 
 use super::super::failures::is_finding;
 use super::super::model::{CommandUse, Extract};

@@ -16,11 +16,8 @@ pub(super) fn with_found(next: Shortening, found: &[String]) -> Shortening {
     };
     let full = format!("{} | found: {name}", next.full);
     Shortening {
-        tail: if next.tail < next.full.len() {
-            next.tail
-        } else {
-            next.full.len()
-        },
+        // The step stays the part that shortens; the file joins the kept tail.
+        tail: next.tail.min(next.full.len()),
         fallback: full.clone(),
         full,
     }

@@ -195,6 +195,15 @@ pub(super) const PLANNED_PRIORITY: u32 = 14;
 /// going where they are needed.
 pub(super) const FREQUENT_NAMES_PRIORITY: u32 = 24;
 
+/// Where the first line of the names a short session mentions once ranks (see `once_named`):
+/// after every other line, so they fill only the room left. A name mentioned once is as often
+/// a traceback's (`selectors.py`, `KeyboardInterrupt`) as a report's. Measured against their
+/// following the frequent names at once (stop 48): on the eval corpus nothing moves at 100 or
+/// 120 (caveman's probes 498, re-used entities 1,462, cuts at least native's on all entities
+/// 34 of 60), at 60 and 80 probes 496; on the Codex code-mode probes 27 -> 28 of 30 (at 60 and
+/// 80, 27: the names pushed out the command line that named `invoices/cli.py`).
+pub(super) const ONCE_NAMES_PRIORITY: u32 = 100;
+
 /// Characters of the goal shown. The goal is the user's first words, the least dense line of
 /// the summary (about 7 re-used names per 1,000 tokens against 60 to 100 for the file and name
 /// lines, eval corpus), and its gist is in its first sentence; the request in `ask:` and the
@@ -216,9 +225,10 @@ pub(super) const MORE_FILES_PRIORITY: (u32, u32) = (26, 4);
 /// lines of frequent names (24, 32, 40, 48, …), after the third. A test's name is long (8 to 12
 /// tokens) and about one in three of the newest ones is used again after a cut, against one in
 /// two of the first names (eval corpus), so it comes after those. Measured on the eval corpus
-/// (stop 48, with the newest 8): at 44 to 48, caveman's probes 497 either way, re-used entities carried 1,446 ->
-/// 1,451, cuts at least native's on all entities 32 -> 33 of 60; at 40, 498 probes (next +1),
-/// 1,448 and 32 cuts; at 30, 497, 1,431 and 31; from 50 on it seldom fits (1,445, 32).
+/// (stop 48, with the newest 8): at 44 to 48, caveman's probes 497 either way, re-used
+/// entities carried 1,446 -> 1,451, cuts at least native's on all entities 32 -> 33 of 60; at
+/// 40, 498 probes (next +1), 1,448 and 32 cuts; at 30, 497, 1,431 and 31; from 50 on it seldom
+/// fits (1,445, 32).
 pub(super) const WRITTEN_TESTS_PRIORITY: u32 = 46;
 
 /// The most directories the `dirs:` line names (see `work_dirs`). Measured on the eval corpus

@@ -363,24 +363,32 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
             a.function.as_deref() == Some(name) || a.calls.iter().any(|c| c == name)
         })
     };
-    // In a short session, the names it mentions once come after them (see `once_named`).
+    let not_shown = |n: &&String| {
+        !touched.contains(&n.as_str()) && !shown_around(n) && !types.contains(&n.as_str())
+    };
     let frequent: Vec<&String> = ex
         .names
         .iter()
-        .chain(&ex.once_names)
         .take(FREQUENT_NAMES_OFFERED)
-        .filter(|n| {
-            !touched.contains(&n.as_str()) && !shown_around(n) && !types.contains(&n.as_str())
-        })
+        .filter(not_shown)
         .collect();
-    for (n, group) in frequent.chunks(NAMES_PER_LINE).take(CANDIDATES).enumerate() {
-        let group: Vec<&str> = group.iter().map(|s| s.as_str()).collect();
-        lines.push(Line::plain(
-            Section::Names,
-            format!("- {}", group.join(" ")),
-            None,
-            FREQUENT_NAMES_PRIORITY + 8 * n as u32,
-        ));
+    // In a short session, the names it mentions once follow in what room every other line
+    // leaves (see `once_named`).
+    let once: Vec<&String> = ex.once_names.iter().filter(not_shown).collect();
+    let ranked = [
+        (frequent, FREQUENT_NAMES_PRIORITY),
+        (once, ONCE_NAMES_PRIORITY),
+    ];
+    for (names, first) in ranked {
+        for (n, group) in names.chunks(NAMES_PER_LINE).take(CANDIDATES).enumerate() {
+            let group: Vec<&str> = group.iter().map(|s| s.as_str()).collect();
+            lines.push(Line::plain(
+                Section::Names,
+                format!("- {}", group.join(" ")),
+                None,
+                first + 8 * n as u32,
+            ));
+        }
     }
     lines
 }
