@@ -156,7 +156,20 @@ pub(super) fn shell_paths(command: &str) -> Vec<(String, Op)> {
             verb.as_str()
         };
         let last = args.len().saturating_sub(1);
+        // `mv a.rs b.rs src/` (three operands or more, or a last one ending in `/`) moves into a
+        // directory: what it creates is `src/a.rs` and `src/b.rs`, and `src/` is no file.
+        let into_dir =
+            matches!(sub, "mv" | "cp") && last > 0 && (last > 1 || args[last].ends_with('/'));
         for (n, arg) in args.iter().enumerate() {
+            if into_dir {
+                if n < last {
+                    let source = if sub == "mv" { Op::Delete } else { Op::Read };
+                    paths.extend(clean_path(arg).map(|path| (path, source)));
+                    let moved = format!("{}/{}", args[last].trim_end_matches('/'), file_name(arg));
+                    paths.extend(clean_path(&moved).map(|path| (path, Op::Create)));
+                }
+                continue;
+            }
             let op = match sub {
                 "rm" | "unlink" => Op::Delete,
                 "touch" | "tee" => Op::Create,
@@ -177,6 +190,12 @@ pub(super) fn shell_paths(command: &str) -> Vec<(String, Op)> {
         }
     }
     paths
+}
+
+/// The last component of a path (`src/a.rs` → `a.rs`).
+fn file_name(path: &str) -> &str {
+    let path = path.trim_end_matches('/');
+    path.rsplit('/').next().unwrap_or(path)
 }
 
 /// True when option `option` of `verb` takes the next word as its value, which is not a file
@@ -435,6 +454,19 @@ mod tests {
                 ("e.json".to_owned(), Op::Read),
                 ("f.json".to_owned(), Op::Create),
                 ("g.md".to_owned(), Op::Create),
+            ]
+        );
+        // Into a directory: the files land in it, and the directory is no file.
+        let into = shell_paths("mv src/a.rs b.rs lib/; cp c.json out/");
+        assert_eq!(
+            into,
+            [
+                ("src/a.rs".to_owned(), Op::Delete),
+                ("lib/a.rs".to_owned(), Op::Create),
+                ("b.rs".to_owned(), Op::Delete),
+                ("lib/b.rs".to_owned(), Op::Create),
+                ("c.json".to_owned(), Op::Read),
+                ("out/c.json".to_owned(), Op::Create),
             ]
         );
     }
