@@ -3,6 +3,7 @@
 //! the ones the agent opens next ("the most occurrences are in manual_commit_workflow_test.go,
 //! let me start there"), and a summary that names only the files already read leaves them out.
 
+use super::paths::is_pathlike;
 use super::plumbing::run_segments;
 
 /// Files kept of one search's output: the first few are where the agent starts.
@@ -50,28 +51,15 @@ fn listed_path(line: &str) -> Option<&str> {
         .find(|c: char| c == ':' || c.is_whitespace())
         .unwrap_or(line.len());
     let head = &line[..end];
-    if is_file(head) {
+    if is_pathlike(head) {
         return Some(head);
     }
     // A context line joins the path and the line number with dashes: `a_test.go-247-…`.
     head.match_indices('-').find_map(|(at, _)| {
         let number = head[at + 1..].split('-').next()?;
         let numbered = !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit());
-        (numbered && is_file(&head[..at])).then(|| &head[..at])
+        (numbered && is_pathlike(&head[..at])).then(|| &head[..at])
     })
-}
-
-/// True for a path to a file with an extension (`src/a.rs`, `a_test.go`), not a URL or a
-/// number.
-fn is_file(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    !path.contains("://")
-        && name.rsplit_once('.').is_some_and(|(stem, ext)| {
-            !stem.is_empty()
-                && (1..=5).contains(&ext.len())
-                && ext.bytes().all(|b| b.is_ascii_alphanumeric())
-                && ext.bytes().any(|b| b.is_ascii_alphabetic())
-        })
 }
 
 #[cfg(test)]

@@ -119,11 +119,8 @@ fn is_harness_text(message: &Message) -> bool {
 /// How many of the latest edits the touched names come from.
 pub(super) const EDITS_TOUCHED: usize = 6;
 
-/// The code names in the text an edit writes and the text it replaces, new text first: every
-/// string in the arguments of an edit or write tool (JSON), or the `+` and `-` lines of a patch,
-/// except the fields that only say where (paths, patterns, descriptions).
-pub(super) fn edit_names(arguments: &str, patch: bool) -> Vec<String> {
-    let texts = edit_texts(arguments, patch);
+/// The code names in an edit's texts (see [`edit_texts`]), new text first.
+pub(super) fn edit_names(texts: &[String]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for (n, text) in texts.iter().enumerate() {
         // The error messages the new code gives: what its user will see, and grep for.
@@ -147,8 +144,10 @@ pub(super) fn edit_names(arguments: &str, patch: bool) -> Vec<String> {
     names
 }
 
-/// The text an edit writes and the text it replaces, in that order (see [`edit_names`]); none
-/// when its arguments do not parse.
+/// The text an edit writes and the text it replaces, in that order: every string in the
+/// arguments of an edit or write tool (JSON), or the `+` and `-` lines of a patch, except the
+/// fields that only say where (paths, patterns, descriptions); none when its arguments do not
+/// parse.
 pub(super) fn edit_texts(arguments: &str, patch: bool) -> Vec<String> {
     let mut texts: Vec<String> = Vec::new();
     if patch {
@@ -436,11 +435,14 @@ mod tests {
     fn edit_names_put_the_written_text_first() {
         let edit = r#"{"file_path":"src/very_long_path.rs","old_string":"fn old_helper() {}","new_string":"fn checkConcurrentSessions() { old_helper() }"}"#;
         assert_eq!(
-            edit_names(edit, false),
+            edit_names(&edit_texts(edit, false)),
             ["checkConcurrentSessions", "old_helper"]
         );
         let patch = "*** Begin Patch\n*** Update File: src/a_b.rs\n@@\n-let x = parse_line();\n+let x = parse_record();\n*** End Patch";
-        assert_eq!(edit_names(patch, true), ["parse_record", "parse_line"]);
+        assert_eq!(
+            edit_names(&edit_texts(patch, true)),
+            ["parse_record", "parse_line"]
+        );
         let go = "return false, fmt.Errorf(\"failed to open repository: %w\", err)\nx := errors.New(\"bad\")";
         assert_eq!(error_messages(go), ["\"failed to open repository\""]);
     }

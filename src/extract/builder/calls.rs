@@ -195,14 +195,16 @@ impl Builder {
     /// Records the names of one edit (its `arguments`, or a patch's text), keeping the
     /// latest [`EDITS_TOUCHED`], and the tests it wrote (see `written_tests`).
     pub(super) fn edited(&mut self, arguments: &str, patch: bool) {
-        let tests = edit_texts(arguments, patch)
+        // One parse of the arguments serves both.
+        let texts = edit_texts(arguments, patch);
+        let tests = texts
             .first()
             .map(|written| test_definitions(written))
             .unwrap_or_default();
         if !tests.is_empty() {
             self.tests.push(tests);
         }
-        let names = edit_names(arguments, patch);
+        let names = edit_names(&texts);
         if names.is_empty() {
             return;
         }
