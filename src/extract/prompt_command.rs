@@ -48,7 +48,8 @@ mod tests {
     fn a_harness_command_asks_only_with_arguments() {
         let clear = "<command-name>/clear</command-name>\n            <command-message>clear</command-message>\n            <command-args></command-args>";
         assert_eq!(command_request(clear), None);
-        let compact = "<command-name>/compact</command-name>\n<command-args>keep the plan</command-args>";
+        let compact =
+            "<command-name>/compact</command-name>\n<command-args>keep the plan</command-args>";
         assert_eq!(
             command_request(compact).as_deref(),
             Some("/compact keep the plan")
