@@ -10,7 +10,8 @@
 //! A prompt command is the user asking for that work even with no arguments: after
 //! `/github-pr-review` the agent is answering the PR's review threads, and the command's name
 //! is the one place the session says so in the user's voice. A harness command with no
-//! arguments asks the agent for nothing.
+//! arguments asks the agent for nothing. A command's name alone is no goal: it says what the
+//! agent does now, not what the session is for.
 
 use super::text::{between, has};
 
@@ -27,6 +28,12 @@ pub(super) fn command_request(text: &str) -> Option<String> {
     }
     let args = between(text, "<command-args>", "</command-args>")?.trim();
     (!args.is_empty()).then(|| format!("{name} {args}"))
+}
+
+/// True for a request that is a command's name alone (`/gsd:progress`): what the agent is
+/// doing now, but no statement of what the session is for, so it is never the goal.
+pub(super) fn is_bare_command(request: &str) -> bool {
+    request.starts_with('/') && !request.contains(char::is_whitespace)
 }
 
 #[cfg(test)]
@@ -55,5 +62,12 @@ mod tests {
             Some("/compact keep the plan")
         );
         assert_eq!(command_request("no command here"), None);
+    }
+
+    #[test]
+    fn a_name_alone_is_no_goal_and_a_name_with_words_is() {
+        assert!(is_bare_command("/github-pr-review"));
+        assert!(!is_bare_command("/review this branch"));
+        assert!(!is_bare_command("fix the build"));
     }
 }
