@@ -16,9 +16,9 @@ const VAGUE_PLAN: usize = 24;
 const PLAN_TAIL: usize = 200;
 
 /// The user's own words in a user message, when it is a request: a real request, or a slash
-/// command that asks for work (see `prompt_command`). Claude Code's `isMeta` lines (a slash command's expanded
-/// prompt, caveats), bare harness commands (`/mode`) and Gemini CLI's session context are not
-/// requests.
+/// command that asks for work (see `prompt_command`). Claude Code's `isMeta` lines (a slash
+/// command's expanded prompt, caveats), bare harness commands (`/mode`) and Gemini CLI's
+/// session context are not requests.
 pub fn request_text(record: &Record, message: &Message) -> Option<String> {
     if memchr::memmem::find(record.raw, b"\"isMeta\":true").is_some() {
         return None;

@@ -16,7 +16,8 @@ use crate::extract::names::is_code_name;
 const KEPT_NAMES: usize = 2;
 
 /// NOW in at most `max` characters: its cut, then ` +name` for each of the first
-/// [`KEPT_NAMES`] code names or commit hashes of the whole line that the cut no longer shows.
+/// [`KEPT_NAMES`] names (`marked` words, code names, commit hashes) of the whole line that the
+/// cut no longer shows.
 /// The head is cut shorter to make their room, unless that would break the work state (the
 /// commit NOW starts with) or still not fit; then NOW is the plain cut.
 pub(super) fn cut_keeping_names(now: &SubjectOrHash, max: usize, marked: &[String]) -> String {
@@ -52,9 +53,10 @@ fn plus(names: &[String]) -> String {
     names.iter().map(|n| format!(" +{n}")).collect()
 }
 
-/// The first [`KEPT_NAMES`] names of NOW's whole text that `shown` lacks: code names and commit
-/// hashes outside the work state, outside double quotes (a quoted value, `"lineA"`, is data,
-/// not a name the code has) and without a slash.
+/// The first [`KEPT_NAMES`] names of NOW's whole text that `shown` lacks: the `marked` words
+/// (a code span, a lint rule) whatever their shape, and code names and commit hashes outside
+/// the work state, outside double quotes (a quoted value, `"lineA"`, is data, not a name the
+/// code has) and without a slash.
 fn dropped_names(now: &SubjectOrHash, shown: &str, marked: &[String]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for word in now.with_subject.full.split_whitespace() {
