@@ -1,9 +1,11 @@
 //! A first request that was a chore is no goal. After `/clear`, or in a session opened to tidy
-//! up first, the first ask is often "commit this", "switch to the phase 12 branch", "let's
-//! stash and get the latest": done in a turn, while the work the session is about comes in a
-//! later request. Such a first request is short and asks for a version-control or set-up action,
-//! or only says go ahead; the goal is then the first later request of substance.
+//! up first, the first ask is often a command's name alone (`/gsd:progress`), "commit this",
+//! "switch to the phase 12 branch", "let's stash and get the latest": done in a turn, while the
+//! work the session is about comes in a later request. Such a first request is short and asks
+//! for a version-control or set-up action, or only says go ahead; the goal is then the first
+//! later request of substance.
 
+use super::prompt_command::is_bare_command;
 use super::said::weight;
 
 /// Requests lighter than this (CJK characters weigh two) may be chores.
@@ -26,6 +28,10 @@ const POLITE: [&str; 10] = [
 
 /// True for a request that is a chore (see the module docs).
 pub(super) fn is_chore(request: &str) -> bool {
+    // A command's name alone (`/gsd:progress`) does its work in a turn and says no goal.
+    if is_bare_command(request) {
+        return true;
+    }
     if weight(request) >= CHORE_WEIGHT {
         return false;
     }
@@ -61,6 +67,7 @@ mod tests {
             "let's stash and get the latest updates",
             "yeah let's do it",
             "run make gen-all && make check",
+            "/gsd:progress",
         ] {
             assert!(is_chore(chore), "{chore}");
         }

@@ -113,6 +113,7 @@ mod paths;
 mod plan_file;
 mod plan_mode;
 mod plumbing;
+mod prompt_command;
 mod queued;
 mod recent_edits;
 mod repeats;

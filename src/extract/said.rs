@@ -3,7 +3,8 @@
 
 use serde_json::Value;
 
-use super::text::{between, has};
+use super::prompt_command::command_request;
+use super::text::has;
 use super::tools::argument_paths;
 use crate::transcript::classify::{is_real_user_request, text_of};
 use crate::transcript::{Message, Record};
@@ -14,19 +15,17 @@ const VAGUE_PLAN: usize = 24;
 /// Bytes of text a plan sentence may be followed by in the agent's last message.
 const PLAN_TAIL: usize = 200;
 
-/// The user's own words in a user message, when it is a request: a real request, or the
-/// arguments of a slash command. Claude Code's `isMeta` lines (a slash command's expanded
-/// prompt, caveats), bare harness commands (`/mode`) and Gemini CLI's session context are not
-/// requests.
+/// The user's own words in a user message, when it is a request: a real request, or a slash
+/// command that asks for work (see `prompt_command`). Claude Code's `isMeta` lines (a slash
+/// command's expanded prompt, caveats), bare harness commands (`/mode`) and Gemini CLI's
+/// session context are not requests.
 pub fn request_text(record: &Record, message: &Message) -> Option<String> {
     if memchr::memmem::find(record.raw, b"\"isMeta\":true").is_some() {
         return None;
     }
     let text = text_of(message);
     if has(&text, "<command-name>") {
-        let name = between(&text, "<command-name>", "</command-name>")?.trim();
-        let args = between(&text, "<command-args>", "</command-args>")?.trim();
-        return (!args.is_empty()).then(|| format!("{name} {args}"));
+        return command_request(&text);
     }
     if !is_real_user_request(message) {
         return None;

@@ -16,15 +16,16 @@ use crate::extract::names::is_code_name;
 const KEPT_NAMES: usize = 2;
 
 /// NOW in at most `max` characters: its cut, then ` +name` for each of the first
-/// [`KEPT_NAMES`] code names or commit hashes of the whole line that the cut no longer shows.
+/// [`KEPT_NAMES`] names (`marked` words, code names, commit hashes) of the whole line that the
+/// cut no longer shows.
 /// The head is cut shorter to make their room, unless that would break the work state (the
 /// commit NOW starts with) or still not fit; then NOW is the plain cut.
-pub(super) fn cut_keeping_names(now: &SubjectOrHash, max: usize) -> String {
+pub(super) fn cut_keeping_names(now: &SubjectOrHash, max: usize, marked: &[String]) -> String {
     let shown = now.at(max);
     if shown == now.with_subject.full {
         return shown;
     }
-    let names = dropped_names(now, &shown);
+    let names = dropped_names(now, &shown, marked);
     if names.is_empty() {
         return shown;
     }
@@ -37,7 +38,7 @@ pub(super) fn cut_keeping_names(now: &SubjectOrHash, max: usize) -> String {
         if !shorter.contains(&now.state) {
             return shown;
         }
-        let kept = dropped_names(now, &shorter);
+        let kept = dropped_names(now, &shorter, marked);
         let line = format!("{shorter}{}", plus(&kept));
         if line.chars().count() <= max {
             return line;
@@ -52,12 +53,25 @@ fn plus(names: &[String]) -> String {
     names.iter().map(|n| format!(" +{n}")).collect()
 }
 
-/// The first [`KEPT_NAMES`] names of NOW's whole text that `shown` lacks: code names and commit
-/// hashes outside the work state, outside double quotes (a quoted value, `"lineA"`, is data,
-/// not a name the code has) and without a slash.
-fn dropped_names(now: &SubjectOrHash, shown: &str) -> Vec<String> {
+/// The first [`KEPT_NAMES`] names of NOW's whole text that `shown` lacks: the `marked` words
+/// (a code span, a lint rule) whatever their shape, and code names and commit hashes outside
+/// the work state, outside double quotes (a quoted value, `"lineA"`, is data, not a name the
+/// code has) and without a slash.
+fn dropped_names(now: &SubjectOrHash, shown: &str, marked: &[String]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for word in now.with_subject.full.split_whitespace() {
+        // A word marked as a name is one whatever its shape: a code span, a lint rule.
+        let unpunctuated = word.trim_matches(|c: char| "()[]{},.;:!?'\"".contains(c));
+        if marked.iter().any(|m| m == unpunctuated) {
+            let new = !shown.contains(unpunctuated) && !now.state.contains(unpunctuated);
+            if new && !names.iter().any(|n| n == unpunctuated) {
+                names.push(unpunctuated.to_owned());
+            }
+            if names.len() == KEPT_NAMES {
+                break;
+            }
+            continue;
+        }
         // A quoted value is data; a word with a slash is a path or two words (`Steps/Code`),
         // which NOW's place and the other lines name by their file.
         if word.starts_with('"') || word.contains('/') {
@@ -97,7 +111,7 @@ mod tests {
     fn a_cut_keeps_the_first_names_it_drops() {
         let text = "Found the commit that broke it. It added sessionHasNew, which calls \
                     getStagedFiles and \"lineA\" from PostCommit";
-        let line = cut_keeping_names(&now("", text), 60);
+        let line = cut_keeping_names(&now("", text), 60, &[]);
         assert!(
             line.starts_with("Found the commit")
                 && line.ends_with(" +sessionHasNew +getStagedFiles"),
@@ -105,19 +119,31 @@ mod tests {
         );
         assert!(line.chars().count() <= 60, "{line}");
         // No room for a name beside a word of the head: the plain cut.
-        assert!(!cut_keeping_names(&now("", text), 8).contains('+'));
+        assert!(!cut_keeping_names(&now("", text), 8, &[]).contains('+'));
         // A line that fits is whole; a quoted value is no name.
-        assert_eq!(cut_keeping_names(&now("", text), 500), text);
+        assert_eq!(cut_keeping_names(&now("", text), 500, &[]), text);
         let quoted = "Check the scenario first: \"lineA\" and \"lineB\" are both gone now";
-        assert!(!cut_keeping_names(&now("", quoted), 30).contains('+'));
+        assert!(!cut_keeping_names(&now("", quoted), 30, &[]).contains('+'));
         let slashed = "Read the issue first. Steps/Code to Reproduce follow in the text below";
-        assert!(!cut_keeping_names(&now("", slashed), 30).contains('+'));
+        assert!(!cut_keeping_names(&now("", slashed), 30, &[]).contains('+'));
+    }
+
+    #[test]
+    fn a_marked_word_is_kept_whatever_its_shape() {
+        let text = "The tests expect the legacy name but the new code creates entire/<hash>-1. \
+                    Error: a_test.go:12:16: 1 issues: * goconst: 1";
+        let marked = ["entire/<hash>-1".to_owned(), "goconst".to_owned()];
+        let line = cut_keeping_names(&now("", text), 60, &marked);
+        assert!(line.ends_with(" +entire/<hash>-1 +goconst"), "{line}");
+        assert!(line.chars().count() <= 60, "{line}");
+        // Unmarked, the slashed word and the plain word are no names.
+        assert!(!cut_keeping_names(&now("", text), 60, &[]).contains('+'));
     }
 
     #[test]
     fn names_never_break_the_work_state() {
         let text = "committed b5cf65b, 1 uncommitted | That returns the CheckpointSummary";
-        let line = cut_keeping_names(&now("committed b5cf65b, 1 uncommitted", text), 40);
+        let line = cut_keeping_names(&now("committed b5cf65b, 1 uncommitted", text), 40, &[]);
         assert!(
             line.starts_with("committed b5cf65b, 1 uncommitted"),
             "{line}"

@@ -1,7 +1,8 @@
 //! bare: four lines (`NOW:`, `NEXT:`, `TEST:`, `CI:`) within a token budget, every value cut to
 //! one common length (NOW to a little more, see `NOW_SHARE`); NOW starts with where the work
 //! stands (`state`) and keeps the first names its cut drops (`kept`), with the commit hashes the
-//! agent's last words name (`hashes`); NEXT ends on the open todos (`todos`); TEST falls back to
+//! agent's last words name (`hashes`), the code spans of its prose (`spans`) and the rule an open
+//! lint finding names (`checker`); NEXT ends on the open todos (`todos`); TEST falls back to
 //! the latest build (`built`); the prose they quote goes without decoration (`plain`) and
 //! without the agent's "let me" (`leads`).
 
@@ -19,6 +20,7 @@ use super::text::one_line;
 use crate::tokens::Tokenizer;
 
 mod built;
+mod checker;
 mod failed;
 mod fences;
 mod found;
@@ -30,11 +32,13 @@ mod plain;
 mod plan_todo;
 mod planned;
 mod pushed;
+mod spans;
 mod state;
 mod subject;
 mod todos;
 
 use built::latest_build;
+use checker::open_checkers;
 use failed::failed_tests;
 use found::with_found;
 use hashes::hashes_then_touched;
@@ -44,6 +48,7 @@ use names::with_names;
 use plain::undecorated_extract;
 use plan_todo::from_planned_item;
 use planned::planned_test;
+use spans::code_spans;
 use state::work_state;
 use subject::SubjectOrHash;
 use todos::with_todos;
@@ -86,10 +91,14 @@ impl Bare {
 /// plan names in what room is left (see `planned`). From [`BARE_FLOOR`] tokens up the lines always fit;
 /// below it the labels alone may not, and they print anyway.
 pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
+    // Names NOW's cut keeps whatever their shape: the prose's code spans and the rules of
+    // the open lint findings (see `spans`, `checker`).
+    let mut marked = code_spans(ex);
+    marked.extend(open_checkers(ex));
     let mut plain = undecorated_extract(ex);
     drop_leads(&mut plain);
     let ex = &plain;
-    let bare = cut_to_fit(ex, budget, tokenizer);
+    let bare = cut_to_fit(ex, budget, tokenizer, &marked);
     if bare.test != "none" {
         return bare;
     }
@@ -107,7 +116,7 @@ pub fn bare(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
 }
 
 /// The four lines cut to fit `budget`, before the planned checks.
-fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
+fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer, marked: &[String]) -> Bare {
     let none = || Shortening::plain("none".to_owned());
     // A request the agent has not acted on is what comes next; now is where it left off.
     let fresh = ex.task.as_ref().filter(|_| ex.fresh);
@@ -129,7 +138,10 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         Some(file) => with_file(now, &file.path, function_in(ex, &file.path)),
         None => now,
     };
-    let now = with_names(now, &hashes_then_touched(ex));
+    // An open finding's rule leads the names, the failure the work is on (see `checker`).
+    let mut names = open_checkers(ex);
+    names.extend(hashes_then_touched(ex));
+    let now = with_names(now, &names);
     let now = match (fresh, ex.answered) {
         (None, false) => with_progress(now, ex),
         _ => now,
@@ -221,7 +233,7 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
     let fits = |b: &Bare| tokenizer.text_tokens(&b.lines()) <= budget;
     let values = [now.with_subject.clone(), next, test(false), ci];
     let at = |values: &[Shortening; 4], other: &Option<String>, cap: usize| Bare {
-        now: cut_keeping_names(&now, cap.saturating_mul(NOW_SHARE) / 10),
+        now: cut_keeping_names(&now, cap.saturating_mul(NOW_SHARE) / 10, marked),
         next: values[1].at(cap),
         test: match other {
             Some(other) if values[2].full.chars().count() + other.chars().count() <= cap => {

@@ -6,6 +6,7 @@ use crate::extract::goal::{pointed_document, summary_first_words, summary_goal, 
 use crate::extract::limits::SHORT_REQUEST;
 use crate::extract::pasted::{pasted_errors, PASTED_BY};
 use crate::extract::plan_file::{is_accepted_plan, plan_file};
+use crate::extract::prompt_command::is_bare_command;
 use crate::extract::said::weight;
 use crate::transcript::{Message, Record};
 
@@ -50,7 +51,7 @@ impl Builder {
         for line in pasted_errors(&text) {
             self.error(index, line, PASTED_BY);
         }
-        if self.goal.is_none() {
+        if self.goal.is_none() && !is_bare_command(&text) {
             self.goal_doc = pointed_document(&text);
             self.goal = Some((index, text.clone()));
         }
