@@ -213,6 +213,12 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
     }
     // The tests the agent wrote: what the next turn runs by name (see `written`).
     lines.extend(written_tests_line(ex));
+    // The names the goal gives (see `goal_names`); the ones the goal line shows are not printed
+    // again (see `render`), so what is left is what the cut goal leaves out.
+    if !ex.goal_names.is_empty() {
+        let text = format!("- {}", ex.goal_names.join(" "));
+        lines.push(Line::plain(Section::Names, text, None, GOAL_NAMES_PRIORITY));
+    }
     let test = ex.test_command().map(|c| c.command.as_str());
     // After a failed run, the test the agent last ran alone is the one it runs again.
     let focused = focused_test(ex);
