@@ -369,3 +369,22 @@ fn the_names_a_goal_gives_past_where_its_line_is_cut_are_listed_under_names() {
     );
     assert_eq!(text.matches("RestoreLogsOnly").count(), 1, "{text}");
 }
+
+#[test]
+fn a_written_test_the_test_command_names_is_not_listed_again() {
+    // The tests the agent wrote are a names line (see `written`), printed after the commands.
+    let ex = Extract {
+        written_tests: vec!["TestParseLine".into(), "TestParseEmpty".into()],
+        commands: vec![crate::extract::model::CommandUse {
+            command: "go test ./parser -run TestParseLine".into(),
+            runs: 1,
+            test: true,
+            ..Default::default()
+        }],
+        ..Extract::default()
+    };
+    let text = caveman(&ex, 500, Tokenizer::Chars4);
+    assert_eq!(text.matches("TestParseLine").count(), 1, "{text}");
+    assert!(text.contains("## names\nTestParseEmpty\n"), "{text}");
+    assert!(!text.contains("tests:"), "{text}");
+}

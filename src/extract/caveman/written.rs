@@ -22,28 +22,3 @@ pub(super) fn written_tests_line(ex: &Extract) -> Option<Line> {
         WRITTEN_TESTS_PRIORITY,
     ))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::super::caveman;
-    use crate::extract::model::{CommandUse, Extract};
-    use crate::tokens::Tokenizer;
-
-    #[test]
-    fn a_written_test_the_test_command_names_is_not_listed_again() {
-        let ex = Extract {
-            written_tests: vec!["TestParseLine".into(), "TestParseEmpty".into()],
-            commands: vec![CommandUse {
-                command: "go test ./parser -run TestParseLine".into(),
-                runs: 1,
-                test: true,
-                ..CommandUse::default()
-            }],
-            ..Extract::default()
-        };
-        let text = caveman(&ex, 500, Tokenizer::Chars4);
-        assert_eq!(text.matches("TestParseLine").count(), 1, "{text}");
-        assert!(text.contains("## names\nTestParseEmpty\n"), "{text}");
-        assert!(!text.contains("tests:"), "{text}");
-    }
-}
