@@ -97,6 +97,7 @@ mod found;
 mod gates;
 mod go_packages;
 mod goal;
+mod goal_names;
 mod hashes;
 mod js;
 mod limits;

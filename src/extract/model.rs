@@ -328,6 +328,9 @@ pub struct Extract {
     /// The test functions the session's edits wrote, newest edit first (see
     /// `written_tests`): what the next turn runs by name.
     pub written_tests: Vec<String>,
+    /// The first code names of the goal's whole text (see `goal_names`): what a plan pasted as
+    /// the goal changes, past where the shown goal is cut.
+    pub goal_names: Vec<String>,
     /// The code around the latest edit whose place in its file the session shows.
     pub around: Option<Around>,
     /// The commits the session made, oldest first.
