@@ -6,6 +6,7 @@ use super::line::*;
 use super::render::{plural, NAMES_PER_LINE};
 use super::terse::terse;
 use super::touched::touched_in_use_order;
+use crate::extract::asked_git::unfinished_git_steps;
 use crate::extract::complete::{is_complete, COMPLETE};
 use crate::extract::continued::by_file_names;
 use crate::extract::error_types::error_types;
@@ -290,6 +291,12 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
             None,
             PLANNED_PRIORITY,
         ));
+    }
+    // The git steps the latest request ordered and no command ran yet come first under next
+    // (see `asked_git`): "commit this" is still to do while the agent reads the diff.
+    if let Some(steps) = unfinished_git_steps(ex).filter(|_| !ex.fresh) {
+        let text = format!("- {steps} (asked)");
+        lines.push(Line::plain(Section::Next, text, None, 7));
     }
     // The plan sentence comes from the agent's last words: when `said:` already shows it, a
     // second copy under next only takes the room of a file or a name.
