@@ -2,7 +2,8 @@
 //! one common length (NOW to a little more, see `NOW_SHARE`); NOW starts with where the work
 //! stands (`state`) and keeps the first names its cut drops (`kept`), with the commit hashes the
 //! agent's last words name (`hashes`); NEXT starts with the git steps the latest request
-//! ordered and no command ran (`asked_git`), names the latest call after a plan the agent's
+//! ordered and no command ran (`asked_git`), or is a request not acted on with the other file
+//! the work wrote (`asked_where`), names the latest call after a plan the agent's
 //! calls went past (`stale_plan`) and ends on the open todos (`todos`); TEST falls back to
 //! the latest build (`built`); the prose they quote goes without decoration (`plain`) and
 //! without the agent's "let me" (`leads`).
@@ -22,6 +23,7 @@ use super::stale_plan::with_latest_call;
 use super::text::one_line;
 use crate::tokens::Tokenizer;
 
+mod asked_where;
 mod built;
 mod failed;
 mod fences;
@@ -38,6 +40,7 @@ mod state;
 mod subject;
 mod todos;
 
+use asked_where::with_other_written;
 use built::latest_build;
 use failed::failed_tests;
 use found::with_found;
@@ -175,7 +178,7 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer) -> Bare {
         None => &ex.todos[..],
     };
     let next = match fresh {
-        Some(_) => next,
+        Some(_) => with_other_written(next, ex),
         None => with_found(with_todos(next, todos), &ex.found),
     };
     // What the latest request ordered of git and no command ran yet goes first (see
