@@ -2,11 +2,11 @@
 //! one common length (NOW to a little more, see `NOW_SHARE`); NOW starts with where the work
 //! stands (`state`) and keeps the first names its cut drops (`kept`), with the commit hashes the
 //! agent's last words name (`hashes`); NEXT starts with the git steps the latest request
-//! ordered and no command ran (`asked_git`), or is a request not acted on with the other file
-//! the work wrote (`asked_where`), names the latest call after a plan the agent's
-//! calls went past (`stale_plan`) and ends on the open todos (`todos`); TEST falls back to
-//! the latest build (`built`); the prose they quote goes without decoration (`plain`) and
-//! without the agent's "let me" (`leads`).
+//! ordered and no command ran (`asked_git`), names the latest call after a plan the agent's
+//! calls went past (`stale_plan`) and ends on the open todos (`todos`), and a request not acted
+//! on comes with the other file the work wrote (`asked_where`); TEST falls back to the latest
+//! build (`built`); the prose they quote goes without decoration (`plain`) and without the
+//! agent's "let me" (`leads`).
 
 use serde::Serialize;
 
