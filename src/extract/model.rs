@@ -286,6 +286,9 @@ pub struct Extract {
     pub reports: Vec<Said>,
     /// The agent's last tool call, as a label (`$ cargo test`, `edit src/a.rs`).
     pub last_call: Option<Said>,
+    /// The calls the agent made after its last text: how far its work has gone past the step
+    /// that text announced (see `stale_plan`).
+    pub calls_after_words: usize,
     /// The files the latest search listed, when its result is the latest the session saw
     /// (see `found`).
     pub found: Vec<String>,
