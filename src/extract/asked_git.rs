@@ -31,7 +31,6 @@ const STEPS: [Step; 3] = [
             "open a pr",
             "create pr",
             "open pr",
-            "pr",
             "create a pull request",
             "open a pull request",
         ],
@@ -71,9 +70,30 @@ pub(super) fn unfinished_git_steps(ex: &Extract) -> Option<String> {
     (!steps.is_empty()).then(|| steps.join(", "))
 }
 
-/// True when a clause of `ask` (lowercase) starts with `verb`, after any of [`LEADS`]: an
-/// order ("commit this", "push and create a PR", "can you commit it"), not a mention ("the
-/// trailer on the real commit", "part of the commit").
+/// Words that may follow an ordering verb: its object or where it goes ("commit this", "push
+/// to origin", "commit the changes"). A clause whose verb is followed by anything else uses the
+/// word as a noun: "commit messages follow the convention", "PR review comments".
+const OBJECTS: [&str; 14] = [
+    "this",
+    "it",
+    "that",
+    "them",
+    "these",
+    "the",
+    "all",
+    "everything",
+    "your",
+    "my",
+    "our",
+    "to",
+    "now",
+    "again",
+];
+
+/// True when a clause of `ask` (lowercase) starts with `verb`, after any of [`LEADS`], and ends
+/// there or goes on with one of [`OBJECTS`]: an order ("commit this", "push and create a PR",
+/// "can you commit it"), not a mention ("the trailer on the real commit", "part of the commit",
+/// "commit messages are fine").
 fn orders(ask: &str, verb: &str) -> bool {
     ask.split(['.', ',', ';', '!', '?', '\n', '|'])
         .flat_map(|sentence| sentence.split(" and "))
@@ -82,8 +102,14 @@ fn orders(ask: &str, verb: &str) -> bool {
             while let Some(after) = LEADS.iter().find_map(|lead| rest.strip_prefix(lead)) {
                 rest = after;
             }
-            rest.strip_prefix(verb)
-                .is_some_and(|after| !after.starts_with(|c: char| c.is_alphanumeric()))
+            let Some(after) = rest.strip_prefix(verb) else {
+                return false;
+            };
+            match after.split_whitespace().next() {
+                None => true,
+                Some(word) if after.starts_with(char::is_whitespace) => OBJECTS.contains(&word),
+                Some(_) => false,
+            }
         })
 }
 
@@ -127,5 +153,11 @@ mod tests {
         assert_eq!(ordered("the trailer on the real commit should match"), None);
         assert_eq!(ordered("is the PR title right? commits are fine"), None);
         assert_eq!(ordered("pushing it to prod is for later"), None);
+        assert_eq!(ordered("commit messages follow the convention"), None);
+        assert_eq!(ordered("PR review comments are in"), None);
+        assert_eq!(
+            ordered("commit the changes and push to origin").as_deref(),
+            Some("git add && git commit")
+        );
     }
 }
