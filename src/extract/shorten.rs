@@ -27,6 +27,17 @@ impl Shortening {
         }
     }
 
+    /// The text with `suffix` after it: the text stays the part that shortens, and the suffix
+    /// joins the tail that stays whole (a file named after a step: ` @ engine.ts`).
+    pub(super) fn with_kept_suffix(self, suffix: &str) -> Shortening {
+        let full = format!("{}{suffix}", self.full);
+        Shortening {
+            tail: self.tail.min(self.full.len()),
+            fallback: full.clone(),
+            full,
+        }
+    }
+
     /// Characters of the protected tail (0 when there is none).
     pub(super) fn tail_chars(&self) -> usize {
         self.full[self.tail..].chars().count()

@@ -21,13 +21,8 @@ pub(super) fn with_other_written(next: Shortening, ex: &Extract) -> Shortening {
     let Some(name) = name.filter(|_| next.full != "none") else {
         return next;
     };
-    let full = format!("{} @ {name}", next.full);
-    Shortening {
-        // The request stays the part that shortens; the file joins the kept tail.
-        tail: next.tail.min(next.full.len()),
-        fallback: full.clone(),
-        full,
-    }
+    // The request stays the part that shortens; the file joins the kept tail.
+    next.with_kept_suffix(&format!(" @ {name}"))
 }
 
 /// The last part of a file's path.

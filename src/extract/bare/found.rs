@@ -14,13 +14,8 @@ pub(super) fn with_found(next: Shortening, found: &[String]) -> Shortening {
     let Some(name) = name.filter(|_| next.full != "none") else {
         return next;
     };
-    let full = format!("{} | found: {name}", next.full);
-    Shortening {
-        // The step stays the part that shortens; the file joins the kept tail.
-        tail: next.tail.min(next.full.len()),
-        fallback: full.clone(),
-        full,
-    }
+    // The step stays the part that shortens; the file joins the kept tail.
+    next.with_kept_suffix(&format!(" | found: {name}"))
 }
 
 #[cfg(test)]
