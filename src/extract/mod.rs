@@ -61,6 +61,8 @@
 //! - `ci`: workflow files and `gh` check listings;
 //! - `names`: the code names a session keeps mentioning;
 //! - `next`: the next step, a request not acted on first;
+//! - `stale_plan`: the latest call beside a plan the agent's silent calls have gone past;
+//! - `asked_git`: the git steps the latest request orders that no command ran yet;
 //! - `queued`: the prompt Claude Code took off its queue when the compaction came first;
 //! - `tasks`: Claude Code's task list, rebuilt from its task tools' calls and results;
 //! - `around`: the code around the latest edit, from the fullest copy of its file;
@@ -74,6 +76,7 @@
 
 mod around;
 mod ask;
+mod asked_git;
 mod background;
 mod bare;
 mod branch;
@@ -97,6 +100,7 @@ mod found;
 mod gates;
 mod go_packages;
 mod goal;
+mod goal_names;
 mod hashes;
 mod js;
 mod limits;
@@ -126,6 +130,7 @@ mod runners;
 mod said;
 mod shell;
 mod shorten;
+mod stale_plan;
 mod stated;
 mod stopped;
 mod subtests;

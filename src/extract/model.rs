@@ -286,6 +286,9 @@ pub struct Extract {
     pub reports: Vec<Said>,
     /// The agent's last tool call, as a label (`$ cargo test`, `edit src/a.rs`).
     pub last_call: Option<Said>,
+    /// The calls the agent made after its last text: how far its work has gone past the step
+    /// that text announced (see `stale_plan`).
+    pub calls_after_words: usize,
     /// The files the latest search listed, when its result is the latest the session saw
     /// (see `found`).
     pub found: Vec<String>,
@@ -331,6 +334,9 @@ pub struct Extract {
     /// The test functions the session's edits wrote, newest edit first (see
     /// `written_tests`): what the next turn runs by name.
     pub written_tests: Vec<String>,
+    /// The first code names of the goal's whole text (see `goal_names`): what a plan pasted as
+    /// the goal changes, past where the shown goal is cut.
+    pub goal_names: Vec<String>,
     /// The code around the latest edit whose place in its file the session shows.
     pub around: Option<Around>,
     /// The commits the session made, oldest first.

@@ -131,17 +131,23 @@ pub(super) fn edit_names(texts: &[String]) -> Vec<String> {
                 }
             }
         }
-        let words = text
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
-            .map(|w| w.trim_matches('.'));
-        // Code quoted in code keeps its escapes (`"…\\n\\nPlease"`): no name there.
-        for name in words.filter(|w| !escaped(text, w)).flat_map(code_names) {
+        for name in names_in(text) {
             if !names.iter().any(|n| n == name) {
                 names.push(name.to_owned());
             }
         }
     }
     names
+}
+
+/// The code names in a text, in order, repeats included: the words that are names and the names
+/// in qualified words (see [`code_names`]). None right after a backslash: code quoted in code
+/// keeps its escapes (`"…\\n\\nPlease"`).
+pub(super) fn names_in(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .map(|w| w.trim_matches('.'))
+        .filter(|w| !escaped(text, w))
+        .flat_map(code_names)
 }
 
 /// The text an edit writes and the text it replaces, in that order: every string in the

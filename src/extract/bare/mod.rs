@@ -3,12 +3,15 @@
 //! stands (`state`), names beside its file the other file the current request changed
 //! (`request_file`), and keeps the first names its cut drops (`kept`), with the commit hashes the
 //! agent's last words name (`hashes`), the code spans of its prose (`spans`) and the rule an open
-//! lint finding names (`checker`); NEXT ends on the open todos (`todos`); TEST falls back to
-//! the latest build (`built`); the prose they quote goes without decoration (`plain`) and
-//! without the agent's "let me" (`leads`).
+//! lint finding names (`checker`); NEXT starts with the git steps the latest request ordered and
+//! no command ran (`asked_git`), names the latest call after a plan the agent's calls went past
+//! (`stale_plan`) and ends on the open todos (`todos`), and a request not acted on comes with the
+//! other file the work wrote (`asked_where`); TEST falls back to the latest build (`built`); the
+//! prose they quote goes without decoration (`plain`) and without the agent's "let me" (`leads`).
 
 use serde::Serialize;
 
+use super::asked_git::unfinished_git_steps;
 use super::closing::closing_words;
 use super::continued::by_file_names;
 use super::focused::focused_test;
@@ -17,9 +20,11 @@ use super::next::AWAIT_USER;
 use super::plan_mode::PLAN_MODE_STEP;
 use super::shell::compact_command;
 use super::shorten::{ask, with_outcome, Shortening};
+use super::stale_plan::with_latest_call;
 use super::text::one_line;
 use crate::tokens::Tokenizer;
 
+mod asked_where;
 mod built;
 mod checker;
 mod failed;
@@ -39,6 +44,7 @@ mod state;
 mod subject;
 mod todos;
 
+use asked_where::with_other_written;
 use built::latest_build;
 use checker::open_checkers;
 use failed::failed_tests;
@@ -199,7 +205,9 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer, marked: &[String]
             )),
             None => Shortening::plain(next),
         },
-        (None, next) => next.map_or_else(none, |n| Shortening::plain(by_file_names(&n))),
+        (None, next) => next.map_or_else(none, |n| {
+            Shortening::plain(by_file_names(&with_latest_call(ex, &n)))
+        }),
     };
     // A request not acted on is the whole of what comes next; otherwise what is left of the list.
     // What is left of the list runs from the item the plan is on (see `plan_todo`).
@@ -212,8 +220,14 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer, marked: &[String]
         None => &ex.todos[..],
     };
     let next = match fresh {
-        Some(_) => next,
+        Some(_) => with_other_written(next, ex),
         None => with_found(with_todos(next, todos), &ex.found),
+    };
+    // What the latest request ordered of git and no command ran yet goes first (see
+    // `asked_git`).
+    let next = match unfinished_git_steps(ex).filter(|_| fresh.is_none()) {
+        Some(steps) => prefixed(&format!("{steps} (asked) | "), next),
+        None => next,
     };
     let next = if ex.plan_mode {
         in_plan_mode(next)

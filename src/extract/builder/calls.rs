@@ -33,6 +33,9 @@ impl Builder {
         if main && ends_plan_mode(name) {
             self.ex.plan_mode = false;
         }
+        if main {
+            self.ex.calls_after_words += 1;
+        }
         if is_cell(name, arguments) {
             self.cell(index, main, id, arguments);
             return;

@@ -8,6 +8,7 @@ use crate::extract::chore::goal_after_chore;
 use crate::extract::closing::closing_words;
 use crate::extract::decisions::{is_decision_turn, is_rule, DECISION_CHARS};
 use crate::extract::figures::stated_figures;
+use crate::extract::goal_names::goal_names;
 use crate::extract::hashes::stated_hashes;
 use crate::extract::limits::{ASK_CHARS, GOAL_CHARS, GOAL_SHOWN, SAID_CHARS};
 use crate::extract::model::*;
@@ -102,6 +103,9 @@ impl Builder {
             .map(|r| said(r, SAID_CHARS))
             .collect();
         // Long requests keep their details rather than their first few hundred characters.
+        if let Some((_, text)) = &self.goal {
+            self.ex.goal_names = goal_names(text);
+        }
         self.ex.goal = self.goal.map(|(index, text)| Said {
             text: compress(&text, GOAL_SHOWN),
             index,

@@ -230,6 +230,7 @@ impl Builder {
                 .any(|p| matches!(p, Part::ToolCall { .. }));
             if has_text {
                 self.last_text = Some(index);
+                self.ex.calls_after_words = 0;
             }
             if has_text || has_call {
                 self.ex.answered = has_text && !has_call;

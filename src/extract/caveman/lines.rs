@@ -6,6 +6,7 @@ use super::line::*;
 use super::render::{plural, NAMES_PER_LINE};
 use super::terse::terse;
 use super::touched::touched_in_use_order;
+use super::written::written_tests_line;
 use crate::extract::complete::{is_complete, COMPLETE};
 use crate::extract::continued::by_file_names;
 use crate::extract::error_types::error_types;
@@ -210,15 +211,13 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         let text = format!("- dirs: {}", dirs.join(" "));
         lines.push(Line::plain(Section::Files, text, None, WORK_DIRS_PRIORITY));
     }
-    // The tests the agent wrote (see `written_tests`): what the next turn runs by name.
-    if !ex.written_tests.is_empty() {
-        let text = format!("- tests: {}", ex.written_tests.join(" "));
-        lines.push(Line::plain(
-            Section::Files,
-            text,
-            None,
-            WRITTEN_TESTS_PRIORITY,
-        ));
+    // The tests the agent wrote: what the next turn runs by name (see `written`).
+    lines.extend(written_tests_line(ex));
+    // The names the goal gives (see `goal_names`); the ones the goal line shows are not printed
+    // again (see `render`), so what is left is what the cut goal leaves out.
+    if !ex.goal_names.is_empty() {
+        let text = format!("- {}", ex.goal_names.join(" "));
+        lines.push(Line::plain(Section::Names, text, None, GOAL_NAMES_PRIORITY));
     }
     let test = ex.test_command().map(|c| c.command.as_str());
     // After a failed run, the test the agent last ran alone is the one it runs again.

@@ -139,6 +139,7 @@ mod partial;
 mod render;
 mod terse;
 mod touched;
+mod written;
 
 use line::unlabelled;
 use lines::caveman_lines;

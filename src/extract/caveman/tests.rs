@@ -185,6 +185,8 @@ fn a_name_printed_above_is_not_listed_again() {
     let mut ex = busy();
     ex.files.truncate(1);
     ex.goal.as_mut().unwrap().text = "make parse_line handle quotes".into();
+    // The goal's own names: the goal line shows them, so no names line repeats them.
+    ex.goal_names = vec!["parse_line".into()];
     ex.touched = ["parse_line", "QuoteState"].map(String::from).to_vec();
     ex.names = ["read_quoted", "module_29.rs"].map(String::from).to_vec();
     // The names are the ones above: none mentioned once fills the list (see `once_named`).
@@ -351,4 +353,38 @@ fn a_line_cut_down_to_its_label_is_not_printed() {
             assert!(says_something(line), "{budget}: {text}");
         }
     }
+}
+
+#[test]
+fn the_names_a_goal_gives_past_where_its_line_is_cut_are_listed_under_names() {
+    let mut ex = busy();
+    ex.goal.as_mut().unwrap().text = "Implement the plan: use RestoreLogsOnly …".into();
+    ex.goal_names = ["RestoreLogsOnly", "GetClaudeProjectDir", "repoRoot"]
+        .map(String::from)
+        .to_vec();
+    let text = caveman(&ex, 5000, Tokenizer::Chars4);
+    assert!(
+        text.contains("## names\nGetClaudeProjectDir repoRoot\n"),
+        "{text}"
+    );
+    assert_eq!(text.matches("RestoreLogsOnly").count(), 1, "{text}");
+}
+
+#[test]
+fn a_written_test_the_test_command_names_is_not_listed_again() {
+    // The tests the agent wrote are a names line (see `written`), printed after the commands.
+    let ex = Extract {
+        written_tests: vec!["TestParseLine".into(), "TestParseEmpty".into()],
+        commands: vec![crate::extract::model::CommandUse {
+            command: "go test ./parser -run TestParseLine".into(),
+            runs: 1,
+            test: true,
+            ..Default::default()
+        }],
+        ..Extract::default()
+    };
+    let text = caveman(&ex, 500, Tokenizer::Chars4);
+    assert_eq!(text.matches("TestParseLine").count(), 1, "{text}");
+    assert!(text.contains("## names\nTestParseEmpty\n"), "{text}");
+    assert!(!text.contains("tests:"), "{text}");
 }
