@@ -6,9 +6,11 @@
 //! keep their room and NOW's other lines theirs.
 //!
 //! Measured on the eval corpus (bare at 100 tokens) against NOW without the other file: within
-//! 2 tokens, bare 272 -> 278 (now 57 -> 58, file 41 -> 47, decision 23 -> 22); with no
-//! leeway 276 (next 39 -> 38); at 3 or 4 tokens the task's words lose a now probe (57); two
-//! other files, or a file from before the request, cost now or next probes.
+//! 2 tokens, bare 276 -> 282 (now 57 -> 58, file 43 -> 49, decision 23 -> 22). Before the
+//! merge of `asked_where` (bare 272): 278 at 2 tokens; with no leeway 276 (next 39 -> 38); at 3
+//! or 4 tokens the task's words lose a now probe; two other files, a file from before the
+//! request, or NOW with the file and all its names whenever it fits whole cost now or next
+//! probes.
 
 use super::subject::SubjectOrHash;
 use crate::extract::model::Extract;
