@@ -123,6 +123,7 @@ mod recent_edits;
 mod repeats;
 mod report_files;
 mod report_preamble;
+mod request_edits;
 mod rerun;
 mod result;
 mod runners;

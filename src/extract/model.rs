@@ -328,6 +328,9 @@ pub struct Extract {
     /// Code names the latest edits wrote or replaced, newest edit first: what the agent was
     /// changing when the transcript ends, which outranks what was only frequent.
     pub touched: Vec<String>,
+    /// The files the agent changed since the latest request, newest change first (see
+    /// `request_edits`): what the current request has the work on.
+    pub request_edits: Vec<String>,
     /// The test functions the session's edits wrote, newest edit first (see
     /// `written_tests`): what the next turn runs by name.
     pub written_tests: Vec<String>,

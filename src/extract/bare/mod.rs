@@ -1,6 +1,7 @@
 //! bare: four lines (`NOW:`, `NEXT:`, `TEST:`, `CI:`) within a token budget, every value cut to
 //! one common length (NOW to a little more, see `NOW_SHARE`); NOW starts with where the work
-//! stands (`state`) and keeps the first names its cut drops (`kept`), with the commit hashes the
+//! stands (`state`), names beside its file the other file the current request changed
+//! (`request_file`), and keeps the first names its cut drops (`kept`), with the commit hashes the
 //! agent's last words name (`hashes`), the code spans of its prose (`spans`) and the rule an open
 //! lint finding names (`checker`); NEXT starts with the git steps the latest request ordered and
 //! no command ran (`asked_git`), names the latest call after a plan the agent's calls went past
@@ -37,6 +38,7 @@ mod plain;
 mod plan_todo;
 mod planned;
 mod pushed;
+mod request_file;
 mod spans;
 mod state;
 mod subject;
@@ -50,10 +52,11 @@ use found::with_found;
 use hashes::hashes_then_touched;
 use kept::cut_keeping_names;
 use leads::drop_leads;
-use names::with_names;
+use names::{with_names, NOW_NAMES};
 use plain::undecorated_extract;
 use plan_todo::from_planned_item;
 use planned::planned_test;
+use request_file::{other_request_file, with_request_file};
 use spans::code_spans;
 use state::work_state;
 use subject::SubjectOrHash;
@@ -140,28 +143,56 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer, marked: &[String]
             .as_ref()
             .map_or_else(none, |g| Shortening::plain(g.text.clone())),
     };
-    let now = match ex.focus() {
-        Some(file) => with_file(now, &file.path, function_in(ex, &file.path)),
-        None => now,
+    // The file the current request changed before the one NOW names joins the place in the
+    // room of the last names (see `request_file`).
+    let other_file = ex
+        .focus()
+        .and_then(|file| other_request_file(ex, &file.path));
+    let asked = now;
+    let build = |other_file: Option<&str>, names_shown: usize| {
+        let now = match ex.focus() {
+            Some(file) => with_file(
+                asked.clone(),
+                &file.path,
+                function_in(ex, &file.path),
+                other_file,
+            ),
+            None => asked.clone(),
+        };
+        // An open finding's rule leads the names, the failure the work is on (see `checker`).
+        let mut names = open_checkers(ex);
+        names.extend(hashes_then_touched(ex));
+        let now = with_names(now, &names, names_shown);
+        let now = match (fresh, ex.answered) {
+            (None, false) => with_progress(now, ex),
+            _ => now,
+        };
+        let with_state = |state: Option<String>| match state {
+            Some(state) if now.full != "none" => prefixed(&format!("{state} | "), now.clone()),
+            Some(state) => Shortening::plain(state),
+            None => now.clone(),
+        };
+        let state = work_state(ex, true);
+        SubjectOrHash {
+            with_subject: with_state(state.clone()),
+            state: state.unwrap_or_default(),
+            with_hash: with_state(work_state(ex, false)),
+        }
     };
-    // An open finding's rule leads the names, the failure the work is on (see `checker`).
-    let mut names = open_checkers(ex);
-    names.extend(hashes_then_touched(ex));
-    let now = with_names(now, &names);
-    let now = match (fresh, ex.answered) {
-        (None, false) => with_progress(now, ex),
-        _ => now,
-    };
-    let with_state = |state: Option<String>| match state {
-        Some(state) if now.full != "none" => prefixed(&format!("{state} | "), now.clone()),
-        Some(state) => Shortening::plain(state),
-        None => now.clone(),
-    };
-    let state = work_state(ex, true);
-    let now = SubjectOrHash {
-        with_subject: with_state(state.clone()),
-        state: state.unwrap_or_default(),
-        with_hash: with_state(work_state(ex, false)),
+    let now = build(None, NOW_NAMES);
+    let with_other = other_file.as_deref().and_then(|other| {
+        let with = with_request_file(&now, NOW_NAMES, |n| build(Some(other), n), tokenizer)?;
+        Some((other, with))
+    });
+    // NOW with the other file while its cut still shows the file, else as it was.
+    let now_at = |max: usize| {
+        if let Some((other, with)) = &with_other {
+            let line = cut_keeping_names(with, max, marked);
+            if line.contains(other) {
+                return line;
+            }
+        }
+        cut_keeping_names(&now, max, marked)
     };
     let next = match (fresh, ex.next()) {
         (Some(task), _) => ask(ex.context.as_ref(), task, ""),
@@ -247,7 +278,7 @@ fn cut_to_fit(ex: &Extract, budget: u64, tokenizer: Tokenizer, marked: &[String]
     let fits = |b: &Bare| tokenizer.text_tokens(&b.lines()) <= budget;
     let values = [now.with_subject.clone(), next, test(false), ci];
     let at = |values: &[Shortening; 4], other: &Option<String>, cap: usize| Bare {
-        now: cut_keeping_names(&now, cap.saturating_mul(NOW_SHARE) / 10, marked),
+        now: now_at(cap.saturating_mul(NOW_SHARE) / 10),
         next: values[1].at(cap),
         test: match other {
             Some(other) if values[2].full.chars().count() + other.chars().count() <= cap => {
@@ -404,16 +435,27 @@ fn function_in<'e>(ex: &'e Extract, path: &str) -> Option<&'e str> {
 }
 
 /// The current task and ` @ <file>`, the file the work is on, or ` @ <file>:<function>` with the
-/// definition its latest edit sits in; each unless the task names it. When the line is cut the
+/// definition its latest edit sits in, then `, <other file>` the current request changed before it
+/// (see `request_file`); each unless the task names it. When the line is cut the
 /// place stays whole while the task before it shortens: the file and the definition are what
 /// the next turn opens, and a task's words are the ones the other lines repeat.
-fn with_file(now: Shortening, path: &str, function: Option<&str>) -> Shortening {
+fn with_file(
+    now: Shortening,
+    path: &str,
+    function: Option<&str>,
+    other_file: Option<&str>,
+) -> Shortening {
     let name = path.rsplit('/').next().unwrap_or(path);
     let named = |word: &str| word.is_empty() || now.full.contains(word);
     let place = match function.filter(|f| !named(f)) {
         Some(function) if named(name) => function.to_owned(),
         Some(function) => format!("{name}:{function}"),
         None => name.to_owned(),
+    };
+    let place = match other_file.filter(|other| !named(other)) {
+        Some(other) if named(&place) => other.to_owned(),
+        Some(other) => format!("{place}, {other}"),
+        None => place,
     };
     if named(&place) || now.full == "none" {
         return now;
@@ -451,6 +493,43 @@ mod tests {
         assert_eq!(
             lines.next,
             "await user; said: Done: the count is read from the config, 3 by default."
+        );
+    }
+
+    #[test]
+    fn now_names_the_other_file_the_current_request_changed_not_an_older_one() {
+        let edit = |id: &str, path: &str, new: &str| {
+            let input =
+                format!(r#"{{"file_path":"{path}","old_string":"x","new_string":"{new}"}}"#);
+            call(id, "Edit", &input)
+        };
+        let records = [
+            user("rename the upload module"),
+            edit("1", "src/old.rs", "renamed"),
+            user("validate the checkpoints in the e2e tests"),
+            edit("2", "e2e/testenv.go", "func validateCheckpoint() {}"),
+            edit(
+                "3",
+                "e2e/scenario_test.go",
+                "validateCheckpoint(checkpointAB, checkpointCD, wantedLines)",
+            ),
+            assistant("Both scenarios validate their checkpoints now."),
+        ];
+        let now = bare(&extract(&records), 100, Tokenizer::Chars4).now;
+        assert!(now.contains("@ scenario_test.go, testenv.go"), "{now}");
+        assert!(!now.contains("old.rs"), "{now}");
+        // Alone under its request, the file is the place by itself.
+        let alone = bare(&extract(&records[1..]), 100, Tokenizer::Chars4).now;
+        assert!(!alone.contains("old.rs"), "{alone}");
+        let single = bare(
+            &extract(&[records[2].clone(), records[4].clone()]),
+            100,
+            Tokenizer::Chars4,
+        )
+        .now;
+        assert!(
+            single.contains("@ scenario_test.go") && !single.contains(", "),
+            "{single}"
         );
     }
 
@@ -563,6 +642,7 @@ mod tests {
             Shortening::plain(task.into()),
             &file.path,
             Some("read_quoted"),
+            None,
         );
         assert_eq!(now.at(40), "make the parser… @ lexer.rs:read_quoted");
         // A task that names the file gets the function alone; an edit elsewhere, nothing.

@@ -4,21 +4,22 @@
 
 use super::super::shorten::Shortening;
 
-/// Names of the latest edits shown after the current task.
-const NOW_NAMES: usize = 3;
+/// Names of the latest edits shown after the current task (fewer when the current request's
+/// other file takes their room, see `request_file`).
+pub(super) const NOW_NAMES: usize = 3;
 
-/// The current task and ` [names]`, the first [`NOW_NAMES`] names the latest edits wrote or
+/// The current task and ` [names]`, the first `count` names the latest edits wrote or
 /// replaced that the line does not show yet: the code the work is changing. A quoted message
 /// (`"failed to update"`) is no name the next turn looks up, and in a hundred tokens it
 /// takes the room of three identifiers: only single words count. When the line is
 /// cut, they stay while the task before them shortens.
-pub(super) fn with_names(now: Shortening, touched: &[String]) -> Shortening {
+pub(super) fn with_names(now: Shortening, touched: &[String], count: usize) -> Shortening {
     let names: Vec<&str> = touched
         .iter()
         .map(String::as_str)
         .filter(|n| !n.contains(char::is_whitespace) && !is_host(n))
         .filter(|n| !now.full.contains(n))
-        .take(NOW_NAMES)
+        .take(count)
         .collect();
     if names.is_empty() || now.full == "none" {
         return now;
@@ -54,7 +55,7 @@ mod tests {
             "runEnable",
         ]
         .map(String::from);
-        let now = with_names(task, &touched);
+        let now = with_names(task, &touched, NOW_NAMES);
         assert_eq!(
             now.full,
             "add the telemetry prompt [promptTelemetryConsent runEnable]"

@@ -15,6 +15,7 @@ use crate::extract::model::*;
 use crate::extract::next::is_fresh;
 use crate::extract::pasted::PASTED_BY;
 use crate::extract::recent_edits::{last_edited, RECENT_EDITS};
+use crate::extract::request_edits::request_edits;
 use crate::extract::said::{plan_sentence, unchecked_items};
 use crate::extract::text::one_line;
 use crate::extract::verification::{not_run, verification_commands};
@@ -208,6 +209,11 @@ impl Builder {
             after.dedup();
             self.ex.uncommitted = after.len();
         }
+        // The files the current request changed (the one a short request leans on included),
+        // read before the sort moves the positions the writes point at.
+        let request = self.ex.context.as_ref().or(self.ex.task.as_ref());
+        self.ex.request_edits =
+            request_edits(&self.writes, &self.ex.files, request.map(|r| r.index));
         // The files changed last go first (see `recent_edits`), marked before the sort moves
         // the positions the writes point at.
         let recent = last_edited(&self.writes, &self.ex.files, RECENT_EDITS);
