@@ -210,7 +210,9 @@ fn split_signature(lines: &[&str], n: usize) -> Option<String> {
     if !tail.trim_start().starts_with(')') {
         return None;
     }
-    let head = above.iter().rposition(|l| indent(l).is_some_and(|m| m <= n))?;
+    let head = above
+        .iter()
+        .rposition(|l| indent(l).is_some_and(|m| m <= n))?;
     let joined: Vec<&str> = lines[head..].iter().map(|l| l.trim()).collect();
     definition(&joined.join(" ")).map(str::to_owned)
 }
