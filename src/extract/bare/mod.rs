@@ -5,7 +5,7 @@
 //! agent's last words name (`hashes`), the code spans of its prose (`spans`) and the rule an open
 //! lint finding names (`checker`); NEXT starts with the git steps the latest request ordered and
 //! no command ran (`asked_git`), names the latest call after a plan the agent's calls went past
-//! (`stale_plan`) and ends on the open todos (`todos`), and a request not acted on comes with the
+//! (`stale_plan`) or whose call is still running (`open_call`) and ends on the open todos (`todos`), and a request not acted on comes with the
 //! other file the work wrote (`asked_where`); TEST falls back to the latest build (`built`); the
 //! prose they quote goes without decoration (`plain`) and without the agent's "let me" (`leads`).
 
@@ -557,7 +557,11 @@ mod tests {
         let ex = extract(&records);
         let lines = bare(&ex, 100, Tokenizer::Chars4);
         assert_eq!(lines.now, "All unit tests pass. | make the uploader retry");
-        assert_eq!(lines.next, "Run the integration tests:");
+        // The run the plan announced has no result yet: NEXT names it (see `open_call`).
+        assert_eq!(
+            lines.next,
+            "Run the integration tests: | continue $ cargo test --test integration"
+        );
         // Cut short, the task goes first and where it stands stays.
         let short = bare(&ex, 30, Tokenizer::Chars4);
         assert!(short.now.starts_with("All unit tests"), "{short:?}");
