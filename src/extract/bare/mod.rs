@@ -4,10 +4,11 @@
 //! (`request_file`), and keeps the first names its cut drops (`kept`), with the commit hashes the
 //! agent's last words name (`hashes`), the code spans of its prose (`spans`) and the rule an open
 //! lint finding names (`checker`); NEXT (`next`) starts with the git steps the latest request
-//! ordered and no command ran, names the latest call after a plan the agent's calls went past and
-//! ends on the open todos (`todos`), and a request not acted on comes with the other file the
-//! work wrote (`asked_where`); TEST falls back to the latest build (`built`); the prose they
-//! quote goes without decoration (`plain`) and without the agent's "let me" (`leads`).
+//! ordered and no command ran, names the latest call after a plan the agent's calls went past or
+//! whose call is still running, and ends on the open todos (`todos`), and a request not acted on
+//! comes with the other file the work wrote (`asked_where`); TEST falls back to the latest build
+//! (`built`); the prose they quote goes without decoration (`plain`) and without the agent's "let
+//! me" (`leads`).
 
 use serde::Serialize;
 
@@ -354,7 +355,11 @@ mod tests {
         let ex = extract(&records);
         let lines = bare(&ex, 100, Tokenizer::Chars4);
         assert_eq!(lines.now, "All unit tests pass. | make the uploader retry");
-        assert_eq!(lines.next, "Run the integration tests:");
+        // The run the plan announced has no result yet: NEXT names it (see `open_call`).
+        assert_eq!(
+            lines.next,
+            "Run the integration tests: | continue $ cargo test --test integration"
+        );
         // Cut short, the task goes first and where it stands stays.
         let short = bare(&ex, 30, Tokenizer::Chars4);
         assert!(short.now.starts_with("All unit tests"), "{short:?}");

@@ -1,8 +1,9 @@
 //! NEXT: the request the agent has not acted on, with the other file the work wrote (see
 //! `asked_where`); else the next step (a finished turn: its closing words), past a plan the
-//! agent's calls went beyond (see `stale_plan`), then the open todos from the item the plan is on
-//! (`todos`, `plan_todo`) and the file the latest search found (`found`); led by the git steps
-//! the latest request ordered and no command ran (see `asked_git`), and in plan mode by the plan.
+//! agent's calls went beyond or whose call is still running (see `stale_plan`, `open_call`),
+//! then the open todos from the item the plan is on (`todos`, `plan_todo`) and the file the
+//! latest search found (`found`); led by the git steps the latest request ordered and no command
+//! ran (see `asked_git`), and in plan mode by the plan.
 
 use super::super::asked_git::unfinished_git_steps;
 use super::super::closing::closing_words;
