@@ -62,6 +62,7 @@
 //! - `names`: the code names a session keeps mentioning;
 //! - `next`: the next step, a request not acted on first;
 //! - `stale_plan`: the latest call beside a plan the agent's silent calls have gone past;
+//! - `open_call`: a plan whose call the transcript stops in the middle of;
 //! - `asked_git`: the git steps the latest request orders that no command ran yet;
 //! - `queued`: the prompt Claude Code took off its queue when the compaction came first;
 //! - `tasks`: Claude Code's task list, rebuilt from its task tools' calls and results;
@@ -111,6 +112,7 @@ mod names;
 mod narration;
 mod next;
 mod once_named;
+mod open_call;
 mod outcome;
 mod pasted;
 mod paths;

@@ -289,6 +289,9 @@ pub struct Extract {
     /// The calls the agent made after its last text: how far its work has gone past the step
     /// that text announced (see `stale_plan`).
     pub calls_after_words: usize,
+    /// The agent's last call has no result yet: the transcript stops while it runs (see
+    /// `open_call`).
+    pub last_call_open: bool,
     /// The files the latest search listed, when its result is the latest the session saw
     /// (see `found`).
     pub found: Vec<String>,

@@ -72,6 +72,19 @@ impl Shortening {
     }
 }
 
+/// `head` and then `text`, shortening from the end as `text` did: a protected tail stays
+/// protected (and its fallback with it); a text with none becomes a plain one.
+pub(super) fn prefixed(head: &str, text: Shortening) -> Shortening {
+    if text.tail >= text.full.len() {
+        return Shortening::plain(format!("{head}{}", text.full));
+    }
+    Shortening {
+        tail: text.tail + head.len(),
+        full: format!("{head}{}", text.full),
+        fallback: text.fallback,
+    }
+}
+
 /// The current task after `prefix`: the request it leans on, then ` | ` and the latest one,
 /// which shortening keeps whole longest.
 pub(super) fn ask(context: Option<&Said>, task: &Said, prefix: &str) -> Shortening {

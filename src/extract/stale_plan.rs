@@ -1,10 +1,12 @@
 //! A plan the work has gone past: the agent said "let me check how X handles the input",
 //! then made call after call without another word. Its last words still announce that first
 //! step, but the next turn picks up where the calls got to, so NEXT names the latest call
-//! after the plan: `Check how X handles the input. | continue read session.go`.
+//! after the plan: `Check how X handles the input. | continue read session.go`. A plan whose
+//! call the transcript stopped in the middle of names that call too (see `open_call`).
 
 use super::continued::by_file_names;
 use super::model::Extract;
+use super::open_call::plan_call_running;
 
 /// Calls after the agent's last text from which its plan no longer says where the work is.
 /// One to three calls are the step the plan announced (a read, a search, the edit); by the
@@ -14,14 +16,15 @@ use super::model::Extract;
 const STALE_AFTER: usize = 5;
 
 /// `next` and ` | continue <latest call>` when `next` is the plan of the agent's last words
-/// and the agent has made [`STALE_AFTER`] calls or more since; `next` as it is otherwise. A
+/// and the agent has made [`STALE_AFTER`] calls or more since, or the call after it is still
+/// running; `next` as it is otherwise. A
 /// call with no object (`search`, `todo`) says nothing of where the work is and is left out.
 pub(super) fn with_latest_call(ex: &Extract, next: &str) -> String {
     let is_plan = ex.plan.as_ref().is_some_and(|p| p.text == next);
     let call = ex
         .last_call
         .as_ref()
-        .filter(|_| is_plan && ex.calls_after_words >= STALE_AFTER)
+        .filter(|_| is_plan && (ex.calls_after_words >= STALE_AFTER || plan_call_running(ex)))
         .filter(|call| call.text.contains(' '));
     match call {
         Some(call) => format!(
@@ -57,10 +60,11 @@ mod tests {
         .enumerate()
         {
             records.push(read(&n.to_string(), path));
+            records.push(result(&n.to_string(), "fn main() {}"));
         }
         let ex = extract(&records);
         let plan = ex.plan.clone().expect("a plan").text;
-        // Four calls: still the step the plan announced.
+        // Four calls, each answered: still the step the plan announced.
         assert_eq!(with_latest_call(&ex, &plan), plan);
         records.push(read("4", "src/session.rs"));
         let ex = extract(&records);

@@ -140,6 +140,7 @@ impl Builder {
         if main {
             let text = label.unwrap_or_else(|| one_line(name, 60));
             self.ex.last_call = Some(Said { text, index });
+            self.last_call_slot = Some(self.pending.len());
         }
         let slot = self.pending.len();
         let doc = kind == Tool::Read

@@ -44,6 +44,7 @@ impl Builder {
             // A script that calls no tool (it computes, or prints): a call of its own.
             self.ex.calls += 1;
             if main {
+                self.last_call_slot = None;
                 self.ex.last_call = Some(Said {
                     text: "exec".to_owned(),
                     index,
@@ -98,6 +99,7 @@ impl Builder {
                 }
             };
             if main {
+                self.last_call_slot = None;
                 self.ex.last_call = Some(Said { text: label, index });
             }
         }

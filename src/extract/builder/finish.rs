@@ -92,6 +92,10 @@ impl Builder {
         if self.task.is_none() {
             self.ex.pending = self.summary_pending.map(|p| said(p, SAID_CHARS));
         }
+        self.ex.last_call_open = self
+            .last_call_slot
+            .and_then(|slot| self.pending.get(slot))
+            .is_some_and(|p| !p.answered);
         self.ex.delegated = self
             .pending
             .iter()

@@ -74,6 +74,8 @@ pub(super) struct Builder {
     errors: HashMap<String, usize>,
     ci: HashMap<(Option<String>, Option<String>), usize>,
     pending: Vec<Pending>,
+    /// The pending slot of the agent's last call, while that call is a tool call of its own.
+    last_call_slot: Option<usize>,
     by_id: HashMap<String, usize>,
     /// The first call that may still be unanswered, for pairing by order.
     cursor: usize,
@@ -146,6 +148,7 @@ impl Builder {
             errors: HashMap::new(),
             ci: HashMap::new(),
             pending: Vec::new(),
+            last_call_slot: None,
             by_id: HashMap::new(),
             cursor: 0,
             goal: None,
