@@ -181,12 +181,15 @@ fn indent(line: &str) -> Option<usize> {
 /// it is an opener, and the first opener that defines something names it.
 fn enclosing(lines: &[&str], base: usize) -> Option<String> {
     let mut threshold = base;
-    for line in lines.iter().rev() {
+    for (at, line) in lines.iter().enumerate().rev() {
         let Some(n) = indent(line).filter(|&n| n < threshold) else {
             continue;
         };
         if let Some(name) = definition(line) {
             return Some(name.to_owned());
+        }
+        if let Some(name) = split_signature(&lines[..=at], n) {
+            return Some(name);
         }
         threshold = n;
         if n == 0 {
@@ -194,6 +197,24 @@ fn enclosing(lines: &[&str], base: usize) -> Option<String> {
         }
     }
     None
+}
+
+/// The name a signature split over lines defines, given the lines up to its last one
+/// (`) *Result {`), indented `n`: its parameters, one a line, are indented more, so the
+/// signature opens on the nearest line above indented `n` or less (`func Attribute(`), and
+/// read as one line it names what [`definition`] finds. gofmt, rustfmt and black split a
+/// long signature so, and without this the function around an edit had no name whenever its
+/// parameters did not fit one line.
+fn split_signature(lines: &[&str], n: usize) -> Option<String> {
+    let (tail, above) = lines.split_last()?;
+    if !tail.trim_start().starts_with(')') {
+        return None;
+    }
+    let head = above
+        .iter()
+        .rposition(|l| indent(l).is_some_and(|m| m <= n))?;
+    let joined: Vec<&str> = lines[head..].iter().map(|l| l.trim()).collect();
+    definition(&joined.join(" ")).map(str::to_owned)
 }
 
 /// Words that may stand before a definition's keyword or a method's name.
@@ -413,6 +434,20 @@ mod tests {
         ] {
             assert_eq!(definition(line), None, "{line}");
         }
+    }
+
+    #[test]
+    fn a_signature_split_over_lines_names_its_function() {
+        let go = "func Attribute(\n\tbase *object.Tree,\n\tfiles []string,\n) *Result {\n\tfor _, f := range files {\n\t\tcontent := read(base, f)\n\t}\n}\n";
+        let (function, _) = surroundings(go, "\t\tcontent := read", &[]).unwrap();
+        assert_eq!(function.as_deref(), Some("Attribute"));
+        let python = "class Repo:\n    def fetch(\n        self,\n        remote,\n    ):\n        pulled = self.pull(remote)\n";
+        let (function, _) = surroundings(python, "        pulled = ", &[]).unwrap();
+        assert_eq!(function.as_deref(), Some("fetch"));
+        // A call's arguments closing on their own line define nothing: the walk goes on up.
+        let call = "fn run() {\n    let x = go(\n        a,\n    );\n    if x {\n        stop();\n    }\n}\n";
+        let (function, _) = surroundings(call, "        stop();", &[]).unwrap();
+        assert_eq!(function.as_deref(), Some("run"));
     }
 
     #[test]

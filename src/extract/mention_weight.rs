@@ -50,6 +50,11 @@ impl Writer {
     /// ranking moves little within a factor of two of each. The user's words weigh most (what
     /// they ask for by name is what the next turn works on): at 60 against 30, caveman's
     /// probes 498 either way and cuts at least native's on all entities 27 -> 29 of 60.
+    /// A slash command's expanded prompt (Claude Code's `isMeta` text: a template's
+    /// `PHASE_DIR`, `offer_next`) weighed as a file read instead, at 1 or 5, was tried (stop
+    /// 49): entities 1,465 either way, cuts on paths+commands+errors+numbers 51 -> 50 (a
+    /// template that says to read `CLAUDE.md` names what the agent re-reads); with its file
+    /// names kept at the user's weight, cuts on all entities 37 -> 36. Not kept.
     fn weight(self) -> u64 {
         match self {
             Writer::Tool => 1,

@@ -130,6 +130,7 @@ mod rerun;
 mod result;
 mod runners;
 mod said;
+mod said_names;
 mod shell;
 mod shorten;
 mod stale_plan;

@@ -340,6 +340,9 @@ pub struct Extract {
     /// The first code names of the goal's whole text (see `goal_names`): what a plan pasted as
     /// the goal changes, past where the shown goal is cut.
     pub goal_names: Vec<String>,
+    /// The first code names of the agent's last words, whole (see `said_names`): what the
+    /// user's next turn answers about, past where `said:` is cut.
+    pub said_names: Vec<String>,
     /// The code around the latest edit whose place in its file the session shows.
     pub around: Option<Around>,
     /// The commits the session made, oldest first.

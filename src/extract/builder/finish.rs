@@ -17,6 +17,7 @@ use crate::extract::pasted::PASTED_BY;
 use crate::extract::recent_edits::{last_edited, RECENT_EDITS};
 use crate::extract::request_edits::request_edits;
 use crate::extract::said::{plan_sentence, unchecked_items};
+use crate::extract::said_names::said_names;
 use crate::extract::text::one_line;
 use crate::extract::verification::{not_run, verification_commands};
 use crate::extract::written_tests::newest_tests;
@@ -125,6 +126,7 @@ impl Builder {
                 text: one_line(&text, SAID_CHARS),
                 index,
             });
+            self.ex.said_names = said_names(&text);
             self.ex.doing_figures = stated_figures(&text);
             // The commits the last words trace go with their figures (see `hashes`).
             let goal = self.ex.goal.as_ref().map_or("", |g| g.text.as_str());

@@ -241,6 +241,16 @@ pub(super) const WRITTEN_TESTS_PRIORITY: u32 = 46;
 /// moves. Ten names instead of seven: 36 cuts, 1,465; five or three: 35.
 pub(super) const GOAL_NAMES_PRIORITY: u32 = 38;
 
+/// Where the line of the names in the agent's last words (see `said_names`) ranks: after the
+/// written tests (46) and the goal's names, before the older reports (60, 90). Measured on the
+/// eval corpus (stop 49, on the split-signature rule): at 50 to 55, caveman's probes 499 -> 500
+/// (goal +1), re-used entities carried 1,465 -> 1,469, cuts at least native's on all entities
+/// 37 either way (pi-mono-ffae836b@360 -11 -> -8, cipher-box-3e110024@563 -3 -> -2), on
+/// paths+commands+errors+numbers 51 either way; at 47, 44 and 34: 36 cuts (af74d9e0@527 falls
+/// from level); at 28: 35 and probes 499; at 60, nothing moves. The latest request's names
+/// the same way: 36 cuts at 34 to 44 (fdd24234@483 falls), nothing moves at 50 and 60.
+pub(super) const SAID_NAMES_PRIORITY: u32 = 52;
+
 /// The most directories the `dirs:` line names (see `work_dirs`). Measured on the eval corpus
 /// at priority 34: 3 and 5 carry fewer re-used paths (460, 460 against 463 at 4).
 pub(super) const WORK_DIRS_SHOWN: usize = 4;

@@ -219,6 +219,12 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
         let text = format!("- {}", ex.goal_names.join(" "));
         lines.push(Line::plain(Section::Names, text, None, GOAL_NAMES_PRIORITY));
     }
+    // The names the agent's last words give (see `said_names`), the ones `said:` shows left
+    // out as the goal's are.
+    if !ex.said_names.is_empty() {
+        let text = format!("- {}", ex.said_names.join(" "));
+        lines.push(Line::plain(Section::Names, text, None, SAID_NAMES_PRIORITY));
+    }
     let test = ex.test_command().map(|c| c.command.as_str());
     // After a failed run, the test the agent last ran alone is the one it runs again.
     let focused = focused_test(ex);
