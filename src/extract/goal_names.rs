@@ -7,7 +7,7 @@
 //! session, so they seldom rank among the frequent names. Its first few names are kept here;
 //! caveman prints the ones its goal line does not already show (see `render`).
 
-use super::names::names_in;
+use super::names::first_names;
 
 /// How many of the goal's names are kept: one line of names (see `caveman::render`'s
 /// `NAMES_PER_LINE`), the ones a plan gives first.
@@ -15,16 +15,7 @@ pub(super) const GOAL_NAMES: usize = 7;
 
 /// The first [`GOAL_NAMES`] distinct code names of the goal's text (see `names::names_in`).
 pub(super) fn goal_names(goal: &str) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for name in names_in(goal) {
-        if names.len() == GOAL_NAMES {
-            break;
-        }
-        if !names.iter().any(|n| n == name) {
-            names.push(name.to_owned());
-        }
-    }
-    names
+    first_names(goal, GOAL_NAMES)
 }
 
 #[cfg(test)]

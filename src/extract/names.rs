@@ -140,6 +140,21 @@ pub(super) fn edit_names(texts: &[String]) -> Vec<String> {
     names
 }
 
+/// The first `count` distinct code names of a text, in the order it gives them (see
+/// [`names_in`]): what a text named once, early or late, is about.
+pub(super) fn first_names(text: &str, count: usize) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for name in names_in(text) {
+        if names.len() == count {
+            break;
+        }
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_owned());
+        }
+    }
+    names
+}
+
 /// The code names in a text, in order, repeats included: the words that are names and the names
 /// in qualified words (see [`code_names`]). None right after a backslash: code quoted in code
 /// keeps its escapes (`"…\\n\\nPlease"`).

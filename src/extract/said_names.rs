@@ -6,13 +6,14 @@
 //! about, yet named once, at the end, they seldom rank among the frequent names. Its first
 //! few are kept here; caveman prints the ones `said:` does not already show (see `render`).
 
-use super::goal_names::goal_names;
+use super::goal_names::GOAL_NAMES;
+use super::names::first_names;
 
 /// The first distinct code names of the agent's last words, as many as a goal keeps (one line
-/// of names, see `goal_names::GOAL_NAMES`). Measured on the eval corpus (stop 49): 4, 10 or 14
+/// of names, see [`GOAL_NAMES`]). Measured on the eval corpus (stop 49): 4, 10 or 14
 /// names carry the same 500 probes, 1,469 re-used entities and 37 cuts as 7.
 pub(super) fn said_names(text: &str) -> Vec<String> {
-    goal_names(text)
+    first_names(text, GOAL_NAMES)
 }
 
 #[cfg(test)]
