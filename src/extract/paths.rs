@@ -101,6 +101,13 @@ pub(super) fn strip_cd(command: &str, root: Option<&str>) -> String {
     }
 }
 
+/// The last component of a path (`src/a.rs` → `a.rs`, `lib/` → `lib`): the name a file goes
+/// by in a summary's lines.
+pub(super) fn file_name(path: &str) -> &str {
+    let path = path.trim_end_matches('/');
+    path.rsplit('/').next().unwrap_or(path)
+}
+
 /// The path a shell word names, without a `:line` or pytest `::test` suffix, when it is one.
 /// A file at a revision (`git show HEAD:src/a.rs`, `e72157d:src/a.rs`) is the file.
 pub(super) fn clean_path(word: &str) -> Option<String> {

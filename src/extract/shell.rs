@@ -3,7 +3,7 @@
 //! and the command without its output plumbing.
 
 use super::go_packages::names_packages;
-use super::paths::clean_path;
+use super::paths::{clean_path, file_name};
 use super::text::has;
 use super::tools::Op;
 
@@ -190,12 +190,6 @@ pub(super) fn shell_paths(command: &str) -> Vec<(String, Op)> {
         }
     }
     paths
-}
-
-/// The last component of a path (`src/a.rs` → `a.rs`).
-fn file_name(path: &str) -> &str {
-    let path = path.trim_end_matches('/');
-    path.rsplit('/').next().unwrap_or(path)
 }
 
 /// True when option `option` of `verb` takes the next word as its value, which is not a file

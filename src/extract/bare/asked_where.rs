@@ -4,7 +4,8 @@
 //! agent ("make sure both files are merged", "prefix it in both places"). Cut short, the
 //! request shortens and the file stays.
 
-use super::super::model::{Extract, FileUse};
+use super::super::model::Extract;
+use super::super::paths::file_name;
 use super::super::shorten::Shortening;
 
 /// `next` and ` @ <file name>`: the file written most recently after NOW's own (the focus),
@@ -16,18 +17,13 @@ pub(super) fn with_other_written(next: Shortening, ex: &Extract) -> Shortening {
         .iter()
         .filter(|f| f.written() && Some(f.path.as_str()) != focus)
         .max_by_key(|f| f.last)
-        .map(file_name)
+        .map(|f| file_name(&f.path))
         .filter(|name| !next.full.contains(name));
     let Some(name) = name.filter(|_| next.full != "none") else {
         return next;
     };
     // The request stays the part that shortens; the file joins the kept tail.
     next.with_kept_suffix(&format!(" @ {name}"))
-}
-
-/// The last part of a file's path.
-fn file_name(file: &FileUse) -> &str {
-    file.path.rsplit('/').next().unwrap_or(&file.path)
 }
 
 #[cfg(test)]

@@ -3,13 +3,14 @@
 //! the session saw is where the agent goes next, and the file it opens is one no other line
 //! names yet. Cut short, the step shortens and the file stays, as the todos do.
 
+use super::super::paths::file_name;
 use super::super::shorten::Shortening;
 
 /// `next` and ` | found: <file name>`, the first of `found` that `next` does not name.
 pub(super) fn with_found(next: Shortening, found: &[String]) -> Shortening {
     let name = found
         .iter()
-        .map(|path| path.rsplit('/').next().unwrap_or(path))
+        .map(|path| file_name(path))
         .find(|name| !next.full.contains(name));
     let Some(name) = name.filter(|_| next.full != "none") else {
         return next;

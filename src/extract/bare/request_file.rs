@@ -14,6 +14,7 @@
 
 use super::subject::SubjectOrHash;
 use crate::extract::model::Extract;
+use crate::extract::paths::file_name;
 use crate::tokens::Tokenizer;
 
 /// Tokens NOW with the other file may take beyond NOW without it: the `, ` that joins it and
@@ -23,11 +24,11 @@ const LEEWAY: u64 = 2;
 /// The name of the newest file the current request changed besides the file NOW's place
 /// names (`focus`), when its name differs from that file's.
 pub(super) fn other_request_file(ex: &Extract, focus: &str) -> Option<String> {
-    let name = |path: &str| path.rsplit('/').next().unwrap_or(path).to_owned();
     ex.request_edits
         .iter()
-        .map(|path| name(path))
-        .find(|other| *other != name(focus))
+        .map(|path| file_name(path))
+        .find(|other| *other != file_name(focus))
+        .map(str::to_owned)
 }
 
 /// NOW with the other file, from `with_names(n)` (NOW with the file and at most `n` names)
