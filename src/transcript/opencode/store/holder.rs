@@ -32,9 +32,30 @@ pub(super) fn holder(db: &Path) -> Option<String> {
             continue;
         }
         let comm = std::fs::read_to_string(process.path().join("comm")).unwrap_or_default();
-        if comm.trim().contains("opencode") {
+        if is_opencode(comm.trim()) {
             return Some(format!("opencode (process {pid})"));
         }
     }
     None
+}
+
+/// Whether a process's `comm` is opencode's own binary (`opencode-ai` runs a native binary
+/// named `opencode`). The whole name, not a part of it: a process forked by a thread keeps
+/// that thread's name until it execs, and with it every descriptor of its parent, so a part
+/// would take a helper forked by a thread named `opencode_db::…` for opencode itself.
+fn is_opencode(comm: &str) -> bool {
+    comm == "opencode"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_opencode;
+
+    #[test]
+    fn only_opencode_itself_is_opencode() {
+        assert!(is_opencode("opencode"));
+        // The kernel keeps 15 bytes of a thread's name; a test thread's fork shows this.
+        assert!(!is_opencode("opencode_db::a_"));
+        assert!(!is_opencode("node"));
+    }
 }
