@@ -27,6 +27,24 @@ fn session(db: &Path, id: &str) -> String {
 }
 
 /// The session's messages and parts, as rows.
+/// Waits (up to 30 s, for a loaded machine) until process `pid` has `db` open.
+fn wait_until_open(pid: u32, db: &Path) {
+    let db = std::fs::canonicalize(db).unwrap();
+    let fds = PathBuf::from(format!("/proc/{pid}/fd"));
+    for _ in 0..3000 {
+        let open = std::fs::read_dir(&fds)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target == db));
+        if open {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("process {pid} never opened {}", db.display());
+}
+
 fn rows(db: &Path, id: &str) -> Vec<(String, String)> {
     let connection = rusqlite::Connection::open(db).unwrap();
     let mut rows = Vec::new();
@@ -206,7 +224,7 @@ fn a_write_is_refused_while_a_writer_holds_the_database_or_opencode_has_it_open(
         .arg(&db)
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    wait_until_open(holder.id(), &db);
     let refused = inject();
     let _ = holder.kill();
     let _ = holder.wait();
