@@ -30,6 +30,12 @@ pub struct CavemanArgs {
     #[arg(short, long, value_name = "TOKENS", default_value_t = 500)]
     pub budget: u64,
 
+    /// A focus for the summary: the user's instructions for the compaction (what follows
+    /// `/compact`; Claude Code's PreCompact hook has them as `custom_instructions`), stated
+    /// first among the next steps.
+    #[arg(long, value_name = "TEXT")]
+    pub instructions: Option<String>,
+
     /// Output form.
     #[arg(short, long, value_enum, default_value = "markdown")]
     pub format: CavemanFormat,

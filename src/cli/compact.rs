@@ -126,7 +126,8 @@ pub struct CompactArgs {
     #[command(flatten)]
     pub style: StyleFlag,
 
-    /// A focus for the summary, appended under the custom-instruction marker.
+    /// A focus for the summary, appended under the custom-instruction marker; the model-free
+    /// summaries state it first among their next steps.
     #[arg(hide_short_help = true, long, value_name = "TEXT")]
     pub instructions: Option<String>,
 

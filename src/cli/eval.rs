@@ -61,7 +61,9 @@ pub struct EvalArgs {
 
     /// Also grade the output of a shell command, named NAME: it runs under `sh -c` with the
     /// prefix (whole lines of the session) on standard input and its path in
-    /// $CONDENSE_PREFIX, and its standard output is the summary. Repeatable.
+    /// $CONDENSE_PREFIX, the user's instructions for the compaction (what followed Claude
+    /// Code's `/compact`) in $CONDENSE_INSTRUCTIONS, and its standard output is the summary.
+    /// Repeatable.
     #[arg(long, value_name = "NAME=CMD")]
     pub cmd: Vec<String>,
 

@@ -25,7 +25,8 @@ pub fn run(args: &BareArgs, out: &mut dyn Write) -> Result<Outcome> {
     let tokenizer = transcript.tokenizer(estimator);
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
-    let lines = bare(&live_extract(&transcript), args.budget, tokenizer);
+    let extract = live_extract(&transcript).with_instructions(args.instructions.as_deref());
+    let lines = bare(&extract, args.budget, tokenizer);
     match args.format {
         BareFormat::Text => out.write_all(lines.lines().as_bytes())?,
         // The same values as the lines, `none` included, so `jq -r .test` prints what

@@ -27,7 +27,8 @@ pub fn run(args: &CavemanArgs, out: &mut dyn Write) -> Result<Outcome> {
     let tokenizer = transcript.tokenizer(estimator);
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
-    let summary = caveman(&live_extract(&transcript), args.budget, tokenizer);
+    let extract = live_extract(&transcript).with_instructions(args.instructions.as_deref());
+    let summary = caveman(&extract, args.budget, tokenizer);
     match args.format {
         CavemanFormat::Markdown => out.write_all(summary.as_bytes())?,
         // The object `inject --summary` unwraps, so the two pipe together with no model; the

@@ -202,6 +202,9 @@ pub struct Ladder<'l, 'a> {
     pub output: Output,
     /// What the result must fit.
     pub goal: Goal,
+    /// The user's instructions for the compaction (`--instructions`), which the model-free
+    /// summaries state first among the next steps as the LLM's prompt carries them.
+    pub instructions: Option<&'l str>,
 }
 
 impl Ladder<'_, '_> {
@@ -288,7 +291,7 @@ impl Ladder<'_, '_> {
     /// then with nothing kept but the summary; the first that fits `budget`.
     fn model_free(&self, plan: &Plan, budget: u64) -> Result<Choice> {
         let everything = self.plan_everything()?;
-        let extract = live_extract(self.transcript);
+        let extract = live_extract(self.transcript).with_instructions(self.instructions);
         let tokenizer = self.tokenizer;
         let rungs = [
             (Rung::Caveman, caveman(&extract, CAVEMAN_TOKENS, tokenizer)),
@@ -421,6 +424,7 @@ mod tests {
                 budget,
                 before: context_size(transcript, Tokenizer::Chars4),
             },
+            instructions: None,
         }
     }
 

@@ -19,7 +19,7 @@ use std::ops::Range;
 use std::str::FromStr;
 
 use crate::transcript::classify::{is_compaction_summary, text_of};
-use crate::transcript::{FormatId, Record};
+use crate::transcript::{FormatId, Record, Role};
 
 /// Where `--at` cuts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +60,9 @@ pub struct Cut {
     pub prefix_lines: usize,
     /// The agent's own summary.
     pub native: Option<String>,
+    /// The user's instructions for the compaction, which the agent's summariser was given
+    /// ([`compact_instructions`]); the built-in summaries are given them too.
+    pub instructions: Option<String>,
     /// The record indexes of the suffix.
     pub suffix: Range<usize>,
 }
@@ -108,10 +111,30 @@ pub fn real_cuts(format: FormatId, records: &[Record], horizon: Option<usize>) -
                 kind,
                 prefix_lines: records[marker].line - 1,
                 native,
+                instructions: compact_instructions(&records[first..end]),
                 suffix: first..horizon_end(records, first, end, horizon),
             }
         })
         .collect()
+}
+
+/// The text the user typed after `/compact`, from the command line Claude Code writes after its
+/// boundary and summary, among the records before the agent's first message after the cut
+/// (where the command is, as `<command-name>/compact</command-name>` with `<command-args>`);
+/// `None` when no such line has any. pi, Codex and kimi-cli keep no record of theirs.
+pub fn compact_instructions(after: &[Record]) -> Option<String> {
+    after
+        .iter()
+        .filter_map(Record::message)
+        .take_while(|m| m.role == Role::User)
+        .map(text_of)
+        .find(|text| text.contains("<command-name>/compact</command-name>"))
+        .and_then(|text| {
+            let (_, args) = text.split_once("<command-args>")?;
+            let (args, _) = args.split_once("</command-args>")?;
+            let args = args.trim();
+            (!args.is_empty()).then(|| args.to_owned())
+        })
 }
 
 /// The `--at` cuts of a session, in the order given; a place past the last message is none.
@@ -132,6 +155,7 @@ pub fn at_cuts(records: &[Record], at: &[At], horizon: Option<usize>) -> Vec<Cut
                 kind: "at",
                 prefix_lines: line,
                 native: None,
+                instructions: None,
                 suffix: last + 1..horizon_end(records, last + 1, records.len(), horizon),
             })
         })
@@ -208,5 +232,43 @@ mod tests {
             (at[0].line, at[0].prefix_lines, at[0].suffix.clone()),
             (3, 3, 3..5)
         );
+        assert_eq!(cuts[0].instructions, None);
+    }
+
+    /// Claude Code's lines at a `/compact let's do a review`: the boundary, the summary, the
+    /// caveat, the command, its output (the shapes of entire-cli-67d765b5, trimmed).
+    fn claude_compaction(args: &str) -> Vec<String> {
+        let user = |uuid: &str, parent: &str, content: &str, extra: &str| {
+            format!(
+                r#"{{"type":"user","uuid":"{uuid}","parentUuid":"{parent}","sessionId":"s"{extra},"message":{{"role":"user","content":{}}}}}"#,
+                serde_json::Value::from(content)
+            )
+        };
+        vec![
+            user("u1", "", "fix the bug", ""),
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","message":{"role":"assistant","content":[{"type":"text","text":"fixed"}]}}"#.to_owned(),
+            r#"{"type":"system","subtype":"compact_boundary","uuid":"b","parentUuid":null,"logicalParentUuid":"a1","sessionId":"s","content":"Conversation compacted","compactMetadata":{"trigger":"manual","preTokens":9}}"#.to_owned(),
+            user("u2", "b", "This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\nGoal: fix", r#","isCompactSummary":true"#),
+            user("u3", "u2", "<local-command-caveat>Caveat: local commands.</local-command-caveat>", r#","isMeta":true"#),
+            user("u4", "u3", &format!("<command-name>/compact</command-name>\n            <command-message>compact</command-message>\n            <command-args>{args}</command-args>"), ""),
+            user("u5", "u4", "<local-command-stdout>Compacted</local-command-stdout>", ""),
+            r#"{"type":"assistant","uuid":"a2","parentUuid":"u5","sessionId":"s","message":{"role":"assistant","content":[{"type":"text","text":"<command-args>not this</command-args>"}]}}"#.to_owned(),
+        ]
+    }
+
+    #[test]
+    fn a_claude_code_compaction_has_the_instructions_typed_after_compact() {
+        for (args, expected) in [("let's do a review", Some("let's do a review")), ("", None)] {
+            let bytes = claude_compaction(args).join("\n");
+            let transcript =
+                Transcript::parse("t", bytes.as_bytes(), LoadOptions::default()).unwrap();
+            let cuts = real_cuts(FormatId::ClaudeCode, &transcript.records, None);
+            assert_eq!(cuts.len(), 1);
+            assert!(cuts[0]
+                .native
+                .as_deref()
+                .is_some_and(|s| s.contains("Goal: fix")));
+            assert_eq!(cuts[0].instructions.as_deref(), expected, "{args:?}");
+        }
     }
 }

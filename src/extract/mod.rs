@@ -61,6 +61,7 @@
 //! - `ci`: workflow files and `gh` check listings;
 //! - `names`: the code names a session keeps mentioning;
 //! - `next`: the next step, a request not acted on first;
+//! - `instructions`: the user's instructions for the compaction, first among the next steps;
 //! - `stale_plan`: the latest call beside a plan the agent's silent calls have gone past;
 //! - `open_call`: a plan whose call the transcript stops in the middle of;
 //! - `asked_git`: the git steps the latest request orders that no command ran yet;
@@ -103,6 +104,7 @@ mod go_packages;
 mod goal;
 mod goal_names;
 mod hashes;
+mod instructions;
 mod js;
 mod limits;
 mod log_lines;

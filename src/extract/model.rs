@@ -351,6 +351,10 @@ pub struct Extract {
     pub uncommitted: usize,
     /// The transcript ends in Claude Code's plan mode: no edits until the plan is approved.
     pub plan_mode: bool,
+    /// The user's instructions for this compaction, given by the command that summarises, not
+    /// read from the records (see `instructions`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
 }
 
 impl Extract {

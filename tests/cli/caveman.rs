@@ -178,15 +178,17 @@ fn tokenizer() -> impl Strategy<Value = Tokenizer> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
-    /// Whatever the transcript, caveman never exceeds its budget (down to 0, where it prints
+    /// Whatever the transcript (and the user's instructions), caveman never exceeds its budget (down to 0, where it prints
     /// nothing) and prints no control character but newlines.
     #[test]
     fn caveman_never_exceeds_its_budget(
         records in prop::collection::vec(record(), 0..40),
         budget in 0u64..2000,
         tokenizer in tokenizer(),
+        instructions in prop::option::of(text()),
     ) {
-        let summary = caveman(&extract(&records), budget, tokenizer);
+        let ex = extract(&records).with_instructions(instructions.as_deref());
+        let summary = caveman(&ex, budget, tokenizer);
         prop_assert!(
             tokenizer.text_tokens(&summary) <= budget,
             "{} tokens > {budget}:\n{summary}",
@@ -204,8 +206,10 @@ proptest! {
         records in prop::collection::vec(record(), 0..40),
         budget in 0u64..2000,
         tokenizer in tokenizer(),
+        instructions in prop::option::of(text()),
     ) {
-        let lines = bare(&extract(&records), budget, tokenizer).lines();
+        let ex = extract(&records).with_instructions(instructions.as_deref());
+        let lines = bare(&ex, budget, tokenizer).lines();
         let labels: Vec<&str> = lines.lines().map(|l| l.split(':').next().unwrap_or("")).collect();
         prop_assert_eq!(labels, ["NOW", "NEXT", "TEST", "CI"], "{}", lines);
         prop_assert!(lines.ends_with('\n'));
@@ -317,6 +321,29 @@ fn caveman_summaries_compact_a_session_with_no_model() {
     );
     let compacted = String::from_utf8(output.stdout).unwrap();
     assert!(compacted.contains("# caveman\\n"), "{compacted}");
+}
+
+/// The user's instructions for the compaction (`--instructions`, what followed `/compact`)
+/// lead the next steps of both summaries, in the user's words, on one line.
+#[test]
+fn the_users_instructions_for_the_compaction_come_first_among_the_next_steps() {
+    let session = fixture("corpus/openai-chat/kimi-cli-swebench-531d195b.jsonl");
+    let session = session.to_str().unwrap();
+    let asked = "keep the\nmigration plan";
+    let summary = run(&["caveman", "--instructions", asked, session]);
+    let next = summary.split("## next\n").nth(1).expect("a next section");
+    assert!(
+        next.starts_with("/compact: keep the migration plan\n"),
+        "{summary}"
+    );
+    let lines = run(&["bare", "--instructions", asked, session]);
+    assert!(
+        lines.contains("\nNEXT:/compact: keep the migration plan | "),
+        "{lines}"
+    );
+    // Without them, neither says it.
+    assert!(!run(&["caveman", session]).contains("/compact:"));
+    assert!(!run(&["bare", session]).contains("/compact:"));
 }
 
 /// A real Claude Code task list (`fixtures/excerpts/SOURCES.md`): nine `TaskCreate` calls, #1

@@ -84,6 +84,7 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
         tokenizer,
         output,
         goal,
+        instructions: args.instructions.as_deref(),
     };
     // The pruned rung: the conversation kept whole, only old tool outputs go. (A handoff
     // document needs a summary, and a new session for another agent opens with one, so

@@ -125,7 +125,7 @@ fn summaries(
     tokenizer: Tokenizer,
 ) -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
-    let extract = live_extract(prefix);
+    let extract = live_extract(prefix).with_instructions(cut.instructions.as_deref());
     for builtin in [
         Builtin::Native,
         Builtin::Caveman,
@@ -149,7 +149,10 @@ fn summaries(
     if !shells.is_empty() {
         let file = PrefixFile::write(prefix_bytes)?;
         for shell in shells {
-            out.push((shell.name.clone(), file.run(shell)?));
+            out.push((
+                shell.name.clone(),
+                file.run(shell, cut.instructions.as_deref())?,
+            ));
         }
     }
     Ok(out)

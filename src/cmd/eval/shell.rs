@@ -1,5 +1,6 @@
 //! The `--cmd` summarisers: a shell command run on the prefix, written to a temporary file of
-//! its own (its path in `$CONDENSE_PREFIX`, its bytes on standard input).
+//! its own (its path in `$CONDENSE_PREFIX`, its bytes on standard input), with the user's
+//! instructions for the compaction in `$CONDENSE_INSTRUCTIONS`.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -49,14 +50,16 @@ impl PrefixFile {
         }
     }
 
-    /// Runs a summariser on the prefix and returns its standard output.
-    pub fn run(&self, shell: &Shell) -> Result<String> {
+    /// Runs a summariser on the prefix and returns its standard output; the user's
+    /// instructions for the compaction, if any, are in `$CONDENSE_INSTRUCTIONS` (empty if none).
+    pub fn run(&self, shell: &Shell, instructions: Option<&str>) -> Result<String> {
         let stdin = std::fs::File::open(&self.0)
             .with_context(|| format!("{}: cannot read the prefix", self.0.display()))?;
         let output = Command::new("sh")
             .arg("-c")
             .arg(&shell.command)
             .env("CONDENSE_PREFIX", &self.0)
+            .env("CONDENSE_INSTRUCTIONS", instructions.unwrap_or(""))
             .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

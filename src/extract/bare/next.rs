@@ -3,11 +3,13 @@
 //! agent's calls went beyond or whose call is still running (see `stale_plan`, `open_call`),
 //! then the open todos from the item the plan is on (`todos`, `plan_todo`) and the file the
 //! latest search found (`found`); led by the git steps the latest request ordered and no command
-//! ran (see `asked_git`), and in plan mode by the plan.
+//! ran (see `asked_git`), in plan mode by the plan, and before all by the user's instructions
+//! for the compaction (see `instructions`).
 
 use super::super::asked_git::unfinished_git_steps;
 use super::super::closing::closing_words;
 use super::super::continued::by_file_names;
+use super::super::instructions::{instructions_step, BARE_SHOWN};
 use super::super::model::{Extract, Said};
 use super::super::next::AWAIT_USER;
 use super::super::plan_mode::PLAN_MODE_STEP;
@@ -62,10 +64,17 @@ pub(super) fn next_value(ex: &Extract, fresh: Option<&Said>) -> Shortening {
         Some(steps) => prefixed(&format!("{steps} (asked) | "), next),
         None => next,
     };
-    if ex.plan_mode {
+    let next = if ex.plan_mode {
         in_plan_mode(next)
     } else {
         next
+    };
+    // The user's instructions for the compaction come before everything (see
+    // `instructions`).
+    match instructions_step(ex, BARE_SHOWN) {
+        Some(step) if next.full == "none" => Shortening::plain(step),
+        Some(step) => prefixed(&format!("{step} | "), next),
+        None => next,
     }
 }
 

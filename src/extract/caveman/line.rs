@@ -187,6 +187,10 @@ pub(super) const PLANNED_SHOWN: usize = 200;
 /// cut where it is needed (34/60, next probes 36 -> 34); under next as `- verify: …`, 34/60.
 pub(super) const PLANNED_PRIORITY: u32 = 14;
 
+/// Where the user's instructions for the compaction rank (see `instructions`): with the
+/// first lines, as the user asked for them above every default (the plan sentence is 7).
+pub(super) const INSTRUCTIONS_PRIORITY: u32 = 3;
+
 /// Where the first line of the names the session keeps coming back to ranks (each line after
 /// it 8 lower): after the two first lines of files and the names the latest edits touched.
 /// Measured on the eval corpus with the second file line moved from 26 to 21 (issue 26): at

@@ -14,6 +14,7 @@ use crate::extract::figures::with_figures;
 use crate::extract::file_names::short_names;
 use crate::extract::file_uses::by_use;
 use crate::extract::focused::focused_test;
+use crate::extract::instructions::{self, instructions_step};
 use crate::extract::model::{Around, Extract, Said};
 use crate::extract::plan_mode::PLAN_MODE_STEP;
 use crate::extract::repeats::same_request;
@@ -294,6 +295,15 @@ pub(super) fn caveman_lines(ex: &Extract) -> Vec<Line> {
             cut(&text, PLANNED_SHOWN),
             None,
             PLANNED_PRIORITY,
+        ));
+    }
+    // The user's instructions for the compaction lead the next steps (see `instructions`).
+    if let Some(step) = instructions_step(ex, instructions::CAVEMAN_SHOWN) {
+        lines.push(Line::plain(
+            Section::Next,
+            format!("- {step}"),
+            None,
+            INSTRUCTIONS_PRIORITY,
         ));
     }
     // The plan sentence comes from the agent's last words: when `said:` already shows it, a
