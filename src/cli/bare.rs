@@ -30,8 +30,8 @@ pub struct BareArgs {
     pub budget: u64,
 
     /// A focus for the summary: the user's instructions for the compaction (what follows
-    /// `/compact`; Claude Code's PreCompact hook has them as `custom_instructions`), stated
-    /// first among the next steps.
+    /// `/compact`), stated first among the next steps. With --hook, by default the
+    /// `custom_instructions` of Claude Code's PreCompact hook input.
     #[arg(long, value_name = "TEXT")]
     pub instructions: Option<String>,
 

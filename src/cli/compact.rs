@@ -127,7 +127,8 @@ pub struct CompactArgs {
     pub style: StyleFlag,
 
     /// A focus for the summary, appended under the custom-instruction marker; the model-free
-    /// summaries state it first among their next steps.
+    /// summaries state it first among their next steps. With --hook, by default the
+    /// `custom_instructions` of Claude Code's PreCompact hook input.
     #[arg(hide_short_help = true, long, value_name = "TEXT")]
     pub instructions: Option<String>,
 

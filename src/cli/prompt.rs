@@ -57,6 +57,7 @@ pub struct PromptArgs {
     pub prompt_file: Option<PathBuf>,
 
     /// A focus for the summary, appended after the body under the custom-instruction marker.
+    /// With --hook, by default the `custom_instructions` of Claude Code's PreCompact hook input.
     #[arg(hide_short_help = true, long, value_name = "TEXT")]
     pub instructions: Option<String>,
 

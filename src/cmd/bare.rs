@@ -9,7 +9,7 @@ use anyhow::Result;
 use crate::cli::{BareArgs, BareFormat};
 use crate::cmd::options;
 use crate::cmd::shared::transcript_warnings;
-use crate::cmd::source::{read_source, single_source};
+use crate::cmd::source::{instructions, read_source, single_source};
 use crate::compaction::extract::live_extract;
 use crate::extract::bare;
 use crate::output::{write_json_line, OrderedMap, Warnings};
@@ -20,12 +20,13 @@ use crate::Outcome;
 pub fn run(args: &BareArgs, out: &mut dyn Write) -> Result<Outcome> {
     let estimator = args.tokens.estimator(None)?;
     let source = single_source(&args.input)?;
+    let instructions = instructions(&args.input, args.instructions.as_deref());
     let bytes = read_source(&source)?;
     let transcript = Transcript::parse(&source.name(), &bytes, options::load(&args.input.read))?;
     let tokenizer = transcript.tokenizer(estimator);
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
-    let extract = live_extract(&transcript).with_instructions(args.instructions.as_deref());
+    let extract = live_extract(&transcript).with_instructions(instructions.as_deref());
     let lines = bare(&extract, args.budget, tokenizer);
     match args.format {
         BareFormat::Text => out.write_all(lines.lines().as_bytes())?,

@@ -10,7 +10,7 @@ use anyhow::Result;
 use crate::cli::{CavemanArgs, CavemanFormat};
 use crate::cmd::options;
 use crate::cmd::shared::transcript_warnings;
-use crate::cmd::source::{read_source, single_source};
+use crate::cmd::source::{instructions, read_source, single_source};
 use crate::compaction::extract::live_extract;
 use crate::extract::caveman;
 use crate::input::Source;
@@ -22,12 +22,13 @@ use crate::Outcome;
 pub fn run(args: &CavemanArgs, out: &mut dyn Write) -> Result<Outcome> {
     let estimator = args.tokens.estimator(None)?;
     let source = single_source(&args.input)?;
+    let instructions = instructions(&args.input, args.instructions.as_deref());
     let bytes = read_source(&source)?;
     let transcript = Transcript::parse(&source.name(), &bytes, options::load(&args.input.read))?;
     let tokenizer = transcript.tokenizer(estimator);
     let mut warnings = Warnings::default();
     transcript_warnings(&transcript, &mut warnings);
-    let extract = live_extract(&transcript).with_instructions(args.instructions.as_deref());
+    let extract = live_extract(&transcript).with_instructions(instructions.as_deref());
     let summary = caveman(&extract, args.budget, tokenizer);
     match args.format {
         CavemanFormat::Markdown => out.write_all(summary.as_bytes())?,

@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use super::options;
 use super::settings;
 use super::shared::transcript_warnings;
-use super::source::{read_source, single_source};
+use super::source::{instructions, read_source, single_source};
 use crate::cli::{PromptArgs, RequestFormat};
 use crate::compaction::report::plan_report;
 use crate::compaction::request::{body_alone, request, RequestOptions};
@@ -35,6 +35,7 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
         return Ok(Outcome::Success);
     }
     let source = single_source(&args.input)?;
+    let instructions = instructions(&args.input, args.instructions.as_deref());
     if let Some(path) = &args.plan_file {
         refuse_plan_over_input(path, &source)?;
     }
@@ -47,7 +48,7 @@ pub fn run(args: &PromptArgs, out: &mut dyn Write) -> Result<Outcome> {
     transcript_warnings(&transcript, &mut warnings);
     let asked = RequestOptions {
         body,
-        instructions: args.instructions.clone(),
+        instructions,
         max_tokens: args.request_tokens,
     };
     let request = request(&transcript, &plan, &asked, tokenizer)?;

@@ -50,9 +50,27 @@ fn find_session(find: &FindArgs, env: Env) -> Result<Option<PathBuf>> {
         return Ok(Some(sessions::by_id(&sessions::places(&agents, env)?, id)?));
     }
     if find.hook {
-        return hook_transcript(std::io::stdin().lock()).map(Some);
+        let hook = hook_input(std::io::stdin().lock())?;
+        let transcript = hook.transcript.clone();
+        // Standard input is read once; what else the hook said is kept for the command.
+        let _ = HOOK.set(hook);
+        return Ok(Some(transcript));
     }
     Ok(None)
+}
+
+/// What a hook was handed on standard input, once `--hook` has read it.
+static HOOK: std::sync::OnceLock<Hook> = std::sync::OnceLock::new();
+
+/// The user's instructions for the compaction: `--instructions` when given, else, with
+/// `--hook`, the `custom_instructions` Claude Code hands its `PreCompact` hook (what the user
+/// typed after `/compact`; empty for an automatic compaction). Call after [`single_source`].
+pub fn instructions(input: &InputArgs, given: Option<&str>) -> Option<String> {
+    match given {
+        Some(text) => Some(text.to_owned()),
+        None if input.find.hook => HOOK.get().and_then(|hook| hook.instructions.clone()),
+        None => None,
+    }
 }
 
 /// Refuses `--in-place` on a compressed transcript: the result is plain JSONL, and writing it
@@ -84,9 +102,18 @@ pub fn refuse_compressed_in_place(
     Ok(())
 }
 
-/// The `transcript_path` of the hook input JSON on `reader` (Claude Code hands every hook and
-/// its status line one such object on stdin).
-pub fn hook_transcript(mut reader: impl Read) -> Result<PathBuf> {
+/// What a hook input says that condense uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hook {
+    /// `transcript_path`: the session.
+    pub transcript: PathBuf,
+    /// `custom_instructions`, when not blank: what the user typed after `/compact`.
+    pub instructions: Option<String>,
+}
+
+/// The hook input JSON on `reader` (Claude Code hands every hook and its status line one such
+/// object on stdin): its `transcript_path`, and its `custom_instructions` if any.
+pub fn hook_input(mut reader: impl Read) -> Result<Hook> {
     let mut text = String::new();
     reader
         .read_to_string(&mut text)
@@ -99,7 +126,15 @@ pub fn hook_transcript(mut reader: impl Read) -> Result<PathBuf> {
         Some(path) if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) => {
             bail!("{path}: the hook input's transcript_path is not a regular file")
         }
-        Some(path) if !path.is_empty() => Ok(PathBuf::from(path)),
+        Some(path) if !path.is_empty() => Ok(Hook {
+            transcript: PathBuf::from(path),
+            instructions: value
+                .get("custom_instructions")
+                .and_then(|text| text.as_str())
+                .map(str::trim)
+                .filter(|text| !text.is_empty())
+                .map(str::to_owned),
+        }),
         _ => bail!("<stdin>: the hook input has no transcript_path"),
     }
 }
@@ -230,5 +265,33 @@ fn stored_lines(source: &Source) -> Option<Result<Vec<u8>>> {
     match source {
         Source::File(path) => store::read(path),
         Source::Stdin => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hook_input_names_the_transcript_and_may_carry_instructions() {
+        let compact = r#"{"transcript_path":"/s.jsonl","trigger":"manual","custom_instructions":" keep the plan "}"#;
+        assert_eq!(
+            hook_input(compact.as_bytes()).unwrap(),
+            Hook {
+                transcript: PathBuf::from("/s.jsonl"),
+                instructions: Some("keep the plan".to_owned()),
+            }
+        );
+        let auto = r#"{"transcript_path":"/s.jsonl","trigger":"auto","custom_instructions":""}"#;
+        assert_eq!(hook_input(auto.as_bytes()).unwrap().instructions, None);
+        // Claude Code's schema allows null.
+        let null = r#"{"transcript_path":"/s.jsonl","custom_instructions":null}"#;
+        assert_eq!(hook_input(null.as_bytes()).unwrap().instructions, None);
+        let status_line = r#"{"transcript_path":"/s.jsonl"}"#;
+        assert_eq!(
+            hook_input(status_line.as_bytes()).unwrap().instructions,
+            None
+        );
+        assert!(hook_input(r#"{"session_id":"x"}"#.as_bytes()).is_err());
     }
 }

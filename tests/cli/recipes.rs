@@ -305,21 +305,26 @@ fn the_claude_code_settings_run_each_hook_and_the_status_line() {
             .to_owned()
     };
     let pre = command("PreCompact", "");
-    for trigger in ["auto", "manual"] {
+    // An automatic compaction has no instructions; `/compact keep the plan` has.
+    for (trigger, instructions) in [("auto", ""), ("manual", "keep the plan")] {
         let input = hook_input(
             "PreCompact",
             &transcript,
-            serde_json::json!({"trigger": trigger}),
+            serde_json::json!({"trigger": trigger, "custom_instructions": instructions}),
         );
         ok(&bench.run("sh", &["-c", &pre], Some(&input)), "PreCompact");
     }
     let kept = fs::read(bench.path("home/.claude/condense/before-compact.jsonl")).unwrap();
     let kept = json_lines(&kept);
     assert_eq!(kept.len(), 2, "one line per compaction");
-    assert!(kept[0]["summary"]
-        .as_str()
-        .unwrap()
-        .starts_with("# caveman"));
+    let summary = |n: usize| kept[n]["summary"].as_str().unwrap().to_owned();
+    assert!(summary(0).starts_with("# caveman"));
+    assert!(!summary(0).contains("/compact:"), "{}", summary(0));
+    assert!(
+        summary(1).contains("\n/compact: keep the plan\n"),
+        "{}",
+        summary(1)
+    );
     // Each line says whose session it summarises and when.
     for line in &kept {
         assert_eq!(line["file"], transcript.display().to_string());

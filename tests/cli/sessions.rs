@@ -389,6 +389,49 @@ fn hook_reads_the_transcript_path_of_a_hook_input() {
     assert_eq!(output.status.code(), Some(2));
 }
 
+/// Claude Code's `PreCompact` hook input carries what the user typed after `/compact` as
+/// `custom_instructions`: with `--hook`, caveman and bare state it first among the next steps
+/// and prompt puts it under the custom-instruction marker, as `--instructions` does; the flag,
+/// when given, wins; blank instructions (an automatic compaction) are none.
+#[test]
+fn a_precompact_hooks_custom_instructions_are_the_instructions() {
+    let session = fixture("corpus/claude-code/claude-code-viewer-5c0375b4.jsonl");
+    let input = |instructions: &str| {
+        serde_json::json!({
+            "session_id": "5c0375b4",
+            "transcript_path": session,
+            "hook_event_name": "PreCompact",
+            "trigger": "manual",
+            "custom_instructions": instructions,
+        })
+        .to_string()
+    };
+    let hooked = |args: &[&str], stdin: String| {
+        let output = condense().args(args).write_stdin(stdin).output().unwrap();
+        assert_success(&output, "");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let caveman = hooked(&["caveman", "--hook"], input("keep the plan"));
+    assert!(caveman.contains("\n/compact: keep the plan\n"), "{caveman}");
+    let bare = hooked(&["bare", "--hook"], input("keep the plan"));
+    assert!(bare.contains("\nNEXT:/compact: keep the plan"), "{bare}");
+    let request = hooked(&["prompt", "--hook"], input("keep the plan"));
+    assert!(
+        request.contains("**User's Custom Compaction Instruction:**")
+            && request.contains("keep the plan"),
+        "{request}"
+    );
+    let given = hooked(
+        &["bare", "--hook", "--instructions", "review it"],
+        input("keep the plan"),
+    );
+    assert!(given.contains("\nNEXT:/compact: review it"), "{given}");
+    for blank in ["", "  "] {
+        let caveman = hooked(&["caveman", "--hook"], input(blank));
+        assert!(!caveman.contains("/compact:"), "{caveman}");
+    }
+}
+
 /// Qwen Code's sessions: `~/.qwen/projects/<project>/chats/<id>.jsonl`, found by `--agent
 /// qwen-code`, `--latest` and `--session`; a project's other JSONL files are no sessions; and
 /// `$QWEN_HOME`, then `$QWEN_RUNTIME_DIR`, move the place.

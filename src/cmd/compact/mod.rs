@@ -23,7 +23,7 @@ use super::handoff;
 use super::options;
 use super::settings;
 use super::shared::{refuse_cut_off, transcript_warnings};
-use super::source::{read_source, refuse_compressed_in_place, single_source};
+use super::source::{instructions, read_source, refuse_compressed_in_place, single_source};
 use crate::cli::{CompactArgs, CompactFormat};
 use crate::compaction::context_size;
 use crate::compaction::ladder::{unchanged, Goal, Ladder, Llm, Output, Unchanged};
@@ -41,6 +41,7 @@ use crate::{Outcome, UsageError};
 /// Runs `compact`.
 pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
     let source = single_source(&args.input)?;
+    let instructions = instructions(&args.input, args.instructions.as_deref());
     refuse_compressed_in_place(&args.input, &source, args.in_place.enabled)?;
     let in_place = in_place_target(args, &source)?;
     let bytes = read_source(&source)?;
@@ -67,6 +68,7 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
         in_place,
         tokenizer,
         goal,
+        instructions: instructions.as_deref(),
     };
     if let Some(why) = unchanged(settings.enabled, goal) {
         return run.unchanged(why, out, warnings);
@@ -84,7 +86,7 @@ pub fn run(args: &CompactArgs, out: &mut dyn Write) -> Result<Outcome> {
         tokenizer,
         output,
         goal,
-        instructions: args.instructions.as_deref(),
+        instructions: run.instructions,
     };
     // The pruned rung: the conversation kept whole, only old tool outputs go. (A handoff
     // document needs a summary, and a new session for another agent opens with one, so
@@ -126,6 +128,8 @@ struct Run<'r, 'a> {
     in_place: Option<PathBuf>,
     tokenizer: Tokenizer,
     goal: Goal,
+    /// `--instructions`, or the hook's `custom_instructions` (see `source::instructions`).
+    instructions: Option<&'r str>,
 }
 
 /// The file `--in-place` writes, and the flags that cannot go with what is written.
@@ -155,7 +159,7 @@ fn summarise(run: &Run, settings: &Settings, plan: &Plan) -> Result<String> {
     let command = args.llm.as_deref().context("--llm")?;
     let asked = RequestOptions {
         body: options::body(None, args.style.explicit(), settings)?,
-        instructions: args.instructions.clone(),
+        instructions: run.instructions.map(str::to_owned),
         max_tokens: args.request_tokens,
     };
     let request = request(run.transcript, plan, &asked, run.tokenizer)?;
