@@ -202,8 +202,8 @@ pub struct Ladder<'l, 'a> {
     pub output: Output,
     /// What the result must fit.
     pub goal: Goal,
-    /// The user's instructions for the compaction (`--instructions`), which the model-free
-    /// summaries state first among the next steps as the LLM's prompt carries them.
+    /// The user's instructions for the compaction (`--instructions`, or a hook's), which the
+    /// model-free summaries state first among the next steps, as the LLM's prompt carries them.
     pub instructions: Option<&'l str>,
 }
 
