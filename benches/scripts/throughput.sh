@@ -201,11 +201,13 @@ measure() {
 
 # own_cpu FORMAT FILE: condense's own CPU seconds (user + sys, the least of $RUNS runs each,
 # after the timed runs warmed the cache) reading FILE as an argument and through `cat FILE |`,
-# into OWN_FILE[FORMAT] and OWN_PIPE[FORMAT]. The pipe row's wall time also holds cat's CPU on
-# the same cores; this pair says whether condense itself does more work through a pipe.
-declare -A OWN_FILE OWN_PIPE
+# into OWN_FILE[FORMAT] and OWN_PIPE[FORMAT], and cat's in that pipe into OWN_CAT[FORMAT]. The
+# pipe row's wall time also holds cat's CPU on the same cores; the pair says whether condense
+# itself does more work through a pipe, and with cat's, what the cores allow the pipe at best.
+declare -A OWN_FILE OWN_PIPE OWN_CAT
+least() { awk -v u="$1" -v s="$2" -v b="$3" 'BEGIN { c = u + s; if (b != "" && b < c) c = b; printf "%.2f", c }'; }
 own_cpu() {
-    local format=$1 file=$2 i u s way best
+    local format=$1 file=$2 i u s way best cat_best=''
     ((HAVE_TIME)) || return 0
     for way in file pipe; do
         best=''
@@ -213,13 +215,17 @@ own_cpu() {
             if [[ $way == file ]]; then
                 /usr/bin/time -f '%U %S' -o "$TMP/own" "$CONDENSE" estimate "$file" >/dev/null
             else
-                cat "$file" | /usr/bin/time -f '%U %S' -o "$TMP/own" "$CONDENSE" estimate >/dev/null
+                /usr/bin/time -f '%U %S' -o "$TMP/cat" cat "$file" |
+                    /usr/bin/time -f '%U %S' -o "$TMP/own" "$CONDENSE" estimate >/dev/null
+                read -r u s <"$TMP/cat"
+                cat_best=$(least "$u" "$s" "$cat_best")
             fi
             read -r u s <"$TMP/own"
-            best=$(awk -v u="$u" -v s="$s" -v b="$best" 'BEGIN { c = u + s; if (b != "" && b < c) c = b; printf "%.2f", c }')
+            best=$(least "$u" "$s" "$best")
         done
         if [[ $way == file ]]; then OWN_FILE[$format]=$best; else OWN_PIPE[$format]=$best; fi
     done
+    OWN_CAT[$format]=$cat_best
 }
 
 # measure_slow KEY LABEL GROUP FULL PREFIX CMD...: one run on PREFIX (the warm-up); when the full
@@ -550,6 +556,12 @@ for format in "${FORMAT_LIST[@]}"; do
         if [[ -n ${OWN_FILE[$format]:-} ]]; then
             awk -v f="${OWN_FILE[$format]}" -v p="${OWN_PIPE[$format]}" 'BEGIN {
                 printf "  condense'"'"'s own CPU (user+sys, least of the runs): %.2f s from the file, %.2f s through the pipe: %.2fx (no target; the rest of the pipe'"'"'s wall time is cat'"'"'s CPU on the same cores)\n", f, p, p / f }'
+            # The most the cores allow: the pipe's work (condense's own CPU through it and
+            # cat's) spread over every core with none idle, against the file's wall time.
+            awk -v p="${OWN_PIPE[$format]}" -v c="${OWN_CAT[$format]}" -v n="$(nproc)" \
+                -v mib="$(mib "$(stat -c %s "${FULL[$format]}")")" -v fr="$file_rate" 'BEGIN {
+                floor = (p + c) / n
+                printf "  the cores'"'"' bound: cat'"'"'s CPU in the pipe %.2f s; (%.2f + %.2f) / %d cores = %.3f s of wall at the least, so the pipe is at most %.2fx the file on this machine\n", c, p, c, n, floor, (mib / floor) / fr }'
         fi
     fi
 done
