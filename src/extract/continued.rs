@@ -15,13 +15,32 @@ pub(super) fn by_file_names(next: &str) -> String {
     if !next.starts_with(CONTINUE) {
         return next.to_owned();
     }
-    next.split(' ')
-        .map(|word| match word.rsplit_once('/') {
-            Some((_, name)) if is_file_name(name) && !word.contains("://") => name,
+    let words: Vec<&str> = next.split(' ').collect();
+    // Two paths of one file name (`diff a/hooks.go b/hooks.go`) stay whole: the names alone
+    // would say the same file twice.
+    let shared = |name: &str| {
+        words
+            .iter()
+            .filter(|word| name_of(word) == Some(name))
+            .nth(1)
+            .is_some()
+    };
+    words
+        .iter()
+        .map(|&word| match name_of(word) {
+            Some(name) if !shared(name) => name,
             _ => word,
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The file name a path word ends in, `None` for a URL or a word that ends in none.
+fn name_of(word: &str) -> Option<&str> {
+    match word.rsplit_once('/') {
+        Some((_, name)) if is_file_name(name) && !word.contains("://") => Some(name),
+        _ => None,
+    }
 }
 
 /// True for `stem.ext`, a non-empty stem and an extension of 1 to 5 letters or digits.
@@ -51,6 +70,11 @@ mod tests {
         assert_eq!(
             by_file_names("continue fetch https://example.org/a/index.html"),
             "continue fetch https://example.org/a/index.html"
+        );
+        // Paths that share a file name keep their directories; the others still lose theirs.
+        assert_eq!(
+            by_file_names("continue $ diff a/hooks.go b/hooks.go c/x.rs"),
+            "continue $ diff a/hooks.go b/hooks.go x.rs"
         );
         // A plan or a todo is the agent's own words, kept as they are.
         assert_eq!(
