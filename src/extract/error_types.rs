@@ -45,14 +45,19 @@ pub(super) fn error_types(names: &[String]) -> Vec<&str> {
         .collect()
 }
 
+/// Test assertions that a call returned no error (testify's `NoError`, `assert.NotError`-like
+/// helpers): they name the absence of one.
+const ASSERTIONS: [&str; 2] = ["NoError", "NotError"];
+
 /// Whether `name` reads as an error type (see [`error_types`]); Go's constructors of one
-/// (`NewSilentError`) are functions, not types.
+/// (`NewSilentError`) are functions, not types, and a test's assertion of no error is none.
 fn is_error_type(name: &str) -> bool {
     let constructor = name
         .strip_prefix("New")
         .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()));
     !constructor
         && !BUILT_IN.contains(&name)
+        && !ASSERTIONS.contains(&name)
         && name.starts_with(|c: char| c.is_ascii_uppercase())
         && name.chars().all(|c| c.is_ascii_alphanumeric())
         && SUFFIXES.iter().any(|suffix| {
@@ -77,6 +82,7 @@ mod tests {
             "CheckpointCount",
             "InternalServerErrorException",
             "NewSilentError",
+            "NoError",
             "ParseFailure",
             "TimeoutError",
             "ValueError",
