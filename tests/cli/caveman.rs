@@ -178,8 +178,8 @@ fn tokenizer() -> impl Strategy<Value = Tokenizer> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
-    /// Whatever the transcript (and the user's instructions), caveman never exceeds its budget (down to 0, where it prints
-    /// nothing) and prints no control character but newlines.
+    /// Whatever the transcript and the user's instructions, caveman never exceeds its budget
+    /// (down to 0, where it prints nothing) and prints no control character but newlines.
     #[test]
     fn caveman_never_exceeds_its_budget(
         records in prop::collection::vec(record(), 0..40),

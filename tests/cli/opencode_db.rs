@@ -26,7 +26,6 @@ fn session(db: &Path, id: &str) -> String {
     format!("{}#{id}", db.display())
 }
 
-/// The session's messages and parts, as rows.
 /// Waits (up to 30 s, for a loaded machine) until process `pid` has `db` open.
 fn wait_until_open(pid: u32, db: &Path) {
     let db = std::fs::canonicalize(db).unwrap();
@@ -45,6 +44,7 @@ fn wait_until_open(pid: u32, db: &Path) {
     panic!("process {pid} never opened {}", db.display());
 }
 
+/// The session's messages and parts, as rows.
 fn rows(db: &Path, id: &str) -> Vec<(String, String)> {
     let connection = rusqlite::Connection::open(db).unwrap();
     let mut rows = Vec::new();
