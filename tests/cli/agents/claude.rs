@@ -43,33 +43,7 @@ pub(super) fn ready() -> bool {
 /// The messages of the model request Claude Code sends on resuming `session`.
 pub(super) fn resume(session: &Path) -> Value {
     let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
-    // Where a session started in `project` would be: ~/.claude/projects/ and the path with every
-    // character but letters and digits made '-'. (2.1.332 also finds an id in another project's
-    // folder, such as the one of the cwd the session recorded, so this does not test the rule.)
-    let project = dir.path().join("the.project");
-    std::fs::create_dir_all(&project).unwrap();
-    let slug: String = project
-        .to_str()
-        .unwrap()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    let id = first_field(session, "/sessionId");
-    let folder = home.join(".claude/projects").join(slug);
-    std::fs::create_dir_all(&folder).unwrap();
-    std::fs::copy(session, folder.join(format!("{id}.jsonl"))).unwrap();
-    let requests = isolated(
-        &dir.path().join("record"),
-        &project,
-        &[("HOME", home.as_os_str())],
-        RESUME,
-        &[
-            agent_bin("claude").as_os_str(),
-            OsStr::new(&id),
-            OsStr::new(PROMPT),
-        ],
-    );
+    let requests = resumed(session, dir.path(), PROMPT);
     requests
         .into_iter()
         .rev()
@@ -84,6 +58,38 @@ pub(super) fn resume(session: &Path) -> Value {
                 session.display()
             )
         })
+}
+
+/// Runs `claude -p --resume ID PROMPT` on `session`, placed in a home of its own under `dir`
+/// (`dir/home`, where a test may put settings first); the requests the mock recorded.
+fn resumed(session: &Path, dir: &Path, prompt: &str) -> Vec<Value> {
+    let home = dir.join("home");
+    // Where a session started in `project` would be: ~/.claude/projects/ and the path with every
+    // character but letters and digits made '-'. (2.1.332 also finds an id in another project's
+    // folder, such as the one of the cwd the session recorded, so this does not test the rule.)
+    let project = dir.join("the.project");
+    std::fs::create_dir_all(&project).unwrap();
+    let slug: String = project
+        .to_str()
+        .unwrap()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let id = first_field(session, "/sessionId");
+    let folder = home.join(".claude/projects").join(slug);
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(session, folder.join(format!("{id}.jsonl"))).unwrap();
+    isolated(
+        &dir.join("record"),
+        &project,
+        &[("HOME", home.as_os_str())],
+        RESUME,
+        &[
+            agent_bin("claude").as_os_str(),
+            OsStr::new(&id),
+            OsStr::new(prompt),
+        ],
+    )
 }
 
 #[test]
@@ -205,6 +211,39 @@ fn a_session_claude_code_compacted_is_compacted_from_its_latest_epoch() {
     assert!(
         !sent.contains("CC-OLD-Q1"),
         "the old epoch is back in Claude Code's request"
+    );
+}
+
+/// `/compact keep the migration plan` in Claude Code runs its `PreCompact` hook with what
+/// followed the command as `custom_instructions`: the recipe's hook, `condense caveman --hook
+/// --format jsonl`, keeps a summary whose next steps lead with them.
+#[test]
+fn claude_codes_precompact_hook_hands_caveman_the_compact_instructions() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let kept = dir.path().join("before-compact.jsonl");
+    let hook = format!(
+        "{} caveman --hook --format jsonl >> {}",
+        assert_cmd::cargo::cargo_bin("condense").display(),
+        kept.display()
+    );
+    let settings = serde_json::json!({"hooks": {"PreCompact": [
+        {"matcher": "", "hooks": [{"type": "command", "command": hook}]}
+    ]}});
+    let claude = dir.path().join("home/.claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(claude.join("settings.json"), settings.to_string()).unwrap();
+    let session = fixture("corpus/claude-code/claude-code-viewer-5c0375b4.jsonl");
+    resumed(&session, dir.path(), "/compact keep the migration plan");
+    let kept = std::fs::read(&kept).expect("Claude Code ran the PreCompact hook");
+    let kept = crate::util::json_lines(&kept);
+    assert_eq!(kept.len(), 1, "one compaction, one line");
+    let summary = kept[0]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("## next\n/compact: keep the migration plan\n"),
+        "{summary}"
     );
 }
 
