@@ -15,25 +15,34 @@ use super::model::FileUse;
 /// How many of the latest changed files go first.
 pub(super) const RECENT_EDITS: usize = 2;
 
-/// The positions in `files` of the last `count` distinct live files written, newest first:
-/// `writes` is every change in session order as (record index, position in `files`). A file
+/// The live files written, newest change first, each once, as (record index of that change,
+/// position in `files`): `writes` is every change in session order, the same pairs. A file
 /// whose last use deleted it is no file of the work any more and is skipped.
+pub(super) fn newest_live_writes<'a>(
+    writes: &'a [(usize, usize)],
+    files: &'a [FileUse],
+) -> impl Iterator<Item = (usize, usize)> + 'a {
+    let mut seen: Vec<usize> = Vec::new();
+    writes.iter().rev().copied().filter(move |&(_, slot)| {
+        let first = files.get(slot).is_some_and(|f| !f.gone) && !seen.contains(&slot);
+        if first {
+            seen.push(slot);
+        }
+        first
+    })
+}
+
+/// The positions in `files` of the last `count` distinct live files written, newest first
+/// (see [`newest_live_writes`]).
 pub(super) fn last_edited(
     writes: &[(usize, usize)],
     files: &[FileUse],
     count: usize,
 ) -> Vec<usize> {
-    let mut recent: Vec<usize> = Vec::new();
-    for &(_, slot) in writes.iter().rev() {
-        if recent.len() == count {
-            break;
-        }
-        let live = files.get(slot).is_some_and(|f| !f.gone);
-        if live && !recent.contains(&slot) {
-            recent.push(slot);
-        }
-    }
-    recent
+    newest_live_writes(writes, files)
+        .take(count)
+        .map(|(_, slot)| slot)
+        .collect()
 }
 
 #[cfg(test)]

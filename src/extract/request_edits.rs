@@ -4,6 +4,7 @@
 //! the last; a file changed under an older request is not.
 
 use super::model::FileUse;
+use super::recent_edits::newest_live_writes;
 
 /// The paths of the live files written after record `since` (all writes when `None`), newest
 /// change first, each once: `writes` is every change in session order as (record index,
@@ -13,19 +14,10 @@ pub(super) fn request_edits(
     files: &[FileUse],
     since: Option<usize>,
 ) -> Vec<String> {
-    let mut paths: Vec<String> = Vec::new();
-    for &(index, slot) in writes.iter().rev() {
-        if since.is_some_and(|since| index <= since) {
-            break;
-        }
-        let Some(file) = files.get(slot).filter(|f| !f.gone) else {
-            continue;
-        };
-        if !paths.contains(&file.path) {
-            paths.push(file.path.clone());
-        }
-    }
-    paths
+    newest_live_writes(writes, files)
+        .take_while(|&(index, _)| since.is_none_or(|since| index > since))
+        .map(|(_, slot)| files[slot].path.clone())
+        .collect()
 }
 
 #[cfg(test)]

@@ -38,6 +38,18 @@ impl Shortening {
         }
     }
 
+    /// This text and `{joiner}{name}` in its kept tail: the text stays the part that shortens,
+    /// the file it points at stays. As it is when there is no `name`, when it says `none`, or
+    /// when it names the file already.
+    pub(super) fn with_file_named(self, joiner: &str, name: Option<&str>) -> Shortening {
+        match name {
+            Some(name) if self.full != "none" && !self.full.contains(name) => {
+                self.with_kept_suffix(&format!("{joiner}{name}"))
+            }
+            _ => self,
+        }
+    }
+
     /// Characters of the protected tail (0 when there is none).
     pub(super) fn tail_chars(&self) -> usize {
         self.full[self.tail..].chars().count()

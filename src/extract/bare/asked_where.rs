@@ -17,13 +17,8 @@ pub(super) fn with_other_written(next: Shortening, ex: &Extract) -> Shortening {
         .iter()
         .filter(|f| f.written() && Some(f.path.as_str()) != focus)
         .max_by_key(|f| f.last)
-        .map(|f| file_name(&f.path))
-        .filter(|name| !next.full.contains(name));
-    let Some(name) = name.filter(|_| next.full != "none") else {
-        return next;
-    };
-    // The request stays the part that shortens; the file joins the kept tail.
-    next.with_kept_suffix(&format!(" @ {name}"))
+        .map(|f| file_name(&f.path));
+    next.with_file_named(" @ ", name)
 }
 
 #[cfg(test)]

@@ -12,11 +12,7 @@ pub(super) fn with_found(next: Shortening, found: &[String]) -> Shortening {
         .iter()
         .map(|path| file_name(path))
         .find(|name| !next.full.contains(name));
-    let Some(name) = name.filter(|_| next.full != "none") else {
-        return next;
-    };
-    // The step stays the part that shortens; the file joins the kept tail.
-    next.with_kept_suffix(&format!(" | found: {name}"))
+    next.with_file_named(" | found: ", name)
 }
 
 #[cfg(test)]
