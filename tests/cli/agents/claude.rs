@@ -13,7 +13,7 @@ use super::harness::{
     newest_question, prompt_parts, strings,
 };
 use super::SUMMARY;
-use crate::util::fixture;
+use crate::util::{condense, fixture, run_ok};
 
 pub(super) const PROMPT: &str = "CONDENSE-RESUME-PROMPT: carry on from here.";
 
@@ -43,7 +43,7 @@ pub(super) fn ready() -> bool {
 /// The messages of the model request Claude Code sends on resuming `session`.
 pub(super) fn resume(session: &Path) -> Value {
     let dir = tempfile::tempdir().unwrap();
-    let requests = resumed(session, dir.path(), PROMPT);
+    let requests = resumed(session, dir.path(), PROMPT, None);
     requests
         .into_iter()
         .rev()
@@ -61,8 +61,9 @@ pub(super) fn resume(session: &Path) -> Value {
 }
 
 /// Runs `claude -p --resume ID PROMPT` on `session`, placed in a home of its own under `dir`
-/// (`dir/home`, where a test may put settings first); the requests the mock recorded.
-fn resumed(session: &Path, dir: &Path, prompt: &str) -> Vec<Value> {
+/// (`dir/home`, where a test may put settings first), with `path` as PATH when given; the
+/// requests the mock recorded.
+fn resumed(session: &Path, dir: &Path, prompt: &str, path: Option<&OsStr>) -> Vec<Value> {
     let home = dir.join("home");
     // Where a session started in `project` would be: ~/.claude/projects/ and the path with every
     // character but letters and digits made '-'. (2.1.332 also finds an id in another project's
@@ -79,10 +80,12 @@ fn resumed(session: &Path, dir: &Path, prompt: &str) -> Vec<Value> {
     let folder = home.join(".claude/projects").join(slug);
     std::fs::create_dir_all(&folder).unwrap();
     std::fs::copy(session, folder.join(format!("{id}.jsonl"))).unwrap();
+    let mut env = vec![("HOME", home.as_os_str())];
+    env.extend(path.map(|path| ("PATH", path)));
     isolated(
         &dir.join("record"),
         &project,
-        &[("HOME", home.as_os_str())],
+        &env,
         RESUME,
         &[
             agent_bin("claude").as_os_str(),
@@ -215,29 +218,32 @@ fn a_session_claude_code_compacted_is_compacted_from_its_latest_epoch() {
 }
 
 /// `/compact keep the migration plan` in Claude Code runs its `PreCompact` hook with what
-/// followed the command as `custom_instructions`: the recipe's hook, `condense caveman --hook
-/// --format jsonl`, keeps a summary whose next steps lead with them.
+/// followed the command as `custom_instructions`: the Claude Code recipe, installed as it is
+/// (`examples/claude-code/settings.json`, condense on PATH), keeps a caveman summary whose next
+/// steps lead with them.
 #[test]
 fn claude_codes_precompact_hook_hands_caveman_the_compact_instructions() {
     if !ready() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let kept = dir.path().join("before-compact.jsonl");
-    let hook = format!(
-        "{} caveman --hook --format jsonl >> {}",
-        assert_cmd::cargo::cargo_bin("condense").display(),
-        kept.display()
-    );
-    let settings = serde_json::json!({"hooks": {"PreCompact": [
-        {"matcher": "", "hooks": [{"type": "command", "command": hook}]}
-    ]}});
     let claude = dir.path().join("home/.claude");
     std::fs::create_dir_all(&claude).unwrap();
-    std::fs::write(claude.join("settings.json"), settings.to_string()).unwrap();
+    let recipe = run_ok(condense().args(["recipes", "claude-code/settings.json"]));
+    std::fs::write(claude.join("settings.json"), &recipe.stdout).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("condense");
+    let mut path = bin.parent().unwrap().as_os_str().to_owned();
+    path.push(":");
+    path.push(std::env::var_os("PATH").unwrap_or_default());
     let session = fixture("corpus/claude-code/claude-code-viewer-5c0375b4.jsonl");
-    resumed(&session, dir.path(), "/compact keep the migration plan");
-    let kept = std::fs::read(&kept).expect("Claude Code ran the PreCompact hook");
+    resumed(
+        &session,
+        dir.path(),
+        "/compact keep the migration plan",
+        Some(&path),
+    );
+    let kept = std::fs::read(claude.join("condense/before-compact.jsonl"))
+        .expect("Claude Code ran the recipe's PreCompact hook");
     let kept = crate::util::json_lines(&kept);
     assert_eq!(kept.len(), 1, "one compaction, one line");
     let summary = kept[0]["summary"].as_str().unwrap();
